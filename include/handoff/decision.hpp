@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/decision_table.hpp>
+#include <handoff/detail/text.hpp>
+#include <handoff/envelope.hpp>
+#include <handoff/enums.hpp>
+
+#include <algorithm> // max, min
+#include <cstdint>   // uint32_t, uint64_t
+#include <optional>  // optional
+#include <string>    // string
+#include <vector>    // vector
+
+namespace handoff {
+
+/// Items `from`..`to` (1-based, inclusive) of `coverage.unit`, one SPLIT worker's share.
+struct item_range {
+    std::uint64_t from = 0;
+    std::uint64_t to = 0;
+
+    friend bool operator==(const item_range& a, const item_range& b) noexcept {
+        return a.from == b.from && a.to == b.to;
+    }
+};
+
+/// The worker's hint beside the table's action when they differ.
+struct hint_disagreement {
+    action table_action = action::fail;
+    action hint_action = action::fail;
+};
+
+/// The orchestrator's side of routing: the table, who owns budgets, and when to give up.
+struct routing_policy {
+    decision_table table = default_table;
+    /// Budget of a RESUME relative to the capped run's. The worker's own multiplier is ignored.
+    double resume_budget_multiplier = 1.5;
+    /// Budget of each SPLIT worker relative to the capped run's.
+    double split_budget_multiplier = 1.0;
+    /// Items per SPLIT worker; 0 derives it from the capacity the worker showed:
+    /// max(1, floor(0.75 x items_completed)).
+    std::uint64_t split_chunk = 0;
+    /// At most this many SPLIT workers: the chunk grows to respect it.
+    std::uint32_t max_split_workers = 8;
+    /// A run whose attempt number reached this no longer RESUMEs, SPLITs or NARROWs: FAIL.
+    std::uint32_t max_attempts = 3;
+    /// A run this deep in splits does not SPLIT again: FAIL.
+    std::uint32_t max_split_depth = 2;
+};
+
+/// Where the envelope's run stands in the orchestrator's plan; supplied by the caller.
+struct attempt_context {
+    /// 1 for the first run of this piece of work, 2 for its first RESUME/NARROW, ...
+    std::uint32_t attempt = 1;
+    /// 0 for the original task, 1 for a worker created by a SPLIT, ...
+    std::uint32_t split_depth = 0;
+};
+
+/// What the orchestrator does next with a capped envelope, and with what (SPEC §4).
+struct decision {
+    handoff::action action = handoff::action::fail;
+    /// The table's own action; differs from `action` only when the policy turned it into FAIL.
+    handoff::action table_action = handoff::action::fail;
+    handoff::reason_code reason = handoff::reason_code::token_cap;
+    /// The coverage that routed: 0 when the partial result was discarded.
+    double usable_coverage = 0.0;
+    handoff::band coverage_band = handoff::band::low;
+    /// RESUME and NARROW: the work left (steps.remaining). Also SPLIT without countable items.
+    std::vector<std::string> scope;
+    /// SPLIT: the items not yet usable, in chunks, over `unit`.
+    std::vector<item_range> ranges;
+    std::string unit;
+    /// Items per SPLIT range (0 when there are no ranges).
+    std::uint64_t chunk = 0;
+    /// From the policy, never from the worker's hint; 0 for ESCALATE and FAIL (spend nothing).
+    double budget_multiplier = 0.0;
+    std::optional<hint_disagreement> disagreement;
+    /// One sentence for logs: why this action.
+    std::string rationale;
+};
+
+namespace detail {
+
+[[nodiscard]] constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) noexcept {
+    return a / b + (a % b != 0 ? 1U : 0U);
+}
+
+/// floor(0.75 x n) without overflow for any 64-bit n.
+[[nodiscard]] constexpr std::uint64_t three_quarters(std::uint64_t n) noexcept {
+    return n / 4 * 3 + n % 4 * 3 / 4;
+}
+
+} // namespace detail
+
+/// The SPLIT plan: ranges covering exactly first..last, each at most `chunk` items, at most
+/// `max_workers` ranges. Deterministic: equal inputs give equal ranges.
+///
+/// chunk: the policy's if set; else max(1, floor(0.75 x capacity)) where capacity is the
+/// number of items the worker completed usably; with no usable capacity the remaining items
+/// are spread over `max_workers`. When the ranges would outnumber `max_workers`, the chunk
+/// grows to ceil(remaining / max_workers).
+[[nodiscard]] inline std::vector<item_range> plan_split(std::uint64_t first, std::uint64_t last,
+                                                        std::uint64_t capacity,
+                                                        const routing_policy& policy,
+                                                        std::uint64_t* chunk_out = nullptr) {
+    std::vector<item_range> ranges;
+    if (first == 0 || first > last) {
+        if (chunk_out != nullptr) {
+            *chunk_out = 0;
+        }
+        return ranges;
+    }
+    const std::uint64_t remaining = last - first + 1;
+    const std::uint64_t workers = std::max<std::uint64_t>(1, policy.max_split_workers);
+    std::uint64_t chunk = policy.split_chunk;
+    if (chunk == 0) {
+        chunk = capacity > 0 ? std::max<std::uint64_t>(1, detail::three_quarters(capacity))
+                             : detail::ceil_div(remaining, workers);
+    }
+    if (detail::ceil_div(remaining, chunk) > workers) {
+        chunk = detail::ceil_div(remaining, workers);
+    }
+    for (std::uint64_t from = first;; from += chunk) {
+        const std::uint64_t to = last - from < chunk ? last : from + chunk - 1;
+        ranges.push_back(item_range{from, to});
+        if (to == last) {
+            break;
+        }
+    }
+    if (chunk_out != nullptr) {
+        *chunk_out = chunk;
+    }
+    return ranges;
+}
+
+/// SPEC §4 route step for a capped envelope that passed steps 1, 2 and 4.
+/// `result_usable` is false when step 3 discarded the partial result (or there was none).
+[[nodiscard]] inline decision plan(reason_code reason, const coverage_info& coverage,
+                                   const steps_info& steps,
+                                   const std::optional<retry_hint_info>& hint, bool result_usable,
+                                   const routing_policy& policy = {},
+                                   const attempt_context& context = {}) {
+    decision d;
+    d.reason = reason;
+    d.unit = coverage.unit;
+    if (result_usable) {
+        d.usable_coverage = coverage.items_expected > 0
+                                ? static_cast<double>(coverage.items_completed) /
+                                      static_cast<double>(coverage.items_expected)
+                                : coverage.fraction;
+    }
+    d.coverage_band = band_of(d.usable_coverage, policy.table.edges);
+    d.table_action = decide(reason, d.usable_coverage, policy.table);
+    d.action = d.table_action;
+    d.rationale = std::string(to_string(reason)) + " at usable coverage " +
+                  detail::format_two_decimals(d.usable_coverage) + " (" +
+                  std::string(to_string(d.coverage_band)) + " band): the table says " +
+                  std::string(to_string(d.table_action));
+    if (hint && hint->suggested_action != d.table_action) {
+        d.disagreement = hint_disagreement{d.table_action, hint->suggested_action};
+    }
+
+    const bool spends = detail::spends_budget(d.action);
+    if (spends && context.attempt >= policy.max_attempts) {
+        d.action = action::fail;
+        d.rationale += "; attempt " + std::to_string(context.attempt) + " of " +
+                       std::to_string(policy.max_attempts) + " exhausts the policy, so FAIL";
+    } else if (d.action == action::split && context.split_depth >= policy.max_split_depth) {
+        d.action = action::fail;
+        d.rationale += "; split depth " + std::to_string(context.split_depth) +
+                       " reached the policy's limit of " + std::to_string(policy.max_split_depth) +
+                       ", so FAIL";
+    }
+
+    switch (d.action) {
+    case action::resume:
+        d.scope = steps.remaining;
+        d.budget_multiplier = policy.resume_budget_multiplier;
+        break;
+    case action::narrow:
+        d.scope = steps.remaining;
+        d.budget_multiplier = 1.0;
+        break;
+    case action::split: {
+        const std::uint64_t done = result_usable ? coverage.items_completed : 0;
+        d.ranges = plan_split(done + 1, coverage.items_expected, done, policy, &d.chunk);
+        if (d.ranges.empty()) {
+            d.scope = steps.remaining; // nothing countable to split: split the remaining steps
+        }
+        d.budget_multiplier = policy.split_budget_multiplier;
+        break;
+    }
+    case action::escalate:
+    case action::fail:
+        d.budget_multiplier = 0.0;
+        break;
+    }
+    return d;
+}
+
+} // namespace handoff

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/json_builder.hpp>
+#include <handoff/limits.hpp>
+#include <handoff/problem.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>     // uint8_t
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff {
+
+/// What the tolerant decode removed to find the JSON object (SPEC §3 step 1). Each is recorded
+/// so an orchestrator can count workers that fence or chatter and fix their prompts.
+enum class tolerance : std::uint8_t {
+    byte_order_mark, // a UTF-8 BOM before the text
+    code_fence,      // a markdown ``` fence around the object
+    leading_prose,   // non-blank text before the first '{'
+    trailing_prose,  // non-blank text after the last '}'
+};
+
+[[nodiscard]] constexpr std::string_view to_string(tolerance t) noexcept {
+    switch (t) {
+    case tolerance::byte_order_mark: return "byte_order_mark";
+    case tolerance::code_fence: return "code_fence";
+    case tolerance::leading_prose: return "leading_prose";
+    case tolerance::trailing_prose: return "trailing_prose";
+    }
+    return "?";
+}
+
+struct decode_options {
+    /// Strict: the text must be exactly one JSON value (whitespace around it is JSON's own);
+    /// no fence, prose or BOM is removed.
+    bool strict = false;
+    parse_limits limits{};
+};
+
+/// The outcome of step 1: a JSON value, or the problems that prevented one.
+struct [[nodiscard]] decode_result {
+    std::optional<nlohmann::json> value;
+    std::vector<tolerance> tolerances;
+    problem_list problems;
+
+    [[nodiscard]] bool ok() const noexcept { return value.has_value(); }
+};
+
+namespace detail {
+
+inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
+
+[[nodiscard]] inline bool is_blank(std::string_view s) noexcept {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+inline problem parse_problem(std::string code, std::string message) {
+    return problem{step::parse, std::move(code), "", std::move(message)};
+}
+
+/// Finds the JSON object inside model text: the first fenced block if there is one, then the
+/// span from the first '{' to the last '}'. Never repairs what is inside.
+[[nodiscard]] inline std::optional<std::string_view> extract_object(std::string_view text,
+                                                                   std::vector<tolerance>& applied) {
+    std::string_view body = text;
+    std::string_view before_fence;
+    std::string_view after_fence;
+    const std::size_t fence = text.find("```");
+    if (fence != std::string_view::npos) {
+        // The info string ("json", "JSON", ...) runs to the end of the fence line.
+        const std::size_t line_end = text.find('\n', fence);
+        const std::size_t open_end = line_end == std::string_view::npos ? text.size() : line_end + 1;
+        const std::size_t close = text.find("```", open_end);
+        before_fence = text.substr(0, fence);
+        // An unclosed fence (a truncated reply) runs to the end of the text.
+        body = text.substr(open_end, close == std::string_view::npos ? std::string_view::npos
+                                                                       : close - open_end);
+        after_fence = close == std::string_view::npos ? std::string_view{} : text.substr(close + 3);
+        applied.push_back(tolerance::code_fence);
+    }
+    const std::size_t first = body.find('{');
+    const std::size_t last = body.rfind('}');
+    if (first == std::string_view::npos || last == std::string_view::npos || last < first) {
+        return std::nullopt;
+    }
+    if (!is_blank(before_fence) || !is_blank(body.substr(0, first))) {
+        applied.push_back(tolerance::leading_prose);
+    }
+    if (!is_blank(after_fence) || !is_blank(body.substr(last + 1))) {
+        applied.push_back(tolerance::trailing_prose);
+    }
+    return body.substr(first, last - first + 1);
+}
+
+} // namespace detail
+
+/// SPEC §3 step 1. Never throws for any input; never "fixes" single quotes, trailing commas,
+/// comments or NaN: those are `parse` problems that name the offending token.
+[[nodiscard]] inline decode_result decode(std::string_view text, const decode_options& options = {}) {
+    decode_result result;
+    if (text.size() > options.limits.max_bytes) {
+        result.problems.push_back(detail::parse_problem(
+            "parse.limit.bytes", "the reply is " + std::to_string(text.size()) +
+                                     " bytes, over the limit of " +
+                                     std::to_string(options.limits.max_bytes) + " bytes"));
+        return result;
+    }
+    std::string_view json_text = text;
+    if (text.substr(0, detail::utf8_bom.size()) == detail::utf8_bom) {
+        if (options.strict) {
+            result.problems.push_back(detail::parse_problem(
+                "parse.byte_order_mark",
+                "the reply starts with a UTF-8 byte order mark; strict mode accepts plain JSON only"));
+            return result;
+        }
+        result.tolerances.push_back(tolerance::byte_order_mark);
+        json_text.remove_prefix(detail::utf8_bom.size());
+    }
+    if (!options.strict) {
+        const auto object = detail::extract_object(json_text, result.tolerances);
+        if (!object) {
+            result.problems.push_back(detail::parse_problem(
+                "parse.no_object", detail::is_blank(json_text)
+                                       ? "the reply is empty: expected one JSON object"
+                                       : "no JSON object found: the reply has no '{' ... '}' span"));
+            return result;
+        }
+        json_text = *object;
+    }
+    detail::json_builder builder(options.limits);
+    const bool parsed = nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder,
+                                                  nlohmann::json::input_format_t::json,
+                                                  /*strict=*/true, /*ignore_comments=*/false);
+    if (!parsed || builder.failed()) {
+        result.problems.push_back(builder.take_problem());
+        return result;
+    }
+    result.value = builder.take_value();
+    return result;
+}
+
+} // namespace handoff

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/text.hpp>
+#include <handoff/limits.hpp>
+#include <handoff/problem.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef> // size_t
+#include <cstdint> // int64_t, uint64_t
+#include <string>  // string
+#include <utility> // move
+#include <vector>  // vector
+
+namespace handoff::detail {
+
+/// A nlohmann SAX handler that builds the DOM like nlohmann's own, but enforces parse_limits
+/// as it goes, refuses duplicate keys (a proxy and the orchestrator must never read different
+/// values for one key) and integers beyond 64 bits, and reports every failure as a `parse`
+/// problem with the JSON pointer of the value being read.
+class json_builder {
+public:
+    using json = nlohmann::json;
+
+    explicit json_builder(const parse_limits& limits) : limits_(limits) {}
+
+    bool null() { return add(json(nullptr)); }
+    bool boolean(bool v) { return add(json(v)); }
+    bool number_integer(json::number_integer_t v) { return add(json(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
+
+    bool number_float(json::number_float_t v, const std::string& text) {
+        // nlohmann falls back to a double for integer literals beyond 64 bits; that would
+        // silently round items_expected, so refuse it.
+        if (text.find_first_of(".eE") == std::string::npos) {
+            return fail("parse.number_range", "integer " + quote_untrusted(text, 40) +
+                                                  " does not fit in 64 bits");
+        }
+        return add(json(v));
+    }
+
+    bool string(std::string& v) {
+        if (v.size() > limits_.max_string_bytes) {
+            return fail("parse.limit.string", "a string of " + std::to_string(v.size()) +
+                                                  " bytes is over the limit of " +
+                                                  std::to_string(limits_.max_string_bytes) + " bytes");
+        }
+        return add(json(std::move(v)));
+    }
+
+    bool binary(json::binary_t& /*unused*/) { return fail("parse.syntax", "binary values are not JSON"); }
+
+    bool start_object(std::size_t /*unknown size*/) { return open(json::value_t::object); }
+    bool start_array(std::size_t /*unknown size*/) { return open(json::value_t::array); }
+
+    bool key(std::string& k) {
+        frame& top = stack_.back();
+        if (k.size() > limits_.max_string_bytes) {
+            return fail("parse.limit.string", "a key of " + std::to_string(k.size()) +
+                                                  " bytes is over the limit of " +
+                                                  std::to_string(limits_.max_string_bytes) + " bytes");
+        }
+        if (top.value->size() >= limits_.max_container_items) {
+            return fail("parse.limit.items", "an object with more than " +
+                                                 std::to_string(limits_.max_container_items) +
+                                                 " keys is over the limit");
+        }
+        top.token = k;
+        top.has_token = true;
+        if (top.value->contains(k)) {
+            return fail("parse.duplicate_key",
+                        "duplicate key " + quote_untrusted(k) +
+                            ": each key may appear once, so every reader sees the same value");
+        }
+        return true;
+    }
+
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool parse_error(std::size_t /*position*/, const std::string& last_token,
+                     const json::exception& ex) {
+        if (!failed_) {
+            fail("parse.syntax", describe_syntax_error(ex.what(), last_token));
+        }
+        return false;
+    }
+
+    [[nodiscard]] bool failed() const noexcept { return failed_; }
+    [[nodiscard]] json take_value() { return std::move(root_); }
+    [[nodiscard]] problem take_problem() { return std::move(problem_); }
+
+private:
+    struct frame {
+        json* value;
+        std::string token; // the key or index of the child being read, for pointers
+        bool has_token = false;
+    };
+
+    bool open(json::value_t type) {
+        if (stack_.size() >= limits_.max_depth) {
+            return fail("parse.limit.depth", "nesting deeper than " +
+                                                 std::to_string(limits_.max_depth) +
+                                                 " levels is over the limit");
+        }
+        json* slot = place(json(type));
+        if (slot == nullptr) {
+            return false;
+        }
+        stack_.push_back(frame{slot, {}});
+        return true;
+    }
+
+    bool close() {
+        stack_.pop_back();
+        return true;
+    }
+
+    bool add(json&& v) { return place(std::move(v)) != nullptr; }
+
+    /// Puts a value where the parse is (root, after a key, or at the end of an array).
+    json* place(json&& v) {
+        if (++values_ > limits_.max_values) {
+            fail("parse.limit.values", "more than " + std::to_string(limits_.max_values) +
+                                           " values in one reply is over the limit");
+            return nullptr;
+        }
+        if (stack_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        frame& top = stack_.back();
+        if (top.value->is_array()) {
+            if (top.value->size() >= limits_.max_container_items) {
+                fail("parse.limit.items", "an array with more than " +
+                                              std::to_string(limits_.max_container_items) +
+                                              " items is over the limit");
+                return nullptr;
+            }
+            top.token = std::to_string(top.value->size());
+            top.has_token = true;
+            top.value->push_back(std::move(v));
+            return &top.value->back();
+        }
+        json& slot = (*top.value)[top.token];
+        slot = std::move(v);
+        return &slot;
+    }
+
+    [[nodiscard]] std::string pointer() const {
+        std::string p;
+        for (const frame& f : stack_) {
+            if (!f.has_token) {
+                break;
+            }
+            append_pointer_token(p, f.token);
+        }
+        return p;
+    }
+
+    bool fail(const char* code, std::string message) {
+        if (!failed_) {
+            failed_ = true;
+            std::string where = pointer();
+            problem_ = problem{step::parse, code, where,
+                               (where.empty() ? std::string("(document)") : where) + ": " +
+                                   std::move(message)};
+        }
+        return false;
+    }
+
+    /// nlohmann's message minus its exception id and its raw echo of the input, plus a hint
+    /// for the mistakes models make most (quotes, commas, comments, NaN).
+    static std::string describe_syntax_error(std::string what, const std::string& last_token) {
+        if (const auto bracket = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
+                                                  bracket != std::string::npos) {
+            what.erase(0, bracket + 2);
+        }
+        if (const auto echo = what.find("; last read: '"); echo != std::string::npos) {
+            const auto expected = what.find("'; expected ", echo);
+            what.erase(echo, expected == std::string::npos ? std::string::npos
+                                                           : expected + 1 - echo);
+        }
+        if (const auto echo = what.find(" parsing '"); echo != std::string::npos) {
+            what.erase(echo + 8); // number overflow parsing '...': the token is quoted below
+        }
+        std::string message = "invalid JSON, " + what;
+        message += "; last read: " + quote_untrusted(last_token, 40);
+        message += hint_for(last_token);
+        return message;
+    }
+
+    /// The token nlohmann reports ends at the character it choked on.
+    static const char* hint_for(const std::string& token) {
+        const auto end = token.find_last_not_of(" \t\r\n");
+        if (end == std::string::npos) {
+            return "";
+        }
+        const char last = token[end];
+        if (last == '\'') {
+            return " (JSON strings take double quotes)";
+        }
+        if (last == '/') {
+            return " (comments are not JSON)";
+        }
+        if (last == 'N' || last == 'I') {
+            return " (NaN and Infinity are not JSON numbers)";
+        }
+        if (last == '}' || last == ']') {
+            const auto before = token.find_last_not_of(" \t\r\n", end == 0 ? 0 : end - 1);
+            if (end > 0 && before != std::string::npos && token[before] == ',') {
+                return " (a trailing comma is not JSON)";
+            }
+        }
+        return "";
+    }
+
+    parse_limits limits_;
+    json root_;
+    std::vector<frame> stack_;
+    std::size_t values_ = 0;
+    bool failed_ = false;
+    problem problem_;
+};
+
+} // namespace handoff::detail

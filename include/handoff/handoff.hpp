@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The whole library. Lighter entry points for translation units that only route or only read
+// receipts: <handoff/decision_table.hpp>, <handoff/decision.hpp>, <handoff/receipt.hpp>.
+
+#include <handoff/coverage.hpp>
+#include <handoff/decision.hpp>
+#include <handoff/decision_table.hpp>
+#include <handoff/decode.hpp>
+#include <handoff/envelope.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/ledger.hpp>
+#include <handoff/limits.hpp>
+#include <handoff/problem.hpp>
+#include <handoff/receipt.hpp>
+#include <handoff/receipt_json.hpp>
+#include <handoff/receiver.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/version.hpp>

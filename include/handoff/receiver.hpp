@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/coverage.hpp>
+#include <handoff/decision.hpp>
+#include <handoff/decode.hpp>
+#include <handoff/detail/envelope_check.hpp>
+#include <handoff/envelope.hpp>
+#include <handoff/ledger.hpp>
+#include <handoff/receipt.hpp>
+#include <handoff/schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <exception>   // exception
+#include <iterator>    // make_move_iterator
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <type_traits> // is_same_v
+#include <utility>     // move
+
+namespace handoff {
+
+struct receiver_options {
+    /// Skip the tolerant decode: the reply must be exactly one JSON value.
+    bool strict = false;
+    parse_limits limits{};
+    routing_policy policy{};
+    /// How far coverage.fraction may stray from completed/expected.
+    double fraction_tolerance = default_fraction_tolerance;
+    /// Where hint/table disagreements are counted; not owned, may be shared across receivers.
+    disagreement_ledger* ledger = nullptr;
+};
+
+/// Runs the five steps of SPEC §3 on untrusted text. Built once per task schema (compiled
+/// once); `receive` is const, never throws for any input, and may be called from many threads.
+template <class Task = nlohmann::json>
+class receiver {
+public:
+    /// No task schema: partial_result only has to be an object (the envelope's own rule).
+    receiver() = default;
+    explicit receiver(receiver_options options) : options_(std::move(options)) {}
+
+    /// Throws schema_error when `task_schema` does not compile.
+    explicit receiver(const nlohmann::json& task_schema, receiver_options options = {})
+        : task_schema_(compiled_schema::from_json(task_schema)), options_(std::move(options)) {}
+
+    explicit receiver(compiled_schema task_schema, receiver_options options = {})
+        : task_schema_(std::move(task_schema)), options_(std::move(options)) {}
+
+    [[nodiscard]] const receiver_options& options() const noexcept { return options_; }
+
+    [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {}) const {
+        receipt<Task> out;
+        // Step 1: parse.
+        decode_result decoded = decode(text, decode_options{options_.strict, options_.limits});
+        out.tolerances = std::move(decoded.tolerances);
+        if (!decoded.ok()) {
+            return contract_failure(std::move(out), step::parse, std::move(decoded.problems));
+        }
+        // Step 2: envelope schema.
+        problem_list problems;
+        std::optional<envelope<nlohmann::json>> env = detail::envelope_checker(problems).check(*decoded.value);
+        if (!env) {
+            return contract_failure(std::move(out), step::envelope_schema, std::move(problems));
+        }
+        // Step 3: task schema; anything but a validated result is treated as absent.
+        std::optional<Task> task = check_task(*env, problems);
+        out.schema_ok = task.has_value();
+        if (!out.schema_ok && env->status == status::ok) {
+            out.failed_step = step::task_schema;
+        }
+        // Step 4: coverage arithmetic.
+        problem_list coverage = check_coverage(env->status, env->coverage, options_.fraction_tolerance);
+        if (!coverage.empty() && !out.failed_step) {
+            out.failed_step = step::coverage;
+        }
+        problems.insert(problems.end(), std::make_move_iterator(coverage.begin()),
+                        std::make_move_iterator(coverage.end()));
+        out.problems = std::move(problems);
+        // Step 5: route.
+        if (out.failed_step) {
+            out.route = route::repair;
+        } else if (env->status == status::ok) {
+            out.route = route::accept;
+        } else {
+            out.decision = plan(*env->reason_code, env->coverage, env->steps, env->retry_hint,
+                                out.schema_ok, options_.policy, context);
+            out.route = to_route(out.decision->action);
+            if (out.decision->disagreement && options_.ledger != nullptr) {
+                options_.ledger->record(out.decision->reason, out.decision->coverage_band,
+                                        out.decision->disagreement->table_action,
+                                        out.decision->disagreement->hint_action);
+            }
+        }
+        out.envelope = retype(std::move(*env), std::move(task));
+        return out;
+    }
+
+private:
+    static receipt<Task> contract_failure(receipt<Task> out, step failed, problem_list problems) {
+        out.route = route::repair;
+        out.failed_step = failed;
+        out.problems = std::move(problems);
+        return out;
+    }
+
+    static void add_problem(problem_list& problems, const char* code, const char* pointer,
+                            const std::string& message) {
+        problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
+    }
+
+    /// SPEC §3 step 3. Returns the typed result only when it is present, claimed valid by the
+    /// worker, valid against the task schema, and convertible to Task.
+    std::optional<Task> check_task(const envelope<nlohmann::json>& env, problem_list& problems) const {
+        if (!env.partial_result) {
+            if (env.status == status::ok) {
+                add_problem(problems, "task.absent", "/partial_result",
+                            "null, but status \"ok\" means partial_result is the whole result");
+            } else if (env.coverage.items_completed > 0) {
+                add_problem(problems, "task.absent", "/partial_result",
+                            "null although coverage reports " + std::to_string(env.coverage.items_completed) +
+                                " completed " + detail::quote_untrusted(env.coverage.unit, 32) +
+                                "; nothing completed is usable, so routing uses coverage 0");
+            }
+            return std::nullopt;
+        }
+        if (!env.schema_ok) {
+            add_problem(problems, "task.self_reported_invalid", "/schema_ok",
+                        "the worker reported that partial_result does not fit the task schema; "
+                        "the partial result is discarded");
+            return std::nullopt;
+        }
+        if (task_schema_) {
+            problem_list task_problems = task_schema_->validate(*env.partial_result, "/partial_result", step::task_schema);
+            if (!task_problems.empty()) {
+                problems.insert(problems.end(), std::make_move_iterator(task_problems.begin()),
+                                std::make_move_iterator(task_problems.end()));
+                return std::nullopt;
+            }
+        }
+        if constexpr (std::is_same_v<Task, nlohmann::json>) {
+            return *env.partial_result;
+        } else {
+            try {
+                return env.partial_result->template get<Task>();
+            } catch (const std::exception& e) {
+                // The task schema let through something the user's from_json refuses: report it
+                // like a schema failure rather than let the exception escape.
+                add_problem(problems, "task.conversion", "/partial_result",
+                            std::string("does not convert to the task type: ") +
+                                detail::quote_untrusted(e.what(), 200));
+                return std::nullopt;
+            }
+        }
+    }
+
+    static envelope<Task> retype(envelope<nlohmann::json>&& env, std::optional<Task>&& task) {
+        envelope<Task> typed;
+        typed.status = env.status;
+        typed.reason_code = env.reason_code;
+        // Downgraded like SPEC §3 step 3 says: true only for a kept, validated result.
+        typed.schema_ok = task.has_value();
+        typed.partial_result = std::move(task);
+        typed.coverage = std::move(env.coverage);
+        typed.steps = std::move(env.steps);
+        typed.retry_hint = std::move(env.retry_hint);
+        typed.trace = std::move(env.trace);
+        typed.budget = std::move(env.budget);
+        return typed;
+    }
+
+    std::optional<compiled_schema> task_schema_;
+    receiver_options options_;
+};
+
+} // namespace handoff

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/text.hpp>
+#include <handoff/detail/valijson.hpp>
+#include <handoff/problem.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // equal
+#include <fstream>     // ifstream
+#include <memory>      // shared_ptr
+#include <sstream>     // ostringstream
+#include <stdexcept>   // runtime_error
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+namespace handoff {
+
+/// A schema that cannot be used: a programmer's error, so it is the one thing handoff throws.
+class schema_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A JSON Schema (draft-07) compiled once; validating never re-reads the schema. Cheap to copy
+/// (shared, immutable) and safe to use from many threads at once.
+class compiled_schema {
+public:
+    /// Throws schema_error when valijson cannot compile `schema` (unknown $ref, bad keyword).
+    [[nodiscard]] static compiled_schema from_json(const nlohmann::json& schema) {
+        if (!schema.is_object() && !schema.is_boolean()) {
+            throw schema_error("handoff: a JSON Schema must be an object or a boolean");
+        }
+        auto compiled = std::make_shared<valijson::Schema>();
+        try {
+            valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+            const valijson::adapters::NlohmannJsonAdapter adapter(schema);
+            parser.populateSchema(adapter, *compiled);
+        } catch (const std::exception& e) {
+            throw schema_error(std::string("handoff: the schema does not compile: ") + e.what());
+        }
+        compiled_schema result;
+        result.schema_ = std::move(compiled);
+        result.document_ = std::make_shared<const nlohmann::json>(schema);
+        return result;
+    }
+
+    /// Reads and compiles a schema file; throws schema_error when it is unreadable or invalid.
+    [[nodiscard]] static compiled_schema from_file(const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in) {
+            throw schema_error("handoff: cannot read schema file " + path);
+        }
+        std::ostringstream text;
+        text << in.rdbuf();
+        auto schema = nlohmann::json::parse(text.str(), nullptr, false);
+        if (schema.is_discarded()) {
+            throw schema_error("handoff: schema file " + path + " is not valid JSON");
+        }
+        try {
+            return from_json(schema);
+        } catch (const schema_error& e) {
+            throw schema_error(std::string(e.what()) + " (" + path + ")");
+        }
+    }
+
+    /// The schema as it was given.
+    [[nodiscard]] const nlohmann::json& document() const noexcept { return *document_; }
+
+    /// Validates `value`; each failure becomes a problem of `step_of_problems` whose pointer is
+    /// `base_pointer` followed by the path inside `value`.
+    [[nodiscard]] problem_list validate(const nlohmann::json& value, std::string_view base_pointer,
+                                        step step_of_problems, const char* code = "task.schema") const {
+        valijson::ValidationResults results;
+        const valijson::adapters::NlohmannJsonAdapter target(value);
+        problem_list problems;
+        if (thread_validator().validate(*schema_, target, &results)) {
+            return problems;
+        }
+        valijson::ValidationResults::Error error;
+        std::vector<valijson::ValidationResults::Error> errors;
+        while (results.popError(error)) {
+            errors.push_back(std::move(error));
+        }
+        for (std::size_t i = 0; i < errors.size(); ++i) {
+            if (is_wrapper(errors, i)) {
+                continue;
+            }
+            std::string pointer(base_pointer);
+            const nlohmann::json* at = &value;
+            for (std::size_t k = 1; k < errors[i].context.size(); ++k) {
+                const std::string& token = errors[i].context[k];
+                // valijson writes each step as "[name]" or "[index]".
+                const std::string name = token.size() >= 2 ? token.substr(1, token.size() - 2) : token;
+                detail::append_pointer_token(pointer, name);
+                at = step_into(at, name);
+            }
+            std::string message = (pointer.empty() ? std::string("(document)") : pointer) + ": " +
+                                  describe_failure(errors[i].description);
+            if (at != nullptr && !at->is_object() && !at->is_array()) {
+                message += " (got " + (at->is_string() ? detail::quote_untrusted(at->get_ref<const std::string&>())
+                                                        : detail::quote_untrusted(at->dump(), 40)) + ")";
+            }
+            problems.push_back(problem{step_of_problems, code, std::move(pointer), std::move(message)});
+        }
+        return problems;
+    }
+
+    [[nodiscard]] bool is_valid(const nlohmann::json& value) const {
+        const valijson::adapters::NlohmannJsonAdapter target(value);
+        return thread_validator().validate(*schema_, target, nullptr);
+    }
+
+private:
+    compiled_schema() = default;
+
+    /// valijson's Validator caches compiled regexes in a mutable map: one per thread, shared
+    /// by every schema that thread validates against.
+    static valijson::Validator& thread_validator() {
+        thread_local valijson::Validator validator;
+        return validator;
+    }
+
+    /// valijson reports a failure inside a property or item once for the leaf and again for
+    /// each enclosing object or array; only the leaf says anything a model can act on.
+    static bool is_wrapper(const std::vector<valijson::ValidationResults::Error>& errors, std::size_t i) {
+        const auto& d = errors[i].description;
+        const bool wrapper = d.rfind("Failed to validate against schema associated with property name", 0) == 0 ||
+                             d.rfind("Failed to validate item #", 0) == 0;
+        if (!wrapper) {
+            return false;
+        }
+        for (std::size_t j = 0; j < errors.size(); ++j) {
+            if (j != i && errors[j].context.size() > errors[i].context.size() &&
+                std::equal(errors[i].context.begin(), errors[i].context.end(), errors[j].context.begin())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static const nlohmann::json* step_into(const nlohmann::json* at, const std::string& name) {
+        if (at == nullptr) {
+            return nullptr;
+        }
+        if (at->is_object()) {
+            const auto it = at->find(name);
+            return it == at->end() ? nullptr : &*it;
+        }
+        if (at->is_array()) {
+            std::size_t index = 0;
+            for (char c : name) {
+                if (c < '0' || c > '9') {
+                    return nullptr;
+                }
+                index = index * 10 + static_cast<std::size_t>(c - '0');
+            }
+            return index < at->size() ? &(*at)[index] : nullptr;
+        }
+        return nullptr;
+    }
+
+    /// valijson's sentence, without its trailing period, which reads badly before "(got ...)".
+    static std::string describe_failure(std::string description) {
+        while (!description.empty() && (description.back() == '.' || description.back() == ' ')) {
+            description.pop_back();
+        }
+        return description;
+    }
+
+    std::shared_ptr<const valijson::Schema> schema_;
+    std::shared_ptr<const nlohmann::json> document_;
+};
+
+} // namespace handoff
