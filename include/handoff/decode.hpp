@@ -104,8 +104,7 @@ inline problem parse_problem(std::string code, std::string message) {
     decode_result result;
     if (text.size() > options.limits.max_bytes) {
         result.problems.push_back(detail::parse_problem(
-            "parse.limit.bytes", "the reply is " + std::to_string(text.size()) +
-                                     " bytes, over the limit of " +
+            "parse.limit.bytes", "the reply exceeds the limit of " +
                                      std::to_string(options.limits.max_bytes) + " bytes"));
         return result;
     }
