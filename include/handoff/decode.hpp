@@ -70,17 +70,24 @@ inline problem parse_problem(std::string code, std::string message) {
     std::string_view before_fence;
     std::string_view after_fence;
     const std::size_t fence = text.find("```");
-    if (fence != std::string_view::npos) {
+    // A fence after the first '{' is inside the JSON (a string quoting markdown), not around it.
+    if (fence != std::string_view::npos && fence < text.find('{')) {
         // The info string ("json", "JSON", ...) runs to the end of the fence line.
         const std::size_t line_end = text.find('\n', fence);
         const std::size_t open_end = line_end == std::string_view::npos ? text.size() : line_end + 1;
         const std::size_t close = text.find("```", open_end);
-        before_fence = text.substr(0, fence);
         // An unclosed fence (a truncated reply) runs to the end of the text.
-        body = text.substr(open_end, close == std::string_view::npos ? std::string_view::npos
-                                                                       : close - open_end);
-        after_fence = close == std::string_view::npos ? std::string_view{} : text.substr(close + 3);
-        applied.push_back(tolerance::code_fence);
+        const std::string_view fenced = text.substr(
+            open_end, close == std::string_view::npos ? std::string_view::npos : close - open_end);
+        // No object inside (```{...}``` on one line is inline code): the backticks are prose.
+        const std::size_t open = fenced.find('{');
+        const std::size_t shut = fenced.rfind('}');
+        if (open != std::string_view::npos && shut != std::string_view::npos && shut > open) {
+            before_fence = text.substr(0, fence);
+            body = fenced;
+            after_fence = close == std::string_view::npos ? std::string_view{} : text.substr(close + 3);
+            applied.push_back(tolerance::code_fence);
+        }
     }
     const std::size_t first = body.find('{');
     const std::size_t last = body.rfind('}');

@@ -31,6 +31,7 @@ public:
     bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
 
     bool number_float(json::number_float_t v, const std::string& text) {
+        next_item();
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
         if (text.find_first_of(".eE") == std::string::npos) {
@@ -41,6 +42,7 @@ public:
     }
 
     bool string(std::string& v) {
+        next_item();
         if (v.size() > limits_.max_string_bytes) {
             return fail("parse.limit.string", "a string of " + std::to_string(v.size()) +
                                                   " bytes is over the limit of " +
@@ -61,13 +63,13 @@ public:
                                                   " bytes is over the limit of " +
                                                   std::to_string(limits_.max_string_bytes) + " bytes");
         }
+        top.token = k;
+        top.has_token = true;
         if (top.value->size() >= limits_.max_container_items) {
             return fail("parse.limit.items", "an object with more than " +
                                                  std::to_string(limits_.max_container_items) +
                                                  " keys is over the limit");
         }
-        top.token = k;
-        top.has_token = true;
         if (top.value->contains(k)) {
             return fail("parse.duplicate_key",
                         "duplicate key " + quote_untrusted(k) +
@@ -81,6 +83,7 @@ public:
 
     bool parse_error(std::size_t /*position*/, const std::string& last_token,
                      const json::exception& ex) {
+        next_item(); // inside an array, the error is in what follows the last item read
         if (!failed_) {
             fail("parse.syntax", describe_syntax_error(ex.what(), last_token));
         }
@@ -99,6 +102,7 @@ private:
     };
 
     bool open(json::value_t type) {
+        next_item();
         if (stack_.size() >= limits_.max_depth) {
             return fail("parse.limit.depth", "nesting deeper than " +
                                                  std::to_string(limits_.max_depth) +
@@ -119,8 +123,18 @@ private:
 
     bool add(json&& v) { return place(std::move(v)) != nullptr; }
 
+    /// Inside an array, points the top frame at the item about to be read, so that a failure
+    /// on that item (a limit, a number out of range) names it rather than the one before.
+    void next_item() {
+        if (!stack_.empty() && stack_.back().value->is_array()) {
+            stack_.back().token = std::to_string(stack_.back().value->size());
+            stack_.back().has_token = true;
+        }
+    }
+
     /// Puts a value where the parse is (root, after a key, or at the end of an array).
     json* place(json&& v) {
+        next_item();
         if (++values_ > limits_.max_values) {
             fail("parse.limit.values", "more than " + std::to_string(limits_.max_values) +
                                            " values in one reply is over the limit");
@@ -138,8 +152,6 @@ private:
                                               " items is over the limit");
                 return nullptr;
             }
-            top.token = std::to_string(top.value->size());
-            top.has_token = true;
             top.value->push_back(std::move(v));
             return &top.value->back();
         }

@@ -35,6 +35,31 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
     return n;
 }
 
+/// Length of the well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates) at the
+/// start of `s`, or 0 when there is none.
+[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s) noexcept {
+    const auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
+    const auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
+    const unsigned b0 = byte(0);
+    if (b0 < 0x80U) {
+        return s.empty() ? 0 : 1;
+    }
+    if (in(b0, 0xC2U, 0xDFU)) {
+        return in(byte(1), 0x80U, 0xBFU) ? 2 : 0;
+    }
+    if (in(b0, 0xE0U, 0xEFU)) {
+        const unsigned lo = b0 == 0xE0U ? 0xA0U : 0x80U;
+        const unsigned hi = b0 == 0xEDU ? 0x9FU : 0xBFU;
+        return in(byte(1), lo, hi) && in(byte(2), 0x80U, 0xBFU) ? 3 : 0;
+    }
+    if (in(b0, 0xF0U, 0xF4U)) {
+        const unsigned lo = b0 == 0xF0U ? 0x90U : 0x80U;
+        const unsigned hi = b0 == 0xF4U ? 0x8FU : 0xBFU;
+        return in(byte(1), lo, hi) && in(byte(2), 0x80U, 0xBFU) && in(byte(3), 0x80U, 0xBFU) ? 4 : 0;
+    }
+    return 0;
+}
+
 /// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
 /// escapes for quotes, backslashes and every control character (no log injection, no raw
 /// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
@@ -54,6 +79,18 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
                 char buf[8];
                 std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
                 out += buf;
+            } else if (c >= 0x80U) {
+                // Ill-formed UTF-8 (a parse error's echo of hostile bytes) is written as \xNN:
+                // a message must stay valid UTF-8, or dumping the receipt as JSON would throw.
+                const std::size_t n = utf8_sequence_length(s.substr(i, keep - i));
+                if (n == 0) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+                    out += buf;
+                } else {
+                    out.append(s.substr(i, n));
+                    i += n - 1;
+                }
             } else {
                 out.push_back(static_cast<char>(c));
             }
