@@ -9,6 +9,7 @@
 #include <handoff/ledger.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/semantic.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@
 #include <string_view> // string_view
 #include <type_traits> // is_same_v
 #include <utility>     // move
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -51,7 +53,22 @@ public:
 
     [[nodiscard]] const receiver_options& options() const noexcept { return options_; }
 
-    [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {}) const {
+    /// The compiled task schema, if any (the repair prompt reads its property names).
+    [[nodiscard]] const std::optional<compiled_schema>& task_schema() const noexcept { return task_schema_; }
+
+    /// Layer 2 (semantic.hpp): `check` runs on every result that passed step 3. Attach checks
+    /// before sharing the receiver between threads; `receive` only reads them.
+    receiver& add_check(semantic_check<Task> check) {
+        checks_.push_back(std::move(check));
+        return *this;
+    }
+
+    /// `source_text` is what the worker was given; semantic checks such as quote_in_source
+    /// read it. A semantic failure never touches schema_ok: an ok envelope routes REPAIR with
+    /// failed_step == step::semantic; a capped envelope keeps schema_ok true but its partial
+    /// result is unusable, like a step-3 downgrade: discarded, and routed at coverage 0.
+    [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {},
+                                        std::string_view source_text = {}) const {
         receipt<Task> out;
         // Step 1: parse.
         decode_result decoded = decode(text, decode_options{options_.strict, options_.limits});
@@ -78,6 +95,18 @@ public:
         }
         problems.insert(problems.end(), std::make_move_iterator(coverage.begin()),
                         std::make_move_iterator(coverage.end()));
+        // Layer 2: semantic checks, only on a result that passed step 3.
+        bool semantic_ok = true;
+        if (task && !checks_.empty()) {
+            problem_list semantic = run_semantic_checks(
+                checks_, *task, check_context{*env->partial_result, source_text, "/partial_result", env->status});
+            semantic_ok = semantic.empty();
+            if (!semantic_ok && env->status == status::ok && !out.failed_step) {
+                out.failed_step = step::semantic;
+            }
+            problems.insert(problems.end(), std::make_move_iterator(semantic.begin()),
+                            std::make_move_iterator(semantic.end()));
+        }
         out.problems = std::move(problems);
         // Step 5: route.
         if (out.failed_step) {
@@ -86,7 +115,7 @@ public:
             out.route = route::accept;
         } else {
             out.decision = plan(*env->reason_code, env->coverage, env->steps, env->retry_hint,
-                                out.schema_ok, options_.policy, context);
+                                out.schema_ok && semantic_ok, options_.policy, context);
             out.route = to_route(out.decision->action);
             if (out.decision->disagreement && options_.ledger != nullptr) {
                 options_.ledger->record(out.decision->reason, out.decision->coverage_band,
@@ -94,7 +123,11 @@ public:
                                         out.decision->disagreement->hint_action);
             }
         }
+        const bool discard = !semantic_ok && env->status == status::capped;
         out.envelope = retype(std::move(*env), std::move(task));
+        if (discard) {
+            out.envelope->partial_result.reset(); // schema_ok stays true: the shape was right
+        }
         return out;
     }
 
@@ -173,6 +206,7 @@ private:
 
     std::optional<compiled_schema> task_schema_;
     receiver_options options_;
+    std::vector<semantic_check<Task>> checks_;
 };
 
 } // namespace handoff
