@@ -5,6 +5,7 @@
 // receipts: <handoff/decision_table.hpp>, <handoff/decision.hpp>, <handoff/receipt.hpp>.
 
 #include <handoff/coverage.hpp>
+#include <handoff/dead_letter.hpp>
 #include <handoff/decision.hpp>
 #include <handoff/decision_table.hpp>
 #include <handoff/decode.hpp>
@@ -16,5 +17,8 @@
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/repair_loop.hpp>
+#include <handoff/repair_prompt.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/semantic.hpp>
 #include <handoff/version.hpp>

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Dead letters (SPEC §6, seed 004): every final failure of the repair loop leaves one JSON
+// Lines record with what a person needs to see why, a week later, without rerunning anything:
+// the request id, the trace ids, the raw text of every attempt (capped at 8 KiB each, cut on a
+// UTF-8 boundary and marked as cut), the problems, the outcome and a UTC timestamp.
+//
+// One record, one line: JSON escapes every control character, so a reply's newlines cannot
+// split a record. A sink writes each line with one call; file_dead_letter_sink also holds a
+// mutex, and opens its file with O_APPEND so that processes sharing the file do not interleave.
+
+#include <handoff/detail/text.hpp>
+#include <handoff/envelope.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/problem.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>      // system_clock
+#include <cstddef>     // size_t
+#include <cstdint>     // uint32_t
+#include <cstdio>      // snprintf; FILE on Windows
+#include <ctime>       // gmtime, time_t, tm
+#include <mutex>       // mutex, lock_guard
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+#if !defined(_WIN32)
+#include <cerrno>   // errno, EINTR
+#include <cstring>  // strerror
+#include <fcntl.h>  // open, O_*
+#include <unistd.h> // write, close
+#endif
+
+namespace handoff {
+
+/// Raw text kept per attempt, in bytes (seed 004: "raw text (capped at 8 KiB)").
+inline constexpr std::size_t default_dead_letter_raw_bytes = 8 * 1024;
+
+/// One model reply as the dead letter keeps it.
+struct dead_letter_attempt {
+    std::uint32_t number = 1;
+    /// The reply exactly as the model sent it; capped only when serialised.
+    std::string raw_text;
+    std::string stop_reason;
+    /// The receipt's route, absent when the reply was not checked (a truncated reply).
+    std::optional<handoff::route> route;
+    std::optional<handoff::step> failed_step;
+    problem_list problems;
+    /// The worker's own trace ids, when its envelope got far enough to be read.
+    std::optional<trace_info> worker_trace;
+};
+
+/// The record of one final failure.
+struct dead_letter {
+    std::string request_id;
+    /// The orchestrator's trace ids for this request (empty: not traced).
+    std::string trace_id;
+    std::string span_id;
+    /// retries_exhausted, truncated or not_retryable (repair_loop.hpp's loop_outcome).
+    std::string outcome;
+    /// One sentence: why the loop ended there.
+    std::string reason;
+    std::vector<dead_letter_attempt> attempts;
+    /// The problems that ended the loop (the last attempt's).
+    problem_list problems;
+    std::chrono::system_clock::time_point time = std::chrono::system_clock::now();
+};
+
+namespace detail {
+
+/// RFC 3339 UTC with milliseconds: 2026-11-29T21:49:45.123Z.
+[[nodiscard]] inline std::string utc_timestamp(std::chrono::system_clock::time_point tp) {
+    const auto since_epoch = std::chrono::duration_cast<std::chrono::milliseconds>(tp.time_since_epoch()).count();
+    const std::time_t seconds = std::chrono::system_clock::to_time_t(tp);
+    std::tm utc{};
+#if defined(_WIN32)
+    gmtime_s(&utc, &seconds);
+#else
+    gmtime_r(&seconds, &utc);
+#endif
+    char buf[40];
+    const auto millis = static_cast<int>(((since_epoch % 1000) + 1000) % 1000);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+    return buf;
+}
+
+/// Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
+[[nodiscard]] inline bool valid_utf8(std::string_view s) noexcept {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t n = 0;
+        std::uint32_t cp = 0;
+        if (c < 0x80U) {
+            ++i;
+            continue;
+        }
+        if ((c & 0xE0U) == 0xC0U) {
+            n = 1;
+            cp = c & 0x1FU;
+        } else if ((c & 0xF0U) == 0xE0U) {
+            n = 2;
+            cp = c & 0x0FU;
+        } else if ((c & 0xF8U) == 0xF0U) {
+            n = 3;
+            cp = c & 0x07U;
+        } else {
+            return false;
+        }
+        if (i + n >= s.size()) {
+            return false;
+        }
+        for (std::size_t k = 1; k <= n; ++k) {
+            const auto cc = static_cast<unsigned char>(s[i + k]);
+            if ((cc & 0xC0U) != 0x80U) {
+                return false;
+            }
+            cp = (cp << 6U) | (cc & 0x3FU);
+        }
+        const std::uint32_t min_cp = n == 1 ? 0x80U : n == 2 ? 0x800U : 0x10000U;
+        if (cp < min_cp || cp > 0x10FFFFU || (cp >= 0xD800U && cp <= 0xDFFFU)) {
+            return false;
+        }
+        i += n + 1;
+    }
+    return true;
+}
+
+[[nodiscard]] inline std::string base64(std::string_view bytes) {
+    static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    out.reserve((bytes.size() + 2) / 3 * 4);
+    for (std::size_t i = 0; i < bytes.size(); i += 3) {
+        std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16U;
+        if (i + 1 < bytes.size()) {
+            v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8U;
+        }
+        if (i + 2 < bytes.size()) {
+            v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 2]));
+        }
+        out.push_back(alphabet[(v >> 18U) & 63U]);
+        out.push_back(alphabet[(v >> 12U) & 63U]);
+        out.push_back(i + 1 < bytes.size() ? alphabet[(v >> 6U) & 63U] : '=');
+        out.push_back(i + 2 < bytes.size() ? alphabet[v & 63U] : '=');
+    }
+    return out;
+}
+
+[[nodiscard]] inline nlohmann::json problems_json(const problem_list& problems) {
+    // Bounded like everything else in the record: a reply with 10,000 bad items yields 10,000
+    // problems, and the first ones say what went wrong.
+    constexpr std::size_t max_problems = 50;
+    constexpr std::size_t max_message_bytes = 1024;
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < problems.size() && i < max_problems; ++i) {
+        const problem& p = problems[i];
+        std::string message = p.message.substr(0, utf8_prefix_length(p.message, max_message_bytes));
+        if (message.size() < p.message.size()) {
+            message += "...(cut, " + std::to_string(p.message.size()) + " bytes)";
+        }
+        out.push_back({{"step", to_string(p.step)}, {"code", p.code}, {"pointer", p.pointer}, {"message", message}});
+    }
+    if (problems.size() > max_problems) {
+        out.push_back({{"step", nullptr},
+                       {"code", "dead_letter.problems_cut"},
+                       {"pointer", ""},
+                       {"message", std::to_string(problems.size() - max_problems) + " more problems not kept"}});
+    }
+    return out;
+}
+
+} // namespace detail
+
+/// The record as JSON. Each attempt's raw text is cut to `max_raw_bytes` on a UTF-8 boundary,
+/// with `raw_cut` true and `raw_bytes` the full length. Text that is not valid UTF-8 (a model
+/// can emit anything) is kept byte for byte as base64, `raw_encoding` "base64", so nothing the
+/// worker wrote is lost or altered on the way to the dead letter.
+[[nodiscard]] inline nlohmann::json to_json(const dead_letter& d,
+                                            std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
+    nlohmann::json attempts = nlohmann::json::array();
+    for (const dead_letter_attempt& a : d.attempts) {
+        const std::size_t keep = detail::utf8_prefix_length(a.raw_text, max_raw_bytes);
+        const std::string_view kept = std::string_view(a.raw_text).substr(0, keep);
+        const bool utf8 = detail::valid_utf8(kept);
+        nlohmann::json attempt = {
+            {"attempt", a.number},
+            {"stop_reason", a.stop_reason},
+            {"route", a.route ? nlohmann::json(to_string(*a.route)) : nlohmann::json(nullptr)},
+            {"step", a.failed_step ? nlohmann::json(to_string(*a.failed_step)) : nlohmann::json(nullptr)},
+            {"raw_bytes", a.raw_text.size()},
+            {"raw_cut", keep < a.raw_text.size()},
+            {"raw_encoding", utf8 ? "utf-8" : "base64"},
+            {"raw_text", utf8 ? std::string(kept) : detail::base64(kept)},
+            {"problems", detail::problems_json(a.problems)},
+        };
+        if (a.worker_trace) {
+            attempt["worker_trace"] = {{"trace_id", a.worker_trace->trace_id},
+                                       {"span_id", a.worker_trace->span_id},
+                                       {"parent_span_id", a.worker_trace->parent_span_id
+                                                              ? nlohmann::json(*a.worker_trace->parent_span_id)
+                                                              : nlohmann::json(nullptr)}};
+        }
+        attempts.push_back(std::move(attempt));
+    }
+    return {
+        {"type", "handoff.dead_letter"},
+        {"time", detail::utc_timestamp(d.time)},
+        {"request_id", d.request_id},
+        {"trace_id", d.trace_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.trace_id)},
+        {"span_id", d.span_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.span_id)},
+        {"outcome", d.outcome},
+        {"reason", d.reason},
+        {"attempts", std::move(attempts)},
+        {"problems", detail::problems_json(d.problems)},
+    };
+}
+
+/// The record as one JSON Lines line, newline included. Never throws for odd bytes: invalid
+/// UTF-8 left in a message is replaced (U+FFFD) rather than allowed to abort the write.
+[[nodiscard]] inline std::string to_jsonl(const dead_letter& d,
+                                          std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
+    std::string line = to_json(d, max_raw_bytes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line.push_back('\n');
+    return line;
+}
+
+/// Where dead letters go. Implementations must write each record as one whole line and be
+/// safe to call from many threads.
+class dead_letter_sink {
+public:
+    dead_letter_sink() = default;
+    dead_letter_sink(const dead_letter_sink&) = delete;
+    dead_letter_sink& operator=(const dead_letter_sink&) = delete;
+    virtual ~dead_letter_sink() = default;
+
+    /// False when the record could not be written; a dead letter that fails is reported, never
+    /// thrown (the caller already has a failure to handle).
+    [[nodiscard]] virtual bool write(const dead_letter& record) = 0;
+};
+
+/// Appends records to a JSON Lines file. Thread-safe (a mutex, one write per line) and safe
+/// across processes on POSIX (O_APPEND: each write() lands whole at the end of the file).
+class file_dead_letter_sink final : public dead_letter_sink {
+public:
+    explicit file_dead_letter_sink(std::string path, std::size_t max_raw_bytes = default_dead_letter_raw_bytes)
+        : path_(std::move(path)), max_raw_bytes_(max_raw_bytes) {
+#if defined(_WIN32)
+        file_ = std::fopen(path_.c_str(), "ab");
+        if (file_ == nullptr) {
+            error_ = "cannot open " + path_ + " for appending";
+        }
+#else
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd_ < 0) {
+            error_ = "cannot open " + path_ + " for appending: " + std::strerror(errno);
+        }
+#endif
+    }
+
+    ~file_dead_letter_sink() override {
+#if defined(_WIN32)
+        if (file_ != nullptr) {
+            std::fclose(file_);
+        }
+#else
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+#endif
+    }
+
+    /// False when the file could not be opened; error() says why.
+    [[nodiscard]] bool ok() const noexcept {
+#if defined(_WIN32)
+        return file_ != nullptr;
+#else
+        return fd_ >= 0;
+#endif
+    }
+
+    [[nodiscard]] std::string error() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return error_;
+    }
+
+    [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+    [[nodiscard]] bool write(const dead_letter& record) override { return write_line(to_jsonl(record, max_raw_bytes_)); }
+
+    /// Appends one line (which must end in '\n' and contain no other newline) in one call.
+    [[nodiscard]] bool write_line(std::string_view line) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+#if defined(_WIN32)
+        if (file_ == nullptr) {
+            return false;
+        }
+        if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
+            error_ = "cannot write to " + path_;
+            return false;
+        }
+        return true;
+#else
+        if (fd_ < 0) {
+            return false;
+        }
+        std::size_t done = 0;
+        while (done < line.size()) {
+            const ::ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+            if (n < 0) {
+                if (errno == EINTR) {
+                    continue; // interrupted before anything was written: the line is still whole
+                }
+                error_ = "cannot write to " + path_ + ": " + std::strerror(errno);
+                return false;
+            }
+            // A regular file takes the whole buffer in one write() unless the disk is full;
+            // finishing a short write keeps the line whole in this process at least.
+            done += static_cast<std::size_t>(n);
+        }
+        return true;
+#endif
+    }
+
+private:
+    std::string path_;
+    std::size_t max_raw_bytes_;
+    mutable std::mutex mutex_;
+    std::string error_;
+#if defined(_WIN32)
+    std::FILE* file_ = nullptr;
+#else
+    int fd_ = -1;
+#endif
+};
+
+/// Keeps records in memory: for tests, and for callers that forward them elsewhere.
+class memory_dead_letter_sink final : public dead_letter_sink {
+public:
+    explicit memory_dead_letter_sink(std::size_t max_raw_bytes = default_dead_letter_raw_bytes)
+        : max_raw_bytes_(max_raw_bytes) {}
+
+    [[nodiscard]] bool write(const dead_letter& record) override {
+        std::string line = to_jsonl(record, max_raw_bytes_);
+        const std::lock_guard<std::mutex> lock(mutex_);
+        lines_.push_back(std::move(line));
+        return true;
+    }
+
+    /// The lines written so far, each ending in '\n'.
+    [[nodiscard]] std::vector<std::string> lines() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return lines_;
+    }
+
+private:
+    std::size_t max_raw_bytes_;
+    mutable std::mutex mutex_;
+    std::vector<std::string> lines_;
+};
+
+} // namespace handoff

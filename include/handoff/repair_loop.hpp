@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Layer 3 (SPEC §6, seeds 001 and 004): the bounded feedback loop. The caller supplies the
+// model call; handoff does no I/O. The loop checks each reply with one receiver (the schemas
+// never change between attempts), feeds the specific problems back with the original prompt
+// and the last failed reply only, and stops after a fixed number of repairs. It classifies
+// before it retries:
+//
+// - a reply cut off at the output cap (stop_reason "max_tokens") is never retried on the same
+//   budget: the caller's `raise_cap` policy raises the cap and the next prompt says the output
+//   was cut off, or the loop stops with outcome `truncated` and the partial text;
+// - a capped envelope the table routes to ESCALATE or FAIL (DEPENDENCY_FAILED, an exhausted
+//   policy) is something no re-prompt can fix: outcome `not_retryable`, at once;
+// - a capped envelope routed RESUME, SPLIT or NARROW is a valid handoff: outcome `routed`, and
+//   the receipt's decision says what the orchestrator does next;
+// - a contract or semantic failure (route REPAIR) is repaired while the budget lasts.
+//
+// One budget covers every layer: `max_retries` counts every call after the first, whether it
+// repairs a parse error, a schema error, a semantic error or a truncation. The result is a
+// value the caller must inspect; expected outcomes never throw. (Exceptions thrown by the
+// caller's own model call pass through untouched: handoff does not guess at network errors.)
+
+#include <handoff/dead_letter.hpp>
+#include <handoff/problem.hpp>
+#include <handoff/receipt.hpp>
+#include <handoff/receiver.hpp>
+#include <handoff/repair_prompt.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t, uint32_t
+#include <functional>  // function
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <type_traits> // is_invocable_r_v
+#include <utility>     // move, forward
+#include <vector>      // vector
+
+namespace handoff {
+
+/// What the caller's model call returns: the reply text and the provider's stop reason
+/// ("end_turn", "max_tokens", ...).
+struct model_reply {
+    std::string text;
+    std::string stop_reason;
+};
+
+/// How the loop ended. Check it before reading anything else.
+enum class loop_outcome : std::uint8_t {
+    /// A reply passed every check (route ACCEPT); `attempts` says how many calls it took.
+    succeeded,
+    /// A valid capped envelope routed RESUME, SPLIT or NARROW: act on the receipt's decision.
+    routed,
+    /// Every repair was spent (and the fallback, if any, did not help).
+    retries_exhausted,
+    /// The last reply hit the output cap and the cap was not (or could no longer be) raised.
+    truncated,
+    /// The reply said something no re-prompt can change (ESCALATE or FAIL by the table).
+    not_retryable,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(loop_outcome o) noexcept {
+    switch (o) {
+    case loop_outcome::succeeded: return "succeeded";
+    case loop_outcome::routed: return "routed";
+    case loop_outcome::retries_exhausted: return "retries_exhausted";
+    case loop_outcome::truncated: return "truncated";
+    case loop_outcome::not_retryable: return "not_retryable";
+    }
+    return "?";
+}
+
+/// One unit of work for the loop.
+struct repair_request {
+    /// The first prompt, exactly as the caller sends it (instructions and source). Every repair
+    /// prompt repeats it unchanged, then adds the feedback.
+    std::string prompt;
+    /// The text the worker reads (the invoice, the ticket); semantic checks such as
+    /// quote_in_source compare against it. May be empty.
+    std::string source_text;
+    /// Names the request in dead letters and logs.
+    std::string request_id;
+    /// The orchestrator's trace ids, copied to dead letters.
+    std::string trace_id;
+    std::string span_id;
+    /// Passed to receive(): where this run stands in the orchestrator's plan.
+    attempt_context context{};
+};
+
+/// What the caller's raise_cap policy is told about a truncated reply.
+struct truncation_event {
+    std::uint32_t attempt = 0;
+    std::size_t reply_bytes = 0;
+    std::string stop_reason;
+    /// How many times the cap was raised already for this request.
+    std::uint32_t raises_so_far = 0;
+};
+
+/// What the fallback hook gets when the repairs are spent.
+struct fallback_request {
+    /// The repair prompt the loop would have sent next (for a stronger model).
+    std::string_view prompt;
+    std::uint32_t attempts = 0;
+    const problem_list& problems;
+    const repair_request& request;
+};
+
+struct repair_options {
+    /// Calls after the first; seed 004: "one repair retry is enough".
+    std::uint32_t max_retries = 1;
+    /// Stop reasons that mean "cut off at the output cap". Add "length" for OpenAI-style APIs.
+    std::vector<std::string> truncation_stop_reasons{"max_tokens"};
+    /// Raise the output cap for the next call (the caller's model call owns it) and return
+    /// true; return false to stop. Absent: a truncation ends the loop.
+    std::function<bool(const truncation_event&)> raise_cap;
+    /// Called once when the repairs are spent: a stronger model, a human queue. A reply it
+    /// returns is checked by the same receiver; nullopt leaves the outcome retries_exhausted.
+    std::function<std::optional<model_reply>(const fallback_request&)> on_exhausted;
+    /// Receives one record per final failure (retries_exhausted, truncated, not_retryable).
+    /// Not owned.
+    dead_letter_sink* dead_letters = nullptr;
+    prompt_options prompt{};
+};
+
+/// One call of the model, as the loop saw it.
+template <class Task = nlohmann::json>
+struct attempt_record {
+    std::uint32_t number = 1;
+    /// Exactly what was sent.
+    std::string prompt;
+    model_reply reply;
+    /// Cut off at the output cap: not checked, so `checked` is empty.
+    bool truncated = false;
+    /// Came from the on_exhausted hook.
+    bool from_fallback = false;
+    std::optional<handoff::receipt<Task>> checked;
+};
+
+/// The loop's result. `outcome` first; then `last_receipt()` for the route and decision.
+template <class Task = nlohmann::json>
+struct [[nodiscard]] repair_result {
+    loop_outcome outcome = loop_outcome::retries_exhausted;
+    /// Model calls made, the fallback's included: 1 means first time right; more means "passed
+    /// only after retries", which a team wants to see.
+    std::uint32_t attempts = 0;
+    std::vector<attempt_record<Task>> history;
+    /// What ended the loop: empty for succeeded and routed.
+    problem_list problems;
+    /// One sentence for logs.
+    std::string reason;
+    bool fallback_used = false;
+    /// A dead letter was due; `dead_letter_written` says whether the sink took it.
+    bool dead_letter_due = false;
+    bool dead_letter_written = false;
+
+    [[nodiscard]] bool succeeded() const noexcept { return outcome == loop_outcome::succeeded; }
+    [[nodiscard]] bool retried() const noexcept { return attempts > 1; }
+
+    /// The receipt of the last checked reply, or null (every reply was truncated).
+    [[nodiscard]] const handoff::receipt<Task>* last_receipt() const noexcept {
+        for (auto it = history.rbegin(); it != history.rend(); ++it) {
+            if (it->checked) {
+                return &*it->checked;
+            }
+        }
+        return nullptr;
+    }
+
+    /// The accepted result; null unless outcome is succeeded.
+    [[nodiscard]] const Task* value() const noexcept {
+        const handoff::receipt<Task>* r = last_receipt();
+        return succeeded() && r != nullptr && r->envelope && r->envelope->partial_result ? &*r->envelope->partial_result
+                                                                                         : nullptr;
+    }
+
+    /// The cut-off reply of a truncated outcome (empty otherwise).
+    [[nodiscard]] std::string_view partial_text() const noexcept {
+        return outcome == loop_outcome::truncated && !history.empty() ? std::string_view(history.back().reply.text)
+                                                                      : std::string_view();
+    }
+};
+
+/// The bounded feedback loop over one receiver. Keep the receiver alive while the loop is used;
+/// `run` is const and may be called from many threads (with a thread-safe model call and sink).
+template <class Task = nlohmann::json>
+class repair_loop {
+public:
+    explicit repair_loop(const receiver<Task>& checker, repair_options options = {})
+        : receiver_(checker), options_(std::move(options)), prompts_(checker, options_.prompt) {}
+
+    [[nodiscard]] const repair_options& options() const noexcept { return options_; }
+    [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return prompts_; }
+
+    /// `model` is called as model(std::string_view prompt) and returns a model_reply.
+    template <class Model>
+    [[nodiscard]] repair_result<Task> run(const repair_request& request, Model&& model) const {
+        static_assert(std::is_invocable_r_v<model_reply, Model&, std::string_view>,
+                      "handoff: the model call must be callable as model(std::string_view prompt) "
+                      "and return handoff::model_reply{text, stop_reason}");
+        repair_result<Task> result;
+        const std::uint32_t max_calls = options_.max_retries + 1;
+        std::uint32_t raises = 0;
+        std::string prompt = request.prompt;
+        for (std::uint32_t number = 1;; ++number) {
+            attempt_record<Task> record;
+            record.number = number;
+            record.prompt = prompt;
+            record.reply = model(std::string_view(record.prompt));
+            result.attempts = number;
+
+            if (is_truncation(record.reply.stop_reason)) {
+                record.truncated = true;
+                result.problems = {truncation_problem(record.reply)};
+                const truncation_event event{number, record.reply.text.size(), record.reply.stop_reason, raises};
+                result.history.push_back(std::move(record));
+                if (number < max_calls && options_.raise_cap && options_.raise_cap(event)) {
+                    ++raises;
+                    prompt = prompts_.for_truncation(request.prompt, number, event.reply_bytes, event.stop_reason);
+                    continue;
+                }
+                result.reason = "the reply of attempt " + std::to_string(number) + " was cut off at the output cap (" +
+                                detail::one_line(event.stop_reason, 32) + ") and " +
+                                (number < max_calls ? std::string("the cap was not raised")
+                                                    : std::string("no retry is left to raise it"));
+                return finish(std::move(result), loop_outcome::truncated, request);
+            }
+
+            record.checked = receiver_.receive(record.reply.text, request.context, request.source_text);
+            result.history.push_back(std::move(record));
+            const attempt_record<Task>& last = result.history.back();
+            if (const std::optional<loop_outcome> done = final_outcome(last.checked->route)) {
+                return settle(std::move(result), *done, request);
+            }
+            // Route REPAIR: feed the problems back, or give up when the budget is spent. The
+            // next prompt holds the original prompt and this reply only, never older ones.
+            if (number < max_calls || options_.on_exhausted) {
+                prompt = prompts_.for_problems(request.prompt, number, last.reply.text, last.checked->problems);
+            }
+            if (number < max_calls) {
+                continue;
+            }
+            result.problems = last.checked->problems;
+            result.reason = "still rejected after " + std::to_string(number) + " attempt" + (number == 1 ? "" : "s") +
+                            " (" + std::to_string(options_.max_retries) + " repair" +
+                            (options_.max_retries == 1 ? "" : "s") + " allowed)";
+            if (options_.on_exhausted) {
+                return fallback(std::move(result), prompt, request);
+            }
+            return finish(std::move(result), loop_outcome::retries_exhausted, request);
+        }
+    }
+
+    /// The dead letter this result would leave (also for callers that route failures themselves).
+    [[nodiscard]] static dead_letter make_dead_letter(const repair_result<Task>& result, const repair_request& request) {
+        dead_letter d;
+        d.request_id = request.request_id;
+        d.trace_id = request.trace_id;
+        d.span_id = request.span_id;
+        d.outcome = std::string(to_string(result.outcome));
+        d.reason = result.reason;
+        d.problems = result.problems;
+        for (const attempt_record<Task>& a : result.history) {
+            dead_letter_attempt da;
+            da.number = a.number;
+            da.raw_text = a.reply.text;
+            da.stop_reason = a.reply.stop_reason;
+            if (a.truncated) {
+                da.problems = {truncation_problem(a.reply)};
+            }
+            if (a.checked) {
+                da.route = a.checked->route;
+                da.failed_step = a.checked->failed_step;
+                da.problems = a.checked->problems;
+                if (a.checked->envelope && a.checked->envelope->trace) {
+                    da.worker_trace = a.checked->envelope->trace;
+                }
+            }
+            d.attempts.push_back(std::move(da));
+        }
+        return d;
+    }
+
+private:
+    [[nodiscard]] bool is_truncation(std::string_view stop_reason) const {
+        for (const std::string& s : options_.truncation_stop_reasons) {
+            if (s == stop_reason) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    [[nodiscard]] static problem truncation_problem(const model_reply& reply) {
+        return problem{step::parse, "reply.truncated", "",
+                       "the reply stopped at the output cap (stop_reason " + detail::quote_untrusted(reply.stop_reason, 32) +
+                           ") after " + std::to_string(reply.text.size()) +
+                           " bytes; a retry on the same budget would be cut off at the same place"};
+    }
+
+    /// ACCEPT, RESUME/SPLIT/NARROW and ESCALATE/FAIL end the loop; REPAIR does not.
+    [[nodiscard]] static std::optional<loop_outcome> final_outcome(route r) noexcept {
+        switch (r) {
+        case route::accept: return loop_outcome::succeeded;
+        case route::resume:
+        case route::split:
+        case route::narrow: return loop_outcome::routed;
+        case route::escalate:
+        case route::fail: return loop_outcome::not_retryable;
+        case route::repair: return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    repair_result<Task> settle(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
+        const handoff::receipt<Task>& checked = *result.history.back().checked;
+        if (outcome == loop_outcome::not_retryable) {
+            result.problems = checked.problems;
+            result.reason = "not retryable: " + (checked.decision ? checked.decision->rationale
+                                                                  : std::string(to_string(checked.route)));
+        } else if (outcome == loop_outcome::routed && checked.decision) {
+            result.reason = checked.decision->rationale;
+        } else {
+            result.reason = "accepted on attempt " + std::to_string(result.attempts);
+        }
+        return finish(std::move(result), outcome, request);
+    }
+
+    repair_result<Task> fallback(repair_result<Task> result, const std::string& prompt,
+                                 const repair_request& request) const {
+        result.fallback_used = true;
+        const fallback_request asked{prompt, result.attempts, result.problems, request};
+        std::optional<model_reply> reply = options_.on_exhausted(asked);
+        if (!reply) {
+            result.reason += "; the fallback took the request";
+            return finish(std::move(result), loop_outcome::retries_exhausted, request);
+        }
+        attempt_record<Task> record;
+        record.number = result.attempts + 1;
+        record.prompt = prompt;
+        record.reply = std::move(*reply);
+        record.from_fallback = true;
+        result.attempts = record.number;
+        if (is_truncation(record.reply.stop_reason)) {
+            record.truncated = true;
+            result.problems = {truncation_problem(record.reply)};
+            result.history.push_back(std::move(record));
+            result.reason += "; the fallback's reply was cut off too";
+            return finish(std::move(result), loop_outcome::retries_exhausted, request);
+        }
+        record.checked = receiver_.receive(record.reply.text, request.context, request.source_text);
+        result.history.push_back(std::move(record));
+        const handoff::receipt<Task>& checked = *result.history.back().checked;
+        if (const std::optional<loop_outcome> done = final_outcome(checked.route)) {
+            result.problems.clear();
+            return settle(std::move(result), *done, request);
+        }
+        result.problems = checked.problems;
+        result.reason += "; the fallback's reply was rejected too";
+        return finish(std::move(result), loop_outcome::retries_exhausted, request);
+    }
+
+    repair_result<Task> finish(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
+        result.outcome = outcome;
+        if (outcome == loop_outcome::retries_exhausted || outcome == loop_outcome::truncated ||
+            outcome == loop_outcome::not_retryable) {
+            result.dead_letter_due = true;
+            if (options_.dead_letters != nullptr) {
+                result.dead_letter_written = options_.dead_letters->write(make_dead_letter(result, request));
+            }
+        }
+        return result;
+    }
+
+    const receiver<Task>& receiver_;
+    repair_options options_;
+    repair_prompt_builder prompts_;
+};
+
+} // namespace handoff
