@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/schema_guard.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/detail/valijson.hpp>
 #include <handoff/problem.hpp>
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>   // equal
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
 #include <fstream>     // ifstream
 #include <memory>      // shared_ptr
 #include <sstream>     // ostringstream
@@ -29,21 +32,33 @@ public:
 /// (shared, immutable) and safe to use from many threads at once.
 class compiled_schema {
 public:
-    /// Throws schema_error when valijson cannot compile `schema` (unknown $ref, bad keyword).
+    /// A `pattern` needs a `maxLength` of at most this many characters beside it.
+    static constexpr std::uint64_t max_pattern_length = detail::max_pattern_length;
+    /// Object keys matched against `patternProperties` are at most this many bytes.
+    static constexpr std::size_t max_pattern_key_bytes = detail::max_pattern_key_bytes;
+
+    /// Throws schema_error when valijson cannot compile `schema` (unknown or non-local $ref,
+    /// bad keyword, bad regex) and when a `pattern` lacks a `maxLength` <= max_pattern_length
+    /// beside it (detail/schema_guard.hpp says why).
     [[nodiscard]] static compiled_schema from_json(const nlohmann::json& schema) {
         if (!schema.is_object() && !schema.is_boolean()) {
             throw schema_error("handoff: a JSON Schema must be an object or a boolean");
         }
         auto compiled = std::make_shared<valijson::Schema>();
+        bool pattern_keys = false;
         try {
+            const detail::guarded_schema guarded = detail::schema_guard::prepare(schema);
             valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-            const valijson::adapters::NlohmannJsonAdapter adapter(schema);
+            detail::add_guard_builders(parser, guarded);
+            const valijson::adapters::NlohmannJsonAdapter adapter(guarded.document);
             parser.populateSchema(adapter, *compiled);
+            pattern_keys = guarded.has_pattern_properties;
         } catch (const std::exception& e) {
             throw schema_error(std::string("handoff: the schema does not compile: ") + e.what());
         }
         compiled_schema result;
         result.schema_ = std::move(compiled);
+        result.pattern_keys_ = pattern_keys;
         result.document_ = std::make_shared<const nlohmann::json>(schema);
         return result;
     }
@@ -77,6 +92,15 @@ public:
         valijson::ValidationResults results;
         const valijson::adapters::NlohmannJsonAdapter target(value);
         problem_list problems;
+        if (std::string at(base_pointer); pattern_keys_) {
+            if (const std::size_t n = detail::schema_guard::find_long_key(value, at); n != 0) {
+                problems.push_back(problem{step_of_problems, code, at,
+                                           detail::message_pointer(at) + ": a key of " + std::to_string(n) +
+                                               " bytes is too long to match against patternProperties (at most " +
+                                               std::to_string(max_pattern_key_bytes) + " bytes)"});
+                return problems;
+            }
+        }
         if (thread_validator().validate(*schema_, target, &results)) {
             return problems;
         }
@@ -98,18 +122,28 @@ public:
                 detail::append_pointer_token(pointer, name);
                 at = step_into(at, name);
             }
-            std::string message = (pointer.empty() ? std::string("(document)") : pointer) + ": " +
-                                  describe_failure(errors[i].description);
+            std::string message = detail::message_pointer(pointer) + ": " + describe_failure(errors[i].description);
             if (at != nullptr && !at->is_object() && !at->is_array()) {
                 message += " (got " + (at->is_string() ? detail::quote_untrusted(at->get_ref<const std::string&>())
                                                         : detail::quote_untrusted(at->dump(), 40)) + ")";
             }
             problems.push_back(problem{step_of_problems, code, std::move(pointer), std::move(message)});
         }
+        if (problems.empty()) {
+            // valijson fails some rules without a word (propertyNames); an empty list would
+            // read as valid, so a failure always yields at least this.
+            std::string pointer(base_pointer);
+            std::string message = detail::message_pointer(pointer) +
+                                  ": does not fit the schema (a rule failed without detail, such as propertyNames)";
+            problems.push_back(problem{step_of_problems, code, std::move(pointer), std::move(message)});
+        }
         return problems;
     }
 
     [[nodiscard]] bool is_valid(const nlohmann::json& value) const {
+        if (std::string at; pattern_keys_ && detail::schema_guard::find_long_key(value, at) != 0) {
+            return false;
+        }
         const valijson::adapters::NlohmannJsonAdapter target(value);
         return thread_validator().validate(*schema_, target, nullptr);
     }
@@ -163,16 +197,18 @@ private:
         return nullptr;
     }
 
-    /// valijson's sentence, without its trailing period, which reads badly before "(got ...)".
+    /// valijson's sentence, without its trailing period, which reads badly before "(got ...)";
+    /// escaped and capped, because valijson echoes property names (untrusted keys) raw.
     static std::string describe_failure(std::string description) {
         while (!description.empty() && (description.back() == '.' || description.back() == ' ')) {
             description.pop_back();
         }
-        return description;
+        return detail::escape_untrusted(description, 300);
     }
 
     std::shared_ptr<const valijson::Schema> schema_;
     std::shared_ptr<const nlohmann::json> document_;
+    bool pattern_keys_ = false; // the schema has patternProperties: bound keys before valijson
 };
 
 } // namespace handoff

@@ -175,9 +175,7 @@ private:
         if (!failed_) {
             failed_ = true;
             std::string where = pointer();
-            problem_ = problem{step::parse, code, where,
-                               (where.empty() ? std::string("(document)") : where) + ": " +
-                                   std::move(message)};
+            problem_ = problem{step::parse, code, where, message_pointer(where) + ": " + std::move(message)};
         }
         return false;
     }

@@ -28,8 +28,9 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
         return s.size();
     }
     std::size_t n = max_bytes;
-    // Step back over continuation bytes (10xxxxxx) so a code point is never cut in half.
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0U) == 0x80U) {
+    // Step back over continuation bytes (10xxxxxx) so a code point is never cut in half; at
+    // most three, so a run of stray continuation bytes does not eat the whole prefix.
+    while (n > 0 && max_bytes - n < 3 && (static_cast<unsigned char>(s[n]) & 0xC0U) == 0x80U) {
         --n;
     }
     return n;
@@ -60,6 +61,27 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
     return 0;
 }
 
+/// The code point of a well-formed sequence that must not reach a log or a terminal raw, or 0:
+/// C1 controls (U+0080..U+009F; U+009B is a one-byte CSI, an ANSI escape), the line and
+/// paragraph separators U+2028/U+2029 (line breaks to many log viewers), and the bidirectional
+/// controls that can make a log line read differently from what it holds ("Trojan Source").
+[[nodiscard]] inline char32_t escaped_code_point(std::string_view seq) noexcept {
+    char32_t cp = 0;
+    if (seq.size() == 2) {
+        cp = static_cast<char32_t>(((static_cast<unsigned char>(seq[0]) & 0x1FU) << 6U) |
+                                   (static_cast<unsigned char>(seq[1]) & 0x3FU));
+    } else if (seq.size() == 3) {
+        cp = static_cast<char32_t>(((static_cast<unsigned char>(seq[0]) & 0x0FU) << 12U) |
+                                   ((static_cast<unsigned char>(seq[1]) & 0x3FU) << 6U) |
+                                   (static_cast<unsigned char>(seq[2]) & 0x3FU));
+    }
+    const bool c1 = cp >= 0x80U && cp <= 0x9FU;
+    const bool separator = cp == 0x2028U || cp == 0x2029U;
+    const bool bidi = cp == 0x061CU || cp == 0x200EU || cp == 0x200FU || (cp >= 0x202AU && cp <= 0x202EU) ||
+                      (cp >= 0x2066U && cp <= 0x2069U);
+    return c1 || separator || bidi ? cp : 0;
+}
+
 /// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
 /// escapes for quotes, backslashes and every control character (no log injection, no raw
 /// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
@@ -87,6 +109,11 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
                     char buf[8];
                     std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
                     out += buf;
+                } else if (const char32_t cp = escaped_code_point(s.substr(i, n)); cp != 0) {
+                    char buf[16];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+                    out += buf;
+                    i += n - 1;
                 } else {
                     out.append(s.substr(i, n));
                     i += n - 1;
@@ -101,6 +128,27 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
         out += "... (" + std::to_string(s.size()) + " bytes)";
     }
     return out;
+}
+
+/// Untrusted text escaped as quote_untrusted does, without the quotes, with "..." when cut:
+/// for text that is spliced into a message rather than quoted (a pointer, a validator's
+/// sentence that echoes a key).
+[[nodiscard]] inline std::string escape_untrusted(std::string_view s, std::size_t max_bytes) {
+    const std::string quoted = quote_untrusted(s, max_bytes);
+    // quote_untrusted's suffix after the closing quote, "... (N bytes)", holds no '"'.
+    const std::size_t close = quoted.rfind('"');
+    std::string out = quoted.substr(1, close - 1);
+    if (close + 1 < quoted.size()) {
+        out += "...";
+    }
+    return out;
+}
+
+/// A JSON pointer as the head of a message: "(document)" for the root, otherwise the pointer
+/// escaped (a key is untrusted text: it may hold newlines or ANSI escapes) and capped, so a
+/// deep path of long keys cannot flood a log.
+[[nodiscard]] inline std::string message_pointer(std::string_view pointer, std::size_t max_bytes = 160) {
+    return pointer.empty() ? std::string("(document)") : escape_untrusted(pointer, max_bytes);
 }
 
 /// A double as a person reads it in a message (six significant digits).
