@@ -90,7 +90,7 @@ public:
 private:
     void fail(const char* code, std::string pointer, const std::string& message) {
         failed_ = true;
-        std::string text = (pointer.empty() ? std::string("(document)") : pointer) + ": " + message;
+        std::string text = message_pointer(pointer) + ": " + message; // a key may hold escapes
         problems_.push_back(problem{step::envelope_schema, code, std::move(pointer), std::move(text)});
     }
 
