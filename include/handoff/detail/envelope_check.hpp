@@ -39,6 +39,7 @@ public:
         if (status != nullptr) {
             if (!status->is_string()) {
                 type_mismatch("/status", "the string \"ok\" or \"capped\"", *status);
+                status = nullptr; // unknown status: no reason_code rule applies
             } else if (*status == "ok") {
                 env.status = handoff::status::ok;
             } else if (*status == "capped") {
@@ -187,6 +188,11 @@ private:
     std::optional<std::uint64_t> read_count(const json& v, const std::string& pointer) {
         if (v.is_number_unsigned()) {
             return v.get<std::uint64_t>();
+        }
+        // The parser stores every non-negative integer as unsigned; a json built in code may
+        // hold one as signed.
+        if (v.is_number_integer() && v.get<std::int64_t>() >= 0) {
+            return static_cast<std::uint64_t>(v.get<std::int64_t>());
         }
         if (v.is_number_integer()) {
             fail("envelope.range", pointer, "expected an integer >= 0, got " + v.dump());
