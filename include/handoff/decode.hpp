@@ -145,6 +145,16 @@ inline problem parse_problem(std::string code, std::string message) {
         result.problems.push_back(builder.take_problem());
         return result;
     }
+    // nlohmann takes a NUL byte for the end of the input: "{...}\0{...}" parsed as the first
+    // object, the rest dropped without a word. A NUL inside a value fails above; one that
+    // follows a complete value is refused here.
+    if (const std::size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
+        const auto offset = static_cast<std::size_t>(json_text.data() - text.data()) + nul;
+        result.problems.push_back(detail::parse_problem(
+            "parse.nul_byte", "a raw NUL byte at offset " + std::to_string(offset) +
+                                  " follows the JSON value; NUL is not JSON, and what follows it would be ignored"));
+        return result;
+    }
     result.value = builder.take_value();
     return result;
 }

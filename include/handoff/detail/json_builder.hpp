@@ -207,6 +207,10 @@ private:
         if (end == std::string::npos) {
             return "";
         }
+        // nlohmann writes a raw NUL as <U+0000> and reads it as the end of the input.
+        if (token.size() >= 8 && token.compare(token.size() - 8, 8, "<U+0000>") == 0) {
+            return " (a raw NUL byte is not JSON: write \\u0000 inside a string)";
+        }
         const char last = token[end];
         if (last == '\'') {
             return " (JSON strings take double quotes)";
