@@ -10,9 +10,11 @@
 #include <handoff/decision_table.hpp>
 #include <handoff/decode.hpp>
 #include <handoff/envelope.hpp>
+#include <handoff/envelope_schema.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/ledger.hpp>
 #include <handoff/limits.hpp>
+#include <handoff/lint.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
@@ -22,3 +24,4 @@
 #include <handoff/schema.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/version.hpp>
+#include <handoff/worker_prompt.hpp>

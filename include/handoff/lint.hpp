@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Schema lint (seed 004: "write the schema as if a hostile intern will fill it"), as a library
+// call and as `handoff-check lint`. A task schema is the law a worker's output is held to; each
+// rule below names a way a schema lets a confused or manipulated worker through:
+//
+// - lint.open_object          an object without "additionalProperties": false (an extra "note"
+//                             is how instructions leak into the next prompt)
+// - lint.unbounded_string     a string without "maxLength" (nor "enum"/"const")
+// - lint.unbounded_array      an array without "maxItems"
+// - lint.unbounded_pattern    a "pattern" without a "maxLength" <= 4096 beside it
+//                             (compiled_schema refuses it: std::regex recurses per character)
+// - lint.free_routing_string  a field that routes (by name: label, status, kind, ...) that is a
+//                             free string instead of an "enum"/"const"
+// - lint.money_not_cents      a field that looks like money typed number or string instead of an
+//                             integer count of minor units (price -> price_cents)
+// - lint.required_undefined   a "required" name that no "properties" entry defines
+// - lint.does_not_compile     compiled_schema::from_json (valijson) refuses the schema
+// - lint.not_json, lint.too_deep: the document is not strict JSON, or nests too deep to lint
+// - lint.bad_allow, lint.unused_allow: a malformed or stale "x-lint-allow" (below)
+//
+// Where a rule is wrong for a place on purpose, the schema says so beside it, with the reason:
+//     "x-lint-allow": {"lint.money_not_cents": "amounts are decimals as printed on the invoice"}
+// waives that rule for the annotated schema and everything below it. An allowance that waives
+// nothing is itself a finding (lint.unused_allow), so waivers cannot outlive their reason.
+// valijson ignores the keyword; it does not change what validates.
+//
+// Which checks apply where: the bounds (open object, string, array) and the name rules
+// (routing, money) apply where a schema admits values. Under "if", "not" and "propertyNames"
+// nothing is admitted, only tested; and a property in an allOf/anyOf/oneOf/then/else branch
+// that its enclosing schema already declares is a refinement, bounded by that declaration.
+// "pattern" and "required" are checked everywhere.
+
+#include <handoff/decode.hpp>
+#include <handoff/detail/plain_line.hpp>
+#include <handoff/detail/text.hpp>
+#include <handoff/limits.hpp>
+#include <handoff/schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // find, any_of, all_of
+#include <cctype>      // tolower
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t, uint64_t
+#include <optional>    // optional
+#include <regex>       // regex, regex_search
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move, pair
+#include <vector>      // vector
+
+namespace handoff {
+
+/// What a lint finding is about. Codes are stable: "lint.open_object", ... (to_string).
+enum class lint_rule : std::uint8_t {
+    open_object,
+    unbounded_string,
+    unbounded_array,
+    unbounded_pattern,
+    free_routing_string,
+    money_not_cents,
+    required_undefined,
+    does_not_compile,
+    not_json,
+    too_deep,
+    bad_allow,
+    unused_allow,
+};
+inline constexpr std::size_t lint_rule_count = 12;
+
+[[nodiscard]] constexpr std::string_view to_string(lint_rule r) noexcept {
+    switch (r) {
+    case lint_rule::open_object: return "lint.open_object";
+    case lint_rule::unbounded_string: return "lint.unbounded_string";
+    case lint_rule::unbounded_array: return "lint.unbounded_array";
+    case lint_rule::unbounded_pattern: return "lint.unbounded_pattern";
+    case lint_rule::free_routing_string: return "lint.free_routing_string";
+    case lint_rule::money_not_cents: return "lint.money_not_cents";
+    case lint_rule::required_undefined: return "lint.required_undefined";
+    case lint_rule::does_not_compile: return "lint.does_not_compile";
+    case lint_rule::not_json: return "lint.not_json";
+    case lint_rule::too_deep: return "lint.too_deep";
+    case lint_rule::bad_allow: return "lint.bad_allow";
+    case lint_rule::unused_allow: return "lint.unused_allow";
+    }
+    return "?";
+}
+
+inline constexpr lint_rule all_lint_rules[lint_rule_count] = {
+    lint_rule::open_object,         lint_rule::unbounded_string, lint_rule::unbounded_array,
+    lint_rule::unbounded_pattern,   lint_rule::free_routing_string, lint_rule::money_not_cents,
+    lint_rule::required_undefined,  lint_rule::does_not_compile, lint_rule::not_json,
+    lint_rule::too_deep,            lint_rule::bad_allow,        lint_rule::unused_allow,
+};
+
+[[nodiscard]] constexpr std::optional<lint_rule> lint_rule_from_string(std::string_view s) noexcept {
+    for (lint_rule r : all_lint_rules) {
+        if (to_string(r) == s) {
+            return r;
+        }
+    }
+    return std::nullopt;
+}
+
+/// Whether "x-lint-allow" may waive `r`. A schema that does not compile or parse, or a broken
+/// waiver, is never a choice.
+[[nodiscard]] constexpr bool waivable(lint_rule r) noexcept {
+    switch (r) {
+    case lint_rule::open_object:
+    case lint_rule::unbounded_string:
+    case lint_rule::unbounded_array:
+    case lint_rule::free_routing_string:
+    case lint_rule::money_not_cents:
+    case lint_rule::required_undefined: return true;
+    case lint_rule::unbounded_pattern: // compiled_schema refuses it: waiving would hide an error
+    case lint_rule::does_not_compile:
+    case lint_rule::not_json:
+    case lint_rule::too_deep:
+    case lint_rule::bad_allow:
+    case lint_rule::unused_allow: return false;
+    }
+    return false;
+}
+
+/// One thing wrong with a schema.
+struct lint_finding {
+    lint_rule rule = lint_rule::does_not_compile;
+    /// RFC 6901 pointer into the schema document ("" is the whole document).
+    std::string pointer;
+    /// What is wrong and what to write instead; one line, without the pointer.
+    std::string message;
+
+    [[nodiscard]] std::string_view code() const noexcept { return to_string(rule); }
+};
+
+using lint_findings = std::vector<lint_finding>;
+
+/// The keyword that waives rules for a subschema: {"lint.<rule>": "reason", ...}.
+inline constexpr std::string_view lint_allow_keyword = "x-lint-allow";
+
+struct lint_options {
+    /// Property names that route: such a field must be an "enum" or a "const". A name matches
+    /// itself and any name ending in "_" + it, after camelCase and '-' become snake_case
+    /// ("ticketType" and "ticket-type" match "type"). Case-insensitive.
+    std::vector<std::string> routing_names{"label",  "status", "kind",        "category", "severity",
+                                           "action", "route",  "type",        "reason_code", "priority"};
+    /// Property names that hold money, matched the same way ("unit_price", "line_total").
+    /// Such a field typed number or string must become an integer in minor units; any name
+    /// ending in "cents" must be an integer.
+    std::vector<std::string> money_names{"price",   "amount",   "total",  "subtotal", "cost",   "fee",
+                                         "balance", "tax",      "discount", "payment", "refund", "charge"};
+    /// Limits for lint_schema_text; max_depth also bounds lint_schema (the walk recurses).
+    parse_limits limits{8 * 1024 * 1024, 256, 1024 * 1024, 100'000, 1'000'000};
+};
+
+namespace detail {
+
+/// "ticketType", "Ticket-Type" -> "ticket_type".
+[[nodiscard]] inline std::string snake_name(std::string_view name) {
+    std::string out;
+    out.reserve(name.size() + 4);
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        if (c >= 'A' && c <= 'Z') {
+            if (i > 0 && out.back() != '_' && !(name[i - 1] >= 'A' && name[i - 1] <= 'Z')) {
+                out.push_back('_');
+            }
+            out.push_back(static_cast<char>(c - 'A' + 'a'));
+        } else {
+            out.push_back(c == '-' || c == ' ' ? '_' : c);
+        }
+    }
+    return out;
+}
+
+/// `name` (snake_case) is `word` or ends in "_" + `word`.
+[[nodiscard]] inline bool name_matches(std::string_view name, std::string_view word) {
+    if (word.empty() || name.size() < word.size() || name.substr(name.size() - word.size()) != word) {
+        return false;
+    }
+    return name.size() == word.size() || name[name.size() - word.size() - 1] == '_';
+}
+
+[[nodiscard]] inline bool name_in(std::string_view name, const std::vector<std::string>& words) {
+    const std::string snake = snake_name(name);
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return name_matches(snake, snake_name(w)); });
+}
+
+/// The nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion.
+[[nodiscard]] inline std::size_t json_depth(const nlohmann::json& value) {
+    std::size_t deepest = 0;
+    std::vector<std::pair<const nlohmann::json*, std::size_t>> todo{{&value, 1}};
+    while (!todo.empty()) {
+        const auto [at, depth] = todo.back();
+        todo.pop_back();
+        if (!at->is_structured()) {
+            continue;
+        }
+        deepest = std::max(deepest, depth);
+        for (const auto& child : *at) {
+            todo.emplace_back(&child, depth + 1);
+        }
+    }
+    return deepest;
+}
+
+class schema_linter {
+public:
+    using json = nlohmann::json;
+
+    schema_linter(const json& root, const lint_options& options, lint_findings& out)
+        : root_(root), options_(options), out_(out) {}
+
+    void run() { walk(root_, "", context{}); }
+
+    /// Pointers of the schemas whose "pattern" lacks a usable maxLength.
+    [[nodiscard]] const std::vector<std::string>& unbounded_patterns() const noexcept { return patterns_; }
+
+private:
+    struct context {
+        bool admits = true;  // false under if/not/propertyNames: values are tested, never admitted
+        bool refines = false; // a branch's property that its enclosing schema already declares
+        bool branch = false;  // this schema is an allOf/anyOf/oneOf/if/then/else/not/dependencies branch
+        std::optional<std::string> property; // the property this schema is the value of
+        std::vector<std::string> scope;      // branch: the names its enclosing schema declares
+        std::vector<std::string> known;      // branch: scope and the names sibling branches declare
+    };
+
+    struct allowance {
+        lint_rule rule;
+        std::string pointer; // of the reason, for lint.unused_allow
+        bool used = false;
+    };
+
+    static std::string child(const std::string& parent, std::string_view token) {
+        std::string p = parent;
+        append_pointer_token(p, token);
+        return p;
+    }
+
+    static std::string quoted(std::string_view s) { return quote_untrusted(s, 64); }
+
+    void emit(lint_rule rule, std::string pointer, std::string message) {
+        if (waivable(rule)) {
+            for (auto it = allowances_.rbegin(); it != allowances_.rend(); ++it) {
+                if (it->rule == rule) {
+                    it->used = true;
+                    return;
+                }
+            }
+        }
+        out_.push_back(lint_finding{rule, std::move(pointer), std::move(message)});
+    }
+
+    /// The set of "type" names ("string", ...); empty when the schema does not say.
+    static std::vector<std::string> types_of(const json& node) {
+        std::vector<std::string> types;
+        const auto it = node.find("type");
+        if (it == node.end()) {
+            return types;
+        }
+        if (it->is_string()) {
+            types.push_back(it->get<std::string>());
+        } else if (it->is_array()) {
+            for (const auto& t : *it) {
+                if (t.is_string()) {
+                    types.push_back(t.get<std::string>());
+                }
+            }
+        }
+        return types;
+    }
+
+    static bool has_type(const std::vector<std::string>& types, std::string_view t) {
+        return std::find(types.begin(), types.end(), t) != types.end();
+    }
+
+    /// The schema a local "$ref" chain ends at; nullptr when it leaves the document.
+    [[nodiscard]] const json* resolve(const json* node) const {
+        for (int hops = 0; hops < 32 && node != nullptr && node->is_object(); ++hops) {
+            const auto it = node->find("$ref");
+            if (it == node->end()) {
+                return node;
+            }
+            if (!it->is_string()) {
+                return nullptr;
+            }
+            const auto& ref = it->get_ref<const std::string&>();
+            if (ref.empty() || ref[0] != '#') {
+                return nullptr;
+            }
+            const std::string target = ref.substr(1);
+            // A malformed pointer is valijson's to report (lint.does_not_compile).
+            if (!target.empty() && target[0] != '/') {
+                return nullptr;
+            }
+            const json::json_pointer pointer(target);
+            node = root_.contains(pointer) ? &root_.at(pointer) : nullptr;
+        }
+        return node != nullptr && node->is_object() ? node : nullptr;
+    }
+
+    /// The schema admits only listed values: "enum", "const", every anyOf/oneOf branch does,
+    /// or some allOf branch does.
+    [[nodiscard]] bool closed_choice(const json* node, int depth = 0) const {
+        node = resolve(node);
+        if (node == nullptr || depth > 16) {
+            return false;
+        }
+        if (node->contains("enum") || node->contains("const")) {
+            return true;
+        }
+        for (const char* key : {"anyOf", "oneOf"}) {
+            if (const auto it = node->find(key); it != node->end() && it->is_array() && !it->empty() &&
+                                                 std::all_of(it->begin(), it->end(), [&](const json& b) {
+                                                     return closed_choice(&b, depth + 1);
+                                                 })) {
+                return true;
+            }
+        }
+        if (const auto it = node->find("allOf"); it != node->end() && it->is_array()) {
+            return std::any_of(it->begin(), it->end(), [&](const json& b) { return closed_choice(&b, depth + 1); });
+        }
+        return false;
+    }
+
+    static void add_property_names(const json& node, std::vector<std::string>& names) {
+        if (const auto it = node.find("properties"); it != node.end() && it->is_object()) {
+            for (const auto& item : it->items()) {
+                names.push_back(item.key());
+            }
+        }
+    }
+
+    /// The names a schema's branches declare (for "required" lists that name them).
+    void add_branch_names(const json& node, std::vector<std::string>& names) const {
+        for (const char* key : {"allOf", "anyOf", "oneOf"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_array()) {
+                for (const auto& b : *it) {
+                    if (const json* r = resolve(&b)) {
+                        add_property_names(*r, names);
+                    }
+                }
+            }
+        }
+        for (const char* key : {"then", "else"}) {
+            if (const auto it = node.find(key); it != node.end()) {
+                if (const json* r = resolve(&*it)) {
+                    add_property_names(*r, names);
+                }
+            }
+        }
+    }
+
+    /// Reads "x-lint-allow"; returns how many allowances it pushed.
+    std::size_t push_allowances(const json& node, const std::string& where) {
+        const auto it = node.find(std::string(lint_allow_keyword));
+        if (it == node.end()) {
+            return 0;
+        }
+        const std::string at = child(where, lint_allow_keyword);
+        if (!it->is_object()) {
+            out_.push_back(lint_finding{lint_rule::bad_allow, at,
+                                        "must be an object of rule code -> reason, e.g. "
+                                        "{\"lint.money_not_cents\": \"amounts are decimals as printed\"}"});
+            return 0;
+        }
+        std::size_t pushed = 0;
+        for (const auto& item : it->items()) {
+            const std::string reason_at = child(at, item.key());
+            const auto rule = lint_rule_from_string(item.key());
+            if (!rule) {
+                out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
+                                            quoted(item.key()) + " is not a lint rule (lint.open_object, ...)"});
+            } else if (!waivable(*rule)) {
+                out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
+                                            std::string(to_string(*rule)) + " cannot be waived: fix the schema"});
+            } else if (!item.value().is_string() || is_blank(item.value().get_ref<const std::string&>())) {
+                out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
+                                            "the value must be the reason, a non-empty string"});
+            } else {
+                allowances_.push_back(allowance{*rule, reason_at, false});
+                ++pushed;
+            }
+        }
+        return pushed;
+    }
+
+    void pop_allowances(std::size_t n) {
+        for (; n > 0; --n) {
+            const allowance a = allowances_.back();
+            allowances_.pop_back();
+            if (!a.used) {
+                out_.push_back(lint_finding{lint_rule::unused_allow, a.pointer,
+                                            std::string(to_string(a.rule)) +
+                                                " is waived here but nothing below breaks it: remove the waiver"});
+            }
+        }
+    }
+
+    /// The checks on the schema of one named property: routing and money names.
+    bool check_name_rules(const json& node, const std::string& where, const std::string& name) {
+        const json* resolved = resolve(&node);
+        if (resolved == nullptr || closed_choice(resolved)) {
+            return false;
+        }
+        const std::vector<std::string> types = types_of(*resolved);
+        if (name_in(name, options_.routing_names) && (types.empty() || has_type(types, "string"))) {
+            emit(lint_rule::free_routing_string, where,
+                 quoted(name) + " routes, but a worker can write any string here: give it an \"enum\" "
+                                "(or \"const\") of the values your code handles");
+            return true;
+        }
+        const bool loose = has_type(types, "number") || has_type(types, "string");
+        if (!loose) {
+            return false;
+        }
+        const std::string snake = snake_name(name);
+        if (name_matches(snake, "cents")) {
+            emit(lint_rule::money_not_cents, where,
+                 quoted(name) + " counts cents but is typed " + (has_type(types, "number") ? "number" : "string") +
+                     ": use \"type\": \"integer\"");
+            return true;
+        }
+        if (name_in(name, options_.money_names)) {
+            emit(lint_rule::money_not_cents, where,
+                 quoted(name) + " looks like money typed " + (has_type(types, "number") ? "number" : "string") +
+                     ": use an integer count of minor units, e.g. \"" + escape_untrusted(snake, 64) +
+                     "_cents\": {\"type\": \"integer\"}");
+            return true;
+        }
+        return false;
+    }
+
+    /// "pattern" needs a usable "maxLength" beside it (compiled_schema's rule). A maxLength that
+    /// is not an integer is valijson's to report, not this rule's.
+    bool check_pattern(const json& node, const std::string& where) {
+        if (!node.contains("pattern")) {
+            return false;
+        }
+        const auto max = node.find("maxLength");
+        std::string found = "none";
+        if (max != node.end()) {
+            if (!max->is_number_unsigned() || max->get<std::uint64_t>() <= compiled_schema::max_pattern_length) {
+                return false;
+            }
+            found = "maxLength " + std::to_string(max->get<std::uint64_t>());
+        }
+        patterns_.push_back(where);
+        emit(lint_rule::unbounded_pattern, child(where, "pattern"),
+             "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(compiled_schema::max_pattern_length) +
+                 " beside it (found " + found + "): compiled_schema refuses it, because std::regex recurses once "
+                                                "per character of the string");
+        return true;
+    }
+
+    void check_bounds(const json& node, const std::string& where, const context& ctx, bool reported) {
+        const std::vector<std::string> types = types_of(node);
+        const bool object_shaped = has_type(types, "object") ||
+                                   (types.empty() && !ctx.branch &&
+                                    (node.contains("properties") || node.contains("patternProperties")));
+        if (object_shaped) {
+            const auto ap = node.find("additionalProperties");
+            if (ap == node.end()) {
+                emit(lint_rule::open_object, where,
+                     "an object without \"additionalProperties\": false: a worker can add any key (an extra "
+                     "\"note\" is how instructions reach the next prompt)");
+            } else if (!(ap->is_boolean() && !ap->get<bool>())) {
+                emit(lint_rule::open_object, where,
+                     "\"additionalProperties\" is not false: a worker can add keys nobody declared; list them "
+                     "in \"properties\" and close the object");
+            }
+        }
+        const bool choice = node.contains("enum") || node.contains("const");
+        if (has_type(types, "string") && !choice && !node.contains("maxLength") && !reported) {
+            emit(lint_rule::unbounded_string, where,
+                 "a string without \"maxLength\": a worker can write a megabyte here; bound it (or list the "
+                 "values with \"enum\")");
+        }
+        if (has_type(types, "array") && !choice && !node.contains("maxItems")) {
+            const auto items = node.find("items");
+            const auto extra = node.find("additionalItems");
+            const bool tuple = items != node.end() && items->is_array() && extra != node.end() &&
+                               extra->is_boolean() && !extra->get<bool>();
+            if (!tuple) {
+                emit(lint_rule::unbounded_array, where,
+                     "an array without \"maxItems\": bound how many items a worker may return");
+            }
+        }
+    }
+
+    void check_required(const json& node, const std::string& where, const context& ctx) {
+        const auto req = node.find("required");
+        if (req == node.end() || !req->is_array()) {
+            return;
+        }
+        std::vector<std::string> names;
+        add_property_names(node, names);
+        add_branch_names(node, names);
+        if (ctx.branch) {
+            names.insert(names.end(), ctx.known.begin(), ctx.known.end());
+        }
+        std::vector<std::regex> patterns;
+        if (const auto it = node.find("patternProperties"); it != node.end() && it->is_object()) {
+            for (const auto& item : it->items()) {
+                try {
+                    patterns.emplace_back(item.key(), std::regex::ECMAScript);
+                } catch (const std::regex_error&) {
+                    // a bad regex is valijson's to report (lint.does_not_compile)
+                }
+            }
+        }
+        for (std::size_t i = 0; i < req->size(); ++i) {
+            const json& name = (*req)[i];
+            if (!name.is_string()) {
+                continue; // valijson's to report
+            }
+            const auto& n = name.get_ref<const std::string&>();
+            const bool declared = std::find(names.begin(), names.end(), n) != names.end() ||
+                                  std::any_of(patterns.begin(), patterns.end(),
+                                              [&](const std::regex& re) { return std::regex_search(n, re); });
+            if (!declared) {
+                emit(lint_rule::required_undefined, child(child(where, "required"), std::to_string(i)),
+                    quoted(n) + " is required but no \"properties\" entry defines it (a typo, or a field "
+                                "nothing constrains)");
+            }
+        }
+    }
+
+    void walk(const json& node, const std::string& where, const context& ctx) {
+        if (!node.is_object()) {
+            return; // true/false schemas
+        }
+        const std::size_t pushed = push_allowances(node, where);
+        const bool ref = node.contains("$ref"); // draft-07: "$ref" ignores its siblings
+        bool reported = false;
+        if (ctx.admits && !ctx.refines && ctx.property) {
+            reported = check_name_rules(node, where, *ctx.property);
+        }
+        reported = check_pattern(node, where) || reported;
+        if (ctx.admits && !ctx.refines && !ref) {
+            check_bounds(node, where, ctx, reported);
+        }
+        check_required(node, where, ctx);
+        walk_children(node, where, ctx);
+        pop_allowances(pushed);
+    }
+
+    void walk_children(const json& node, const std::string& where, const context& ctx) {
+        std::vector<std::string> own;
+        add_property_names(node, own);
+
+        const auto plain = [&](bool admits) {
+            context c;
+            c.admits = admits;
+            c.refines = ctx.refines;
+            return c;
+        };
+        if (const auto it = node.find("properties"); it != node.end() && it->is_object()) {
+            for (const auto& item : it->items()) {
+                context c = plain(ctx.admits);
+                c.refines = ctx.refines || (ctx.branch && std::find(ctx.scope.begin(), ctx.scope.end(), item.key()) !=
+                                                              ctx.scope.end());
+                c.property = item.key();
+                walk(item.value(), child(child(where, "properties"), item.key()), c);
+            }
+        }
+        for (const char* key : {"patternProperties", "dependencies"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_object()) {
+                for (const auto& item : it->items()) {
+                    walk(item.value(), child(child(where, key), item.key()), plain(ctx.admits));
+                }
+            }
+        }
+        for (const char* key : {"definitions", "$defs"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_object()) {
+                for (const auto& item : it->items()) {
+                    walk(item.value(), child(child(where, key), item.key()), context{});
+                }
+            }
+        }
+        for (const char* key : {"additionalProperties", "additionalItems", "contains", "items"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_object()) {
+                walk(*it, child(where, key), plain(ctx.admits));
+            }
+        }
+        if (const auto it = node.find("items"); it != node.end() && it->is_array()) {
+            for (std::size_t i = 0; i < it->size(); ++i) {
+                walk((*it)[i], child(child(where, "items"), std::to_string(i)), plain(ctx.admits));
+            }
+        }
+        if (const auto it = node.find("propertyNames"); it != node.end()) {
+            walk(*it, child(where, "propertyNames"), plain(false));
+        }
+
+        // Branches: what they declare refines this schema's own declarations.
+        // A branch refines what its enclosing schema declares (scope); a "required" in a branch
+        // may also name what a sibling branch declares (known).
+        std::vector<std::string> scope = own;
+        if (ctx.branch) {
+            scope.insert(scope.end(), ctx.scope.begin(), ctx.scope.end());
+        }
+        std::vector<std::string> known = scope;
+        add_branch_names(node, known);
+        const auto branch = [&](bool admits) {
+            context c = plain(admits);
+            c.branch = true;
+            c.scope = scope;
+            c.known = known;
+            return c;
+        };
+        for (const char* key : {"allOf", "anyOf", "oneOf"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_array()) {
+                for (std::size_t i = 0; i < it->size(); ++i) {
+                    walk((*it)[i], child(child(where, key), std::to_string(i)), branch(ctx.admits));
+                }
+            }
+        }
+        for (const char* key : {"if", "then", "else", "not"}) {
+            if (const auto it = node.find(key); it != node.end()) {
+                const bool tests_only = std::string_view(key) == "if" || std::string_view(key) == "not";
+                walk(*it, child(where, key), branch(ctx.admits && !tests_only));
+            }
+        }
+    }
+
+    const json& root_;
+    const lint_options& options_;
+    lint_findings& out_;
+    std::vector<allowance> allowances_;
+    std::vector<std::string> patterns_;
+};
+
+/// "handoff: the schema does not compile: /properties/x/pattern: why" -> ("/properties/x/pattern", "why").
+[[nodiscard]] inline std::pair<std::string, std::string> split_compile_error(std::string what) {
+    constexpr std::string_view prefix = "handoff: the schema does not compile: ";
+    if (what.rfind(prefix, 0) == 0) {
+        what.erase(0, prefix.size());
+    }
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string::npos && what[0] == '/') {
+        return {what.substr(0, colon), what.substr(colon + 2)};
+    }
+    if (what.rfind("(root): ", 0) == 0) {
+        return {"", what.substr(8)};
+    }
+    return {"", what};
+}
+
+} // namespace detail
+
+/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
+/// document order (keys sorted), with lint.does_not_compile last.
+[[nodiscard]] inline lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options = {}) {
+    lint_findings findings;
+    if (detail::json_depth(schema) > options.limits.max_depth) {
+        findings.push_back(lint_finding{lint_rule::too_deep, "",
+                                        "the schema nests deeper than " + std::to_string(options.limits.max_depth) +
+                                            " levels; no task schema needs that"});
+        return findings;
+    }
+    detail::schema_linter linter(schema, options, findings);
+    linter.run();
+
+    // Compile what is left: a pattern already reported above must not be reported twice, so
+    // the copy that is compiled gives each one the maxLength it lacked.
+    nlohmann::json patched = schema;
+    for (const std::string& where : linter.unbounded_patterns()) {
+        patched.at(nlohmann::json::json_pointer(where))["maxLength"] = compiled_schema::max_pattern_length;
+    }
+    try {
+        static_cast<void>(compiled_schema::from_json(patched));
+    } catch (const schema_error& e) {
+        auto [pointer, why] = detail::split_compile_error(e.what());
+        findings.push_back(lint_finding{lint_rule::does_not_compile, std::move(pointer),
+                                        "valijson cannot compile the schema: " + detail::plain_line(why, 400)});
+    }
+    return findings;
+}
+
+/// Parses `text` as strict JSON (no fences, no comments, no duplicate keys) within
+/// options.limits, then lints it. A document that does not parse is one lint.not_json (or
+/// lint.too_deep) finding.
+[[nodiscard]] inline lint_findings lint_schema_text(std::string_view text, const lint_options& options = {}) {
+    decode_options decode_opts;
+    decode_opts.strict = true;
+    decode_opts.limits = options.limits;
+    decode_result decoded = decode(text, decode_opts);
+    if (!decoded.value) {
+        lint_findings findings;
+        for (problem& p : decoded.problems) {
+            std::string message = std::move(p.message);
+            const std::string head = detail::message_pointer(p.pointer) + ": ";
+            if (message.rfind(head, 0) == 0) {
+                message.erase(0, head.size());
+            }
+            const lint_rule rule = p.code == "parse.limit.depth" ? lint_rule::too_deep : lint_rule::not_json;
+            findings.push_back(lint_finding{rule, std::move(p.pointer), "not a strict JSON document: " + message});
+        }
+        return findings;
+    }
+    return lint_schema(*decoded.value, options);
+}
+
+/// One line: `FILE:POINTER: code: message` ("(document)" for the root pointer).
+[[nodiscard]] inline std::string format_lint_finding(std::string_view file, const lint_finding& f) {
+    std::string line(file);
+    line += ':';
+    line += detail::message_pointer(f.pointer, 400);
+    line += ": ";
+    line += f.code();
+    line += ": ";
+    line += f.message;
+    return line;
+}
+
+} // namespace handoff

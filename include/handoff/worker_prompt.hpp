@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The worker's side of the contract, generated from the schemas the receiver checks (seed 004:
+// "a prompt-only change that mentions a new label is a bug"). Every field, type, bound and
+// enum value in the prompt is read from the envelope schema (embedded, envelope_schema.hpp)
+// and the task schema at the moment the prompt is built, so adding a label to the schema adds
+// it to the prompt and nothing else can. What the schemas cannot say is written here once:
+// when each reason_code applies and what each retry hint asks for (worker_guidance, switches
+// without `default:` so a new enumerator breaks the build until it is explained), and the
+// coverage arithmetic of step 4 (coverage.hpp).
+
+#include <handoff/detail/plain_line.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/envelope_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // find
+#include <cstddef>     // size_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff {
+
+/// When a worker should report `r` (one line, for the worker prompt).
+[[nodiscard]] constexpr std::string_view worker_guidance(reason_code r) noexcept {
+    switch (r) {
+    case reason_code::token_cap: return "you are running out of output tokens before the task is done";
+    case reason_code::time_cap: return "your time budget ran out before the task was done";
+    case reason_code::tool_call_cap: return "you reached the maximum number of tool calls";
+    case reason_code::context_overflow:
+        return "the material no longer fits in your context window: going on would mean working from what you "
+               "have forgotten";
+    case reason_code::dependency_failed:
+        return "something you need failed or is missing (a tool error, an unavailable service, absent input): "
+               "more budget would not help";
+    case reason_code::scope_too_broad:
+        return "the task is too large or too vague for one worker: it has to be split or narrowed";
+    }
+    return "";
+}
+
+/// What a retry hint's `suggested_action` asks the orchestrator for (one line).
+[[nodiscard]] constexpr std::string_view worker_guidance(action a) noexcept {
+    switch (a) {
+    case action::resume: return "continue from where you stopped, with more budget";
+    case action::split: return "divide the remaining items among several workers";
+    case action::narrow: return "retry only the remaining steps, with the same budget";
+    case action::escalate: return "a person or another system has to step in; retrying will not help";
+    case action::fail: return "the task cannot be done; stop trying";
+    }
+    return "";
+}
+
+struct worker_prompt_options {
+    /// Values listed per enum before "... and N more".
+    std::size_t max_enum_values = 64;
+    /// Levels of nested objects and arrays described; deeper ones say "(nested too deep to list)".
+    std::size_t max_depth = 8;
+    /// A schema "description" is quoted up to this many bytes (cut on a UTF-8 boundary).
+    std::size_t max_description_bytes = 400;
+};
+
+namespace detail {
+
+/// Describes a JSON Schema (draft-07) in plain sentences, one list item per property.
+/// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
+template <class Json>
+class schema_describer {
+public:
+    schema_describer(const Json& root, const worker_prompt_options& options) : root_(root), options_(options) {}
+
+    /// The fields of an object schema as "- name (required): ..." lines: required fields in the
+    /// order "required" lists them, then the others in key order.
+    void fields(const Json& schema, std::size_t indent, std::size_t depth, std::string& out) const {
+        const Json* s = resolve(&schema);
+        if (s == nullptr) {
+            return;
+        }
+        std::vector<std::string> required;
+        if (const auto it = s->find("required"); it != s->end() && it->is_array()) {
+            for (const auto& name : *it) {
+                if (name.is_string()) {
+                    required.push_back(name.template get<std::string>());
+                }
+            }
+        }
+        const auto props = s->find("properties");
+        if (props == s->end() || !props->is_object()) {
+            return;
+        }
+        for (const std::string& name : required) {
+            if (const auto it = props->find(name); it != props->end()) {
+                field(name, true, *it, indent, depth, out);
+            }
+        }
+        for (const auto& item : props->items()) {
+            if (std::find(required.begin(), required.end(), item.key()) == required.end()) {
+                field(item.key(), false, item.value(), indent, depth, out);
+            }
+        }
+    }
+
+    /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
+    [[nodiscard]] std::string phrase(const Json& schema, std::size_t indent, std::size_t depth,
+                                     std::string& nested) const {
+        const Json* s = resolve(&schema);
+        if (s == nullptr) {
+            return "any JSON value";
+        }
+        if (s->is_boolean()) {
+            return s->template get<bool>() ? "any JSON value" : "nothing (leave it out)";
+        }
+        if (!s->is_object()) {
+            return "any JSON value";
+        }
+        std::string out;
+        if (const auto it = s->find("const"); it != s->end()) {
+            out = "exactly " + value_text(*it);
+        } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
+            out = enum_text(*en);
+        } else {
+            out = typed_phrase(*s, indent, depth, nested);
+        }
+        if (const auto it = s->find("description"); it != s->end() && it->is_string()) {
+            out += ". " + one_line(it->template get<std::string>());
+        }
+        return out;
+    }
+
+private:
+    void field(const std::string& name, bool required, const Json& schema, std::size_t indent, std::size_t depth,
+               std::string& out) const {
+        std::string nested;
+        const std::string text = phrase(schema, indent + 2, depth, nested);
+        out += std::string(indent, ' ') + "- " + one_line(name) + (required ? " (required)" : "") + ": " + text + "\n";
+        out += nested;
+    }
+
+    /// The schema a local "$ref" chain ends at; nullptr when it leaves the document.
+    [[nodiscard]] const Json* resolve(const Json* node) const {
+        for (int hops = 0; hops < 32 && node != nullptr && node->is_object(); ++hops) {
+            const auto it = node->find("$ref");
+            if (it == node->end()) {
+                return node;
+            }
+            if (!it->is_string()) {
+                return nullptr;
+            }
+            const auto& ref = it->template get_ref<const std::string&>();
+            if (ref.empty() || ref[0] != '#' || (ref.size() > 1 && ref[1] != '/')) {
+                return nullptr;
+            }
+            const typename Json::json_pointer pointer(ref.substr(1));
+            node = root_.contains(pointer) ? &root_.at(pointer) : nullptr;
+        }
+        return node;
+    }
+
+    [[nodiscard]] std::string one_line(const std::string& text) const {
+        return plain_line(text, options_.max_description_bytes);
+    }
+
+    [[nodiscard]] static std::string value_text(const Json& v) {
+        return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+
+    [[nodiscard]] std::string enum_text(const Json& values) const {
+        std::string listed;
+        bool null_allowed = false;
+        std::size_t shown = 0;
+        std::size_t hidden = 0;
+        for (const auto& v : values) {
+            if (v.is_null()) {
+                null_allowed = true;
+            } else if (shown == options_.max_enum_values) {
+                ++hidden;
+            } else {
+                listed += (shown == 0 ? "" : ", ") + value_text(v);
+                ++shown;
+            }
+        }
+        if (shown == 0) {
+            return null_allowed ? "null" : "nothing (the enum is empty)";
+        }
+        std::string out = shown == 1 && hidden == 0 ? "exactly " + listed : "one of " + listed;
+        if (hidden > 0) {
+            out += " ... and " + std::to_string(hidden) + " more (see the schema)";
+        }
+        if (null_allowed) {
+            out += ", or null";
+        }
+        return out;
+    }
+
+    static std::string number_text(const Json& v) { return v.is_number() ? value_text(v) : std::string("?"); }
+
+    [[nodiscard]] static std::string length_text(const Json& s, const char* min_key, const char* max_key,
+                                                 const char* unit) {
+        const auto min = s.find(min_key);
+        const auto max = s.find(max_key);
+        const bool has_min = min != s.end() && !(min->is_number() && min->template get<double>() <= 0);
+        const bool has_max = max != s.end();
+        if (has_min && has_max) {
+            return number_text(*min) + " to " + number_text(*max) + " " + unit;
+        }
+        if (has_max) {
+            return "at most " + number_text(*max) + " " + unit;
+        }
+        if (has_min) {
+            return "at least " + number_text(*min) + " " + unit;
+        }
+        return "";
+    }
+
+    [[nodiscard]] static std::string range_text(const Json& s) {
+        std::string out;
+        const auto add = [&](const char* key, const char* op) {
+            if (const auto it = s.find(key); it != s.end() && it->is_number()) {
+                out += std::string(out.empty() ? " " : ", ") + op + " " + number_text(*it);
+            }
+        };
+        const auto min = s.find("minimum");
+        const auto max = s.find("maximum");
+        if (min != s.end() && max != s.end() && min->is_number() && max->is_number()) {
+            out = " from " + number_text(*min) + " to " + number_text(*max);
+        } else {
+            add("minimum", ">=");
+            add("maximum", "<=");
+        }
+        add("exclusiveMinimum", ">");
+        add("exclusiveMaximum", "<");
+        if (const auto it = s.find("multipleOf"); it != s.end() && it->is_number()) {
+            out += ", a multiple of " + number_text(*it);
+        }
+        return out;
+    }
+
+    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, std::size_t indent,
+                                          std::size_t depth, std::string& nested) const {
+        if (type == "string") {
+            std::string out = "string";
+            if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
+                out += ", " + len;
+            }
+            if (const auto it = s.find("pattern"); it != s.end() && it->is_string()) {
+                out += ", matching the regular expression " + value_text(*it);
+            }
+            if (const auto it = s.find("format"); it != s.end() && it->is_string()) {
+                out += ", format " + value_text(*it);
+            }
+            return out;
+        }
+        if (type == "integer" || type == "number") {
+            return type + range_text(s);
+        }
+        if (type == "boolean") {
+            return "true or false";
+        }
+        if (type == "null") {
+            return "null";
+        }
+        if (type == "array") {
+            std::string out = "array";
+            if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
+                out += " of " + len;
+            }
+            if (const auto items = s.find("items"); items != s.end() && items->is_object()) {
+                if (depth >= options_.max_depth) {
+                    return out + " (nested too deep to list: see the schema)";
+                }
+                out += "; each item: " + phrase(*items, indent, depth + 1, nested);
+            }
+            return out;
+        }
+        if (type == "object") {
+            if (depth >= options_.max_depth) {
+                return "object (nested too deep to list: see the schema)";
+            }
+            std::string inner;
+            fields(s, indent, depth + 1, inner);
+            if (inner.empty()) {
+                return "object";
+            }
+            nested += inner;
+            return "object with these fields";
+        }
+        return type;
+    }
+
+    [[nodiscard]] std::string typed_phrase(const Json& s, std::size_t indent, std::size_t depth,
+                                           std::string& nested) const {
+        std::vector<std::string> types;
+        if (const auto it = s.find("type"); it != s.end()) {
+            if (it->is_string()) {
+                types.push_back(it->template get<std::string>());
+            } else if (it->is_array()) {
+                for (const auto& t : *it) {
+                    if (t.is_string()) {
+                        types.push_back(t.template get<std::string>());
+                    }
+                }
+            }
+        }
+        if (types.empty() && (s.contains("properties") || s.contains("required"))) {
+            types.emplace_back("object");
+        }
+        std::string out;
+        bool null_allowed = false;
+        for (const std::string& t : types) {
+            if (t == "null") {
+                null_allowed = true;
+                continue;
+            }
+            out += (out.empty() ? "" : " or ") + type_phrase(t, s, indent, depth, nested);
+        }
+        for (const char* key : {"anyOf", "oneOf"}) {
+            const auto it = s.find(key);
+            if (it == s.end() || !it->is_array() || depth >= options_.max_depth) {
+                continue;
+            }
+            out += out.empty() ? "one of these" : ", and one of these";
+            std::size_t n = 1;
+            for (const auto& branch : *it) {
+                std::string inner;
+                const std::string text = phrase(branch, indent + 2, depth + 1, inner);
+                nested += std::string(indent, ' ') + "- option " + std::to_string(n++) + ": " + text + "\n" + inner;
+            }
+        }
+        if (null_allowed) {
+            out += out.empty() ? "null" : ", or null";
+        }
+        return out.empty() ? "any JSON value" : out;
+    }
+
+    const Json& root_;
+    const worker_prompt_options& options_;
+};
+
+/// The embedded envelope schema in its author's order (fields are listed as written).
+[[nodiscard]] inline const nlohmann::ordered_json& ordered_envelope_schema() {
+    static const nlohmann::ordered_json document = nlohmann::ordered_json::parse(envelope_schema_text, nullptr, false);
+    return document;
+}
+
+/// The value of a schema keyword by path, or nullptr: envelope_schema's reason codes and hints.
+template <class Json>
+[[nodiscard]] const Json* schema_at(const Json& root, const char* pointer) {
+    const typename Json::json_pointer p(pointer);
+    return root.contains(p) ? &root.at(p) : nullptr;
+}
+
+template <class Json>
+[[nodiscard]] std::string worker_prompt_from(const nlohmann::ordered_json& envelope, const Json* task,
+                                             const worker_prompt_options& options) {
+    std::string out;
+    out += "Reply with exactly one JSON object, the envelope described below, and nothing else: no code fence, "
+           "no text before or after it.\n"
+           "Use the same envelope when you finish and when you stop early; \"status\" tells them apart.\n"
+           "Write only the fields listed: any other key is an error.\n";
+    if (const auto id = envelope.find("$id"); id != envelope.end() && id->is_string()) {
+        out += "Envelope schema: " + id->template get<std::string>() + "\n";
+    }
+
+    out += "\n## Envelope fields\n";
+    schema_describer<nlohmann::ordered_json>(envelope, options).fields(envelope, 0, 0, out);
+
+    out += "\n## Rules the receiver checks\n"
+           "- status \"ok\": partial_result is the whole result; leave reason_code out (or null).\n"
+           "- status \"capped\": you stopped early; reason_code says why (one of the reason codes below) and "
+           "partial_result holds what you finished, or null.\n"
+           "- coverage: items_completed never exceeds items_expected; fraction is items_completed / "
+           "items_expected, two decimals are enough (1 of 8 is 0.12 or 0.13); status \"ok\" means "
+           "items_completed equals items_expected. With nothing countable, items_expected and items_completed "
+           "are 0 and fraction is your own estimate of progress (1 when status is \"ok\").\n"
+           "- schema_ok: true only when partial_result matches the task result described below. A result that "
+           "does not match is discarded and counts as no progress, whatever schema_ok says.\n"
+           "- steps: completed lists what you did, remaining what is left; a retry starts from remaining.\n";
+
+    out += "\n## Reason codes (status \"capped\" only; exactly one of these, nothing else)\n";
+    if (const auto* codes = schema_at(envelope, "/properties/reason_code/enum"); codes && codes->is_array()) {
+        for (const auto& code : *codes) {
+            if (!code.is_string()) {
+                continue; // null: the ok case, covered above
+            }
+            const auto& name = code.template get_ref<const std::string&>();
+            const auto known = reason_code_from_string(name);
+            out += "- " + name + ": " +
+                   (known ? std::string(worker_guidance(*known)) : std::string("(no guidance for this code)")) + "\n";
+        }
+    }
+
+    out += "\n## Retry hint (optional, advisory)\n"
+           "retry_hint.suggested_action says what you would do next; the orchestrator decides, and it owns the "
+           "budget (budget_multiplier is read, never obeyed):\n";
+    if (const auto* hints = schema_at(envelope, "/properties/retry_hint/properties/suggested_action/enum");
+        hints && hints->is_array()) {
+        for (const auto& hint : *hints) {
+            if (!hint.is_string()) {
+                continue;
+            }
+            const auto& name = hint.template get_ref<const std::string&>();
+            const auto known = action_from_string(name);
+            out += "- " + name + ": " +
+                   (known ? std::string(worker_guidance(*known)) : std::string("(no guidance for this hint)")) + "\n";
+        }
+    }
+
+    out += "\n## Task result (partial_result)\n";
+    if (task == nullptr) {
+        out += "No task schema is set: partial_result is a JSON object of your choosing, or null.\n";
+        return out;
+    }
+    const schema_describer<Json> describe(*task, options);
+    if (const auto title = task->find("title"); title != task->end() && title->is_string()) {
+        out += "Task: " + plain_line(title->template get<std::string>(), options.max_description_bytes) + "\n";
+    }
+    if (const auto id = task->find("$id"); id != task->end() && id->is_string()) {
+        out += "Task schema: " + plain_line(id->template get<std::string>(), 200) + "\n";
+    }
+    if (const auto d = task->find("description"); d != task->end() && d->is_string()) {
+        out += plain_line(d->template get<std::string>(), options.max_description_bytes) + "\n";
+    }
+    std::string fields;
+    describe.fields(*task, 0, 0, fields);
+    if (fields.empty()) {
+        std::string nested;
+        // The task schema's description was printed above; the phrase repeats only its shape.
+        Json shape = *task;
+        if (shape.is_object()) {
+            shape.erase("description");
+        }
+        out += "partial_result: " + describe.phrase(shape, 2, 0, nested) + "\n" + nested;
+    } else {
+        out += fields;
+    }
+    return out;
+}
+
+} // namespace detail
+
+/// The worker's instructions for the envelope and `task_schema`: fields, types, bounds, enum
+/// values, reason codes and retry hints, all read from the schemas the receiver checks.
+/// `Json` is nlohmann::json (fields in key order after the required ones) or
+/// nlohmann::ordered_json (the schema author's order).
+template <class Json>
+[[nodiscard]] std::string worker_prompt(const Json& task_schema, const worker_prompt_options& options = {}) {
+    return detail::worker_prompt_from(detail::ordered_envelope_schema(), &task_schema, options);
+}
+
+/// The worker's instructions when the receiver has no task schema.
+[[nodiscard]] inline std::string worker_prompt_without_task(const worker_prompt_options& options = {}) {
+    return detail::worker_prompt_from<nlohmann::ordered_json>(detail::ordered_envelope_schema(), nullptr, options);
+}
+
+} // namespace handoff

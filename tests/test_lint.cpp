@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+// <handoff/lint.hpp>: one fixture schema per finding kind under tests/fixtures/lint/, exact codes
+// and pointers; the walk into every place a subschema can hide; waivers; and the schemas the
+// project ships, which must lint clean.
+
+#include "support/fixtures.hpp"
+
+#include <handoff/lint.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>  // sort
+#include <filesystem> // recursive_directory_iterator
+#include <string>     // string
+#include <vector>     // vector
+
+using handoff::lint_rule;
+
+namespace {
+
+/// "code pointer" per finding, in the order lint reports them.
+std::vector<std::string> summary(const handoff::lint_findings& findings) {
+    std::vector<std::string> out;
+    for (const auto& f : findings) {
+        out.push_back(std::string(f.code()) + " " + f.pointer);
+    }
+    return out;
+}
+
+handoff::lint_findings lint_fixture(const std::string& name, const handoff::lint_options& options = {}) {
+    return handoff::lint_schema_text(handoff_test::read_fixture("lint/" + name), options);
+}
+
+using strings = std::vector<std::string>;
+
+} // namespace
+
+TEST_CASE("an object without additionalProperties false is an open object, whatever else it says", "[lint]") {
+    CHECK(summary(lint_fixture("open_object.schema.json")) == strings{
+                                                                  "lint.open_object /properties/address",
+                                                                  "lint.open_object /properties/extra",
+                                                                  "lint.open_object /properties/scores",
+                                                              });
+    const auto findings = lint_fixture("open_object.schema.json");
+    CHECK(findings[0].message == "an object without \"additionalProperties\": false: a worker can add any key (an "
+                                 "extra \"note\" is how instructions reach the next prompt)");
+    CHECK(findings[1].message == "\"additionalProperties\" is not false: a worker can add keys nobody declared; "
+                                 "list them in \"properties\" and close the object");
+}
+
+TEST_CASE("a string without maxLength is unbounded unless an enum or a const closes it", "[lint]") {
+    CHECK(summary(lint_fixture("unbounded_string.schema.json")) ==
+          strings{"lint.unbounded_string /properties/note", "lint.unbounded_string /properties/summary"});
+}
+
+TEST_CASE("an array without maxItems is unbounded unless it is a closed tuple", "[lint]") {
+    const auto findings = lint_fixture("unbounded_array.schema.json");
+    CHECK(summary(findings) == strings{"lint.unbounded_array /properties/citations"});
+    CHECK(findings.at(0).message == "an array without \"maxItems\": bound how many items a worker may return");
+}
+
+TEST_CASE("a pattern needs a maxLength of at most 4096 beside it, and is reported once", "[lint]") {
+    const auto findings = lint_fixture("unbounded_pattern.schema.json");
+    // compiled_schema refuses both too; lint.does_not_compile does not repeat them.
+    CHECK(summary(findings) ==
+          strings{"lint.unbounded_pattern /properties/sku/pattern", "lint.unbounded_pattern /properties/slug/pattern"});
+    CHECK(findings.at(0).message ==
+          "a \"pattern\" needs a \"maxLength\" of at most 4096 beside it (found none): compiled_schema refuses it, "
+          "because std::regex recurses once per character of the string");
+    CHECK(findings.at(1).message.find("(found maxLength 5000)") != std::string::npos);
+}
+
+TEST_CASE("a field that routes must be an enum or a const, through a $ref too", "[lint]") {
+    const auto findings = lint_fixture("free_routing_string.schema.json");
+    CHECK(summary(findings) == strings{"lint.free_routing_string /properties/label",
+                                       "lint.free_routing_string /properties/ticketType"});
+    CHECK(findings.at(0).message == "\"label\" routes, but a worker can write any string here: give it an \"enum\" "
+                                    "(or \"const\") of the values your code handles");
+}
+
+TEST_CASE("the routing names are configurable", "[lint]") {
+    handoff::lint_options options;
+    options.routing_names = {"summary"};
+    CHECK(summary(lint_fixture("free_routing_string.schema.json", options)) ==
+          strings{"lint.free_routing_string /properties/summary"});
+    options.routing_names.clear();
+    CHECK(lint_fixture("free_routing_string.schema.json", options).empty());
+}
+
+TEST_CASE("money typed number or string must be an integer count of cents", "[lint]") {
+    const auto findings = lint_fixture("money_not_cents.schema.json");
+    CHECK(summary(findings) == strings{
+                                   "lint.money_not_cents /properties/amount_cents",
+                                   "lint.money_not_cents /properties/price",
+                                   "lint.money_not_cents /properties/unit_price",
+                               });
+    CHECK(findings.at(0).message == "\"amount_cents\" counts cents but is typed number: use \"type\": \"integer\"");
+    CHECK(findings.at(1).message == "\"price\" looks like money typed number: use an integer count of minor units, "
+                                    "e.g. \"price_cents\": {\"type\": \"integer\"}");
+    CHECK(findings.at(2).message == "\"unit_price\" looks like money typed string: use an integer count of minor "
+                                    "units, e.g. \"unit_price_cents\": {\"type\": \"integer\"}");
+}
+
+TEST_CASE("money names match camelCase and suffixes, and are configurable", "[lint]") {
+    const auto schema = nlohmann::json::parse(R"({"type": "object", "additionalProperties": false, "properties": {
+        "unitPrice": {"type": "number"}, "grand-total": {"type": "number"}, "totality": {"type": "number"},
+        "wage": {"type": "number"}}})");
+    CHECK(summary(handoff::lint_schema(schema)) ==
+          strings{"lint.money_not_cents /properties/grand-total", "lint.money_not_cents /properties/unitPrice"});
+    handoff::lint_options options;
+    options.money_names.push_back("wage");
+    CHECK(summary(handoff::lint_schema(schema, options)) ==
+          strings{"lint.money_not_cents /properties/grand-total", "lint.money_not_cents /properties/unitPrice",
+                  "lint.money_not_cents /properties/wage"});
+}
+
+TEST_CASE("a required name that no property defines is reported at its place in the list", "[lint]") {
+    const auto findings = lint_fixture("required_undefined.schema.json");
+    CHECK(summary(findings) == strings{"lint.required_undefined /required/1"});
+    CHECK(findings.at(0).message == "\"nmae\" is required but no \"properties\" entry defines it (a typo, or a "
+                                    "field nothing constrains)");
+}
+
+TEST_CASE("required names may be declared by patternProperties, branches or the enclosing schema", "[lint]") {
+    const auto schema = nlohmann::json::parse(R"({"type": "object", "additionalProperties": false,
+        "required": ["x_1", "a"],
+        "patternProperties": {"^x_[0-9]$": {"type": "integer"}},
+        "properties": {"b": {"type": "integer"}},
+        "allOf": [{"properties": {"a": {"type": "integer"}}}, {"required": ["a", "b", "c"]}]})");
+    CHECK(summary(handoff::lint_schema(schema)) == strings{"lint.required_undefined /allOf/1/required/2"});
+}
+
+TEST_CASE("a schema valijson cannot compile is reported with the pointer compiled_schema names", "[lint]") {
+    const auto findings = lint_fixture("does_not_compile.schema.json");
+    CHECK(summary(findings) == strings{"lint.does_not_compile /properties/customer"});
+    CHECK(findings.at(0).message.rfind("valijson cannot compile the schema: $ref ", 0) == 0);
+    CHECK(findings.at(0).message.find("does not point into this schema") != std::string::npos);
+
+    CHECK(summary(handoff::lint_schema(nlohmann::json::array())) == strings{"lint.does_not_compile "});
+    const auto bad_regex = nlohmann::json::parse(R"({"type": "string", "maxLength": 4, "pattern": "(["})");
+    CHECK(summary(handoff::lint_schema(bad_regex)) == strings{"lint.does_not_compile /pattern"});
+}
+
+TEST_CASE("a file that is not strict JSON is one not_json finding", "[lint]") {
+    const auto findings = lint_fixture("not_json.schema.json");
+    CHECK(summary(findings) == strings{"lint.not_json /additionalProperties"});
+    CHECK(findings.at(0).message.rfind("not a strict JSON document: invalid JSON, parse error at line 4", 0) == 0);
+    // Duplicate keys are refused too: which "maxLength" would a validator read?
+    CHECK(summary(handoff::lint_schema_text(R"({"type": "string", "maxLength": 4, "maxLength": 4000})")) ==
+          strings{"lint.not_json /maxLength"});
+    CHECK(summary(handoff::lint_schema_text("")) == strings{"lint.not_json "});
+}
+
+TEST_CASE("a schema nested deeper than the limit is too deep to lint, parsed or not", "[lint]") {
+    nlohmann::json deep = {{"type", "string"}, {"maxLength", 1}};
+    for (int i = 0; i < 200; ++i) {
+        deep = nlohmann::json{{"not", deep}};
+    }
+    handoff::lint_options options;
+    options.limits.max_depth = 100;
+    const auto findings = handoff::lint_schema(deep, options);
+    CHECK(summary(findings) == strings{"lint.too_deep "});
+    CHECK(findings.at(0).message == "the schema nests deeper than 100 levels; no task schema needs that");
+    // Parsed from text, the parser stops at the limit and names where.
+    std::string where;
+    for (int i = 0; i < 100; ++i) {
+        where += "/not";
+    }
+    CHECK(summary(handoff::lint_schema_text(deep.dump(), options)) == strings{"lint.too_deep " + where});
+    CHECK(handoff::lint_schema(deep).empty()); // within the default limit of 256
+}
+
+TEST_CASE("lint walks every place a subschema can hide, and tests-only places admit nothing", "[lint]") {
+    // "not" and "if" only test values: a free string there admits nothing and is not reported.
+    CHECK(summary(lint_fixture("walk.schema.json")) == strings{
+                                                           "lint.open_object /properties/dict",
+                                                           "lint.unbounded_string /properties/dict/additionalProperties",
+                                                           "lint.unbounded_string /properties/list/items",
+                                                           "lint.unbounded_string /properties/map/patternProperties/^x$",
+                                                           "lint.unbounded_string /properties/tuple/items/0",
+                                                           "lint.unbounded_string /definitions/d",
+                                                           "lint.unbounded_string /$defs/e",
+                                                           "lint.unbounded_string /allOf/0/properties/p",
+                                                           "lint.unbounded_string /anyOf/0",
+                                                           "lint.unbounded_string /oneOf/0",
+                                                           "lint.unbounded_string /then/properties/q",
+                                                           "lint.unbounded_string /else/properties/r",
+                                                       });
+}
+
+TEST_CASE("branches that refine declared properties and tests under if are clean", "[lint]") {
+    CHECK(summary(lint_fixture("clean_branches.schema.json")).empty());
+}
+
+TEST_CASE("x-lint-allow waives a rule below it, and must name a waivable rule with a reason", "[lint]") {
+    CHECK(summary(lint_fixture("waived.schema.json")).empty());
+    CHECK(summary(lint_fixture("bad_allow.schema.json")) == strings{
+                                                                "lint.bad_allow /properties/a/x-lint-allow",
+                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.does_not_compile",
+                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.no_such_rule",
+                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.unbounded_string",
+                                                            });
+}
+
+TEST_CASE("a waiver that waives nothing is stale and reported", "[lint]") {
+    const auto findings = lint_fixture("unused_allow.schema.json");
+    CHECK(summary(findings) == strings{"lint.unused_allow /properties/title/x-lint-allow/lint.unbounded_string"});
+    CHECK(findings.at(0).message ==
+          "lint.unbounded_string is waived here but nothing below breaks it: remove the waiver");
+}
+
+TEST_CASE("a finding prints as FILE:POINTER: code: message", "[lint]") {
+    const handoff::lint_finding f{lint_rule::unbounded_array, "/properties/citations", "bound it"};
+    CHECK(handoff::format_lint_finding("a.json", f) == "a.json:/properties/citations: lint.unbounded_array: bound it");
+    const handoff::lint_finding root{lint_rule::not_json, "", "no"};
+    CHECK(handoff::format_lint_finding("b.json", root) == "b.json:(document): lint.not_json: no");
+    // A hostile key cannot start a line of its own.
+    const handoff::lint_finding key{lint_rule::open_object, "/properties/a\nb", "x"};
+    CHECK(handoff::format_lint_finding("c.json", key) == "c.json:/properties/a\\nb: lint.open_object: x");
+}
+
+TEST_CASE("every lint rule has a stable code that reads back", "[lint]") {
+    for (const lint_rule r : handoff::all_lint_rules) {
+        CHECK(handoff::lint_rule_from_string(handoff::to_string(r)) == r);
+        CHECK(handoff::to_string(r).rfind("lint.", 0) == 0);
+    }
+    STATIC_REQUIRE(handoff::waivable(lint_rule::money_not_cents));
+    STATIC_REQUIRE_FALSE(handoff::waivable(lint_rule::unbounded_pattern));
+    STATIC_REQUIRE_FALSE(handoff::waivable(lint_rule::does_not_compile));
+}
+
+TEST_CASE("the envelope schema lints clean because partial_result's waiver is used", "[lint]") {
+    auto envelope = nlohmann::json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json")));
+    CHECK(handoff::lint_schema(envelope).empty());
+    envelope["properties"]["partial_result"].erase("x-lint-allow");
+    CHECK(summary(handoff::lint_schema(envelope)) == strings{"lint.open_object /properties/partial_result"});
+}
+
+TEST_CASE("every schema the project ships lints clean", "[lint]") {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    for (const fs::path& dir : {fs::path(HANDOFF_SCHEMAS_DIR), fs::path(HANDOFF_FIXTURES_DIR) / ".." / ".." / "examples"}) {
+        for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+            if (entry.is_regular_file() && entry.path().extension() == ".json") {
+                files.push_back(entry.path());
+            }
+        }
+    }
+    std::sort(files.begin(), files.end());
+    REQUIRE(files.size() >= 3); // schemas/envelope, examples/schemas/invoice and ticket
+    for (const auto& file : files) {
+        INFO(file.string());
+        const auto findings = handoff::lint_schema_text(handoff_test::read_file(file.string()));
+        std::vector<std::string> lines;
+        for (const auto& f : findings) {
+            lines.push_back(handoff::format_lint_finding(file.filename().string(), f));
+        }
+        CHECK(lines == strings{});
+    }
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// <handoff/worker_prompt.hpp> and <handoff/envelope_schema.hpp>: the embedded envelope schema is
+// the shipped file, its $id carries the library version, and the worker prompt is generated
+// from the schemas, so it cannot say anything they do not.
+
+#include "support/fixtures.hpp"
+
+#include <handoff/envelope_schema.hpp>
+#include <handoff/version.hpp>
+#include <handoff/worker_prompt.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string> // string
+#include <vector> // vector
+
+namespace {
+
+/// The text of a prompt from `heading` up to the next "## " heading (or the end).
+std::string section(const std::string& prompt, const std::string& heading) {
+    const std::size_t start = prompt.find(heading + "\n");
+    REQUIRE(start != std::string::npos);
+    const std::size_t body = start + heading.size() + 1;
+    const std::size_t next = prompt.find("\n## ", body);
+    return prompt.substr(body, next == std::string::npos ? std::string::npos : next + 1 - body);
+}
+
+std::string task_section(const std::string& prompt) { return section(prompt, "## Task result (partial_result)"); }
+
+std::vector<std::string> strings_in(const nlohmann::json& values) {
+    std::vector<std::string> out;
+    for (const auto& v : values) {
+        if (v.is_string()) {
+            out.push_back(v.get<std::string>());
+        }
+    }
+    return out;
+}
+
+nlohmann::ordered_json ticket_schema() {
+    return nlohmann::ordered_json::parse(
+        handoff_test::read_fixture("../../examples/schemas/ticket.schema.json"));
+}
+
+} // namespace
+
+TEST_CASE("the embedded envelope schema is schemas/envelope.schema.json byte for byte", "[worker_prompt]") {
+    // On failure: run scripts/embed-envelope-schema.sh after editing the schema.
+    const std::string file = handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json"));
+    CHECK(std::string(handoff::envelope_schema_text()) == file);
+    CHECK(handoff::envelope_schema() == nlohmann::json::parse(file));
+}
+
+TEST_CASE("the envelope schema's $id and title carry HANDOFF_VERSION major.minor", "[worker_prompt][version]") {
+    const std::string major_minor =
+        std::to_string(HANDOFF_VERSION_MAJOR) + "." + std::to_string(HANDOFF_VERSION_MINOR);
+    CHECK(handoff::envelope_schema().at("$id") == "urn:handoff:schema:envelope:" + major_minor);
+    CHECK(handoff::envelope_schema().at("title") == "handoff envelope " + major_minor);
+    CHECK(std::string(handoff::version_string) ==
+          major_minor + "." + std::to_string(HANDOFF_VERSION_PATCH));
+}
+
+TEST_CASE("the schema's reason codes and retry hints are exactly the library's enums", "[worker_prompt]") {
+    // The prompt lists what the schema says and explains it with worker_guidance: both must
+    // know the same codes, in the same order.
+    const auto& schema = handoff::envelope_schema();
+    std::vector<std::string> codes;
+    for (const auto r : handoff::all_reason_codes) {
+        codes.emplace_back(handoff::to_string(r));
+        CHECK_FALSE(handoff::worker_guidance(r).empty());
+    }
+    CHECK(strings_in(schema.at(nlohmann::json::json_pointer("/properties/reason_code/enum"))) == codes);
+    CHECK(schema.at(nlohmann::json::json_pointer("/properties/reason_code/enum")).back().is_null()); // the ok case
+
+    std::vector<std::string> actions;
+    for (const auto a : handoff::all_actions) {
+        actions.emplace_back(handoff::to_string(a));
+        CHECK_FALSE(handoff::worker_guidance(a).empty());
+    }
+    CHECK(strings_in(schema.at(nlohmann::json::json_pointer("/properties/retry_hint/properties/suggested_action/enum"))) == actions);
+    STATIC_REQUIRE(handoff::worker_guidance(handoff::reason_code::dependency_failed) ==
+                   "something you need failed or is missing (a tool error, an unavailable service, absent input): "
+                   "more budget would not help");
+}
+
+TEST_CASE("the prompt lists every envelope field the schema declares, with its bounds", "[worker_prompt]") {
+    const std::string prompt = handoff::worker_prompt(ticket_schema());
+    const std::string fields = section(prompt, "## Envelope fields");
+    for (const auto& item : handoff::envelope_schema().at("properties").items()) {
+        INFO(item.key());
+        CHECK(fields.find("- " + item.key() + (item.key() == "status" || item.key() == "partial_result" ||
+                                                       item.key() == "schema_ok" || item.key() == "coverage" ||
+                                                       item.key() == "steps"
+                                                   ? " (required): "
+                                                   : ": ")) != std::string::npos);
+    }
+    CHECK(fields.rfind("- status (required): one of \"ok\", \"capped\". ok: partial_result is the whole result. "
+                       "capped: the worker stopped at a cap.\n",
+                       0) == 0);
+    CHECK(fields.find("  - unit (required): string, 1 to 64 characters\n") != std::string::npos);
+    CHECK(fields.find("  - fraction (required): number from 0 to 1\n") != std::string::npos);
+    CHECK(fields.find("  - completed (required): array of at most 256 items; each item: string, at most 512 "
+                      "characters\n") != std::string::npos);
+    CHECK(fields.find("- reason_code: one of \"TOKEN_CAP\", \"TIME_CAP\", \"TOOL_CALL_CAP\", \"CONTEXT_OVERFLOW\", "
+                      "\"DEPENDENCY_FAILED\", \"SCOPE_TOO_BROAD\", or null.") != std::string::npos);
+    CHECK(prompt.find("Envelope schema: urn:handoff:schema:envelope:0.1\n") != std::string::npos);
+}
+
+TEST_CASE("the prompt explains every reason code and retry hint the schema allows", "[worker_prompt]") {
+    const std::string prompt = handoff::worker_prompt(ticket_schema());
+    CHECK(section(prompt, "## Reason codes (status \"capped\" only; exactly one of these, nothing else)") ==
+          "- TOKEN_CAP: you are running out of output tokens before the task is done\n"
+          "- TIME_CAP: your time budget ran out before the task was done\n"
+          "- TOOL_CALL_CAP: you reached the maximum number of tool calls\n"
+          "- CONTEXT_OVERFLOW: the material no longer fits in your context window: going on would mean working "
+          "from what you have forgotten\n"
+          "- DEPENDENCY_FAILED: something you need failed or is missing (a tool error, an unavailable service, "
+          "absent input): more budget would not help\n"
+          "- SCOPE_TOO_BROAD: the task is too large or too vague for one worker: it has to be split or narrowed\n"
+          "\n");
+    CHECK(section(prompt, "## Retry hint (optional, advisory)") ==
+          "retry_hint.suggested_action says what you would do next; the orchestrator decides, and it owns the "
+          "budget (budget_multiplier is read, never obeyed):\n"
+          "- RESUME: continue from where you stopped, with more budget\n"
+          "- SPLIT: divide the remaining items among several workers\n"
+          "- NARROW: retry only the remaining steps, with the same budget\n"
+          "- ESCALATE: a person or another system has to step in; retrying will not help\n"
+          "- FAIL: the task cannot be done; stop trying\n"
+          "\n");
+}
+
+TEST_CASE("the prompt describes seed 004's ticket schema field by field, in the author's order", "[worker_prompt]") {
+    CHECK(task_section(handoff::worker_prompt(ticket_schema())) ==
+          "Task: ticket\n"
+          "- label (required): one of \"billing\", \"outage\", \"how_to\", \"bug\", \"abuse\", \"human\"\n"
+          "- severity (required): one of \"p0\", \"p1\", \"p2\", \"p3\"\n"
+          "- summary (required): string, 20 to 800 characters\n"
+          "- citations (required): array of at most 5 items; each item: string, at most 120 characters\n");
+}
+
+TEST_CASE("a label added to the schema is in the prompt; the prompt cannot drift from it", "[worker_prompt]") {
+    auto schema = ticket_schema();
+    schema["properties"]["label"]["enum"].push_back("refund");
+    const std::string prompt = handoff::worker_prompt(schema);
+    CHECK(task_section(prompt).find("- label (required): one of \"billing\", \"outage\", \"how_to\", \"bug\", "
+                                    "\"abuse\", \"human\", \"refund\"\n") != std::string::npos);
+}
+
+TEST_CASE("with nlohmann::json the required fields come first, in the order required lists them", "[worker_prompt]") {
+    const auto schema = nlohmann::json::parse(R"({"type": "object", "additionalProperties": false,
+        "required": ["zeta", "alpha"],
+        "properties": {"beta": {"type": "boolean"}, "alpha": {"type": "integer", "minimum": 1},
+                       "zeta": {"type": "null"}, "aaa": {"type": "number", "exclusiveMaximum": 5}}})");
+    CHECK(task_section(handoff::worker_prompt(schema)) == "- zeta (required): null\n"
+                                                          "- alpha (required): integer >= 1\n"
+                                                          "- aaa: number < 5\n"
+                                                          "- beta: true or false\n");
+}
+
+TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and lists alternatives", "[worker_prompt]") {
+    const auto schema = nlohmann::ordered_json::parse(R"({
+        "title": "order", "description": "One order.\nAs printed.",
+        "type": "object", "additionalProperties": false, "required": ["kind", "lines"],
+        "definitions": {"line": {"type": "object", "additionalProperties": false, "required": ["sku"],
+            "properties": {"sku": {"type": "string", "maxLength": 12, "pattern": "^[A-Z0-9]+$"},
+                           "qty": {"type": "integer", "minimum": 1, "maximum": 99, "description": "units"}}}},
+        "properties": {
+            "kind": {"const": "order"},
+            "lines": {"type": "array", "minItems": 1, "maxItems": 10, "items": {"$ref": "#/definitions/line"}},
+            "ship": {"oneOf": [{"type": "null"}, {"type": "string", "format": "date", "maxLength": 10}]},
+            "tags": {"type": ["array", "null"], "maxItems": 3, "items": {"enum": ["a", "b", null]}}
+        }})");
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "Task: order\n"
+          "One order. As printed.\n"
+          "- kind (required): exactly \"order\"\n"
+          "- lines (required): array of 1 to 10 items; each item: object with these fields\n"
+          "  - sku (required): string, at most 12 characters, matching the regular expression \"^[A-Z0-9]+$\"\n"
+          "  - qty: integer from 1 to 99. units\n"
+          "- ship: one of these\n"
+          "  - option 1: null\n"
+          "  - option 2: string, at most 10 characters, format \"date\"\n"
+          "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n");
+}
+
+TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and keeps one line each", "[worker_prompt]") {
+    auto schema = nlohmann::ordered_json::parse(R"({"type": "object", "additionalProperties": false,
+        "properties": {"code": {"enum": ["a", "b", "c", "d"]},
+                       "deep": {"type": "object", "additionalProperties": false,
+                                "properties": {"inner": {"type": "object", "additionalProperties": false,
+                                               "properties": {"x": {"type": "integer"}}}}},
+                       "note": {"type": "string", "maxLength": 5, "description": "line one\nline two\u001b[31m"}}})");
+    handoff::worker_prompt_options options;
+    options.max_enum_values = 2;
+    options.max_depth = 1;
+    options.max_description_bytes = 12;
+    CHECK(task_section(handoff::worker_prompt(schema, options)) ==
+          "- code: one of \"a\", \"b\" ... and 2 more (see the schema)\n"
+          "- deep: object with these fields\n"
+          "  - inner: object (nested too deep to list: see the schema)\n"
+          "- note: string, at most 5 characters. line one lin...\n");
+}
+
+TEST_CASE("without a task schema the prompt says partial_result is free", "[worker_prompt]") {
+    const std::string prompt = handoff::worker_prompt_without_task();
+    CHECK(task_section(prompt) == "No task schema is set: partial_result is a JSON object of your choosing, or null.\n");
+    CHECK(prompt.rfind("Reply with exactly one JSON object, the envelope described below, and nothing else: no code "
+                       "fence, no text before or after it.\n",
+                       0) == 0);
+}
+
+TEST_CASE("a task schema that is not an object schema is described as one phrase", "[worker_prompt]") {
+    const auto schema = nlohmann::json::parse(R"({"description": "anything", "type": ["object", "null"]})");
+    CHECK(task_section(handoff::worker_prompt(schema)) == "anything\npartial_result: object, or null\n");
+}
