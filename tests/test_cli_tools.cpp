@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+// handoff-check's tool subcommands as a user runs them: `lint` and `prompt` in a child process,
+// their stdout, stderr and exit status (test_cli.cpp covers the check mode the same way).
+
+#include "support/catch.hpp"
+
+// tests/CMakeLists.txt defines HANDOFF_CHECK_EXE whenever examples/ builds handoff-check; a
+// build without examples has no binary to run, and then no CLI tests.
+#ifdef HANDOFF_CHECK_EXE
+
+#include <handoff/worker_prompt.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>  // popen, fread
+#include <fstream> // ifstream, ofstream
+#include <sstream> // istringstream, ostringstream
+#include <string>  // string
+#include <vector>  // vector
+
+#include <sys/wait.h> // WEXITSTATUS
+
+namespace {
+
+const std::string exe = HANDOFF_CHECK_EXE;
+const std::string fixtures = std::string(HANDOFF_FIXTURES_DIR) + "/";
+const std::string lint_fixtures = fixtures + "lint/";
+
+struct tool_result {
+    int exit_status = -1;
+    std::vector<std::string> lines; // stdout
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// Runs `handoff-check ARGS` through the shell in `dir`; stdin from `stdin_file`.
+tool_result run(const std::string& args, const std::string& dir = HANDOFF_FIXTURES_DIR,
+                const std::string& stdin_file = "/dev/null") {
+#ifdef HANDOFF_CLI_TEMP_DIR
+    const std::string err_file = std::string(HANDOFF_CLI_TEMP_DIR) + "/tools_stderr.txt";
+#else
+    const std::string err_file = "/dev/null";
+#endif
+    const std::string command =
+        "cd '" + dir + "' && '" + exe + "' " + args + " < '" + stdin_file + "' 2>'" + err_file + "'";
+    tool_result result;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
+        result.out.append(buffer, n);
+    }
+    const int status = ::pclose(pipe);
+    REQUIRE(WIFEXITED(status));
+    result.exit_status = WEXITSTATUS(status);
+    result.err = slurp(err_file);
+    std::istringstream lines(result.out);
+    for (std::string line; std::getline(lines, line);) {
+        result.lines.push_back(line);
+    }
+    return result;
+}
+
+using strings = std::vector<std::string>;
+
+} // namespace
+
+TEST_CASE("handoff-check lint prints one FILE:POINTER: code: message line per finding and exits 1", "[cli][lint]") {
+    const auto r = run("lint lint/money_not_cents.schema.json lint/required_undefined.schema.json");
+    CHECK(r.exit_status == 1);
+    CHECK(r.lines == strings{
+                         "lint/money_not_cents.schema.json:/properties/amount_cents: lint.money_not_cents: "
+                         "\"amount_cents\" counts cents but is typed number: use \"type\": \"integer\"",
+                         "lint/money_not_cents.schema.json:/properties/price: lint.money_not_cents: \"price\" looks "
+                         "like money typed number: use an integer count of minor units, e.g. \"price_cents\": "
+                         "{\"type\": \"integer\"}",
+                         "lint/money_not_cents.schema.json:/properties/unit_price: lint.money_not_cents: "
+                         "\"unit_price\" looks like money typed string: use an integer count of minor units, e.g. "
+                         "\"unit_price_cents\": {\"type\": \"integer\"}",
+                         "lint/required_undefined.schema.json:/required/1: lint.required_undefined: \"nmae\" is "
+                         "required but no \"properties\" entry defines it (a typo, or a field nothing constrains)",
+                     });
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("handoff-check lint exits 0 and prints nothing for the shipped schemas", "[cli][lint]") {
+    const auto r = run("lint ../../schemas/envelope.schema.json ../../examples/schemas/ticket.schema.json "
+                       "../../examples/schemas/invoice.schema.json");
+    CHECK(r.exit_status == 0);
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("handoff-check lint reads a schema from stdin with -", "[cli][lint]") {
+    const auto r = run("lint -", HANDOFF_FIXTURES_DIR, lint_fixtures + "unbounded_array.schema.json");
+    CHECK(r.exit_status == 1);
+    CHECK(r.lines == strings{"-:/properties/citations: lint.unbounded_array: an array without \"maxItems\": bound how "
+                             "many items a worker may return"});
+}
+
+TEST_CASE("handoff-check lint reports a file that is not JSON as a finding, not a crash", "[cli][lint]") {
+    const auto r = run("lint lint/not_json.schema.json lint/does_not_compile.schema.json");
+    CHECK(r.exit_status == 1);
+    REQUIRE(r.lines.size() == 2);
+    CHECK(r.lines[0].rfind("lint/not_json.schema.json:/additionalProperties: lint.not_json: not a strict JSON "
+                           "document: invalid JSON, parse error at line 4, column 1",
+                           0) == 0);
+    CHECK(r.lines[1].rfind("lint/does_not_compile.schema.json:/properties/customer: lint.does_not_compile: valijson "
+                           "cannot compile the schema: ",
+                           0) == 0);
+}
+
+TEST_CASE("handoff-check lint takes the routing names from the command line", "[cli][lint]") {
+    const std::string file = "lint/free_routing_string.schema.json";
+    CHECK(run("lint " + file).lines.size() == 2); // label, ticketType
+    const auto replaced = run("lint --routing-fields summary,kind " + file);
+    CHECK(replaced.exit_status == 1);
+    REQUIRE(replaced.lines.size() == 1);
+    CHECK(replaced.lines[0].rfind(file + ":/properties/summary: lint.free_routing_string: ", 0) == 0);
+    const auto none = run("lint --routing-fields '' " + file);
+    CHECK(none.exit_status == 0);
+    CHECK(none.out.empty());
+    CHECK(run("lint --routing-fields '' --routing-field label " + file).lines.size() == 1);
+    CHECK(run("lint --money-fields '' lint/money_not_cents.schema.json").lines.size() == 1); // amount_cents only
+}
+
+TEST_CASE("handoff-check lint exits 2 for a usage error or an unreadable file, after linting the rest", "[cli][lint]") {
+    CHECK(run("lint").exit_status == 2);
+    CHECK(run("lint --no-such-flag lint/waived.schema.json").exit_status == 2);
+    CHECK(run("lint --routing-fields").exit_status == 2);
+    const auto missing = run("lint lint/no_such_file.json lint/unbounded_array.schema.json");
+    CHECK(missing.exit_status == 2);
+    CHECK(missing.lines.size() == 1); // the readable file was still linted
+    CHECK(missing.err.find("handoff-check lint: cannot read lint/no_such_file.json") != std::string::npos);
+    const auto help = run("lint --help");
+    CHECK(help.exit_status == 0);
+    CHECK(help.out.rfind("usage: handoff-check lint ", 0) == 0);
+}
+
+TEST_CASE("handoff-check prompt prints the same text as handoff::worker_prompt", "[cli][prompt]") {
+    const std::string schema = "../../examples/schemas/ticket.schema.json";
+    const auto r = run("prompt --task-schema " + schema);
+    CHECK(r.exit_status == 0);
+    CHECK(r.err.empty()); // the ticket schema lints clean: no note
+    CHECK(r.out == handoff::worker_prompt(nlohmann::ordered_json::parse(slurp(fixtures + schema))));
+    CHECK(r.out.find("- label (required): one of \"billing\", \"outage\", \"how_to\", \"bug\", \"abuse\", "
+                     "\"human\"\n") != std::string::npos);
+}
+
+TEST_CASE("handoff-check prompt without a task schema describes the envelope alone", "[cli][prompt]") {
+    const auto r = run("prompt");
+    CHECK(r.exit_status == 0);
+    CHECK(r.out == handoff::worker_prompt_without_task());
+}
+
+TEST_CASE("handoff-check prompt notes a task schema that lint would flag, on stderr", "[cli][prompt]") {
+    const auto r = run("prompt --task-schema schemas/product_records.schema.json");
+    CHECK(r.exit_status == 0);
+    CHECK(r.err == "handoff-check prompt: note: `handoff-check lint schemas/product_records.schema.json` finds 1 "
+                   "problem in the task schema\n");
+    CHECK(r.out.find("  - price (required): number >= 0\n") != std::string::npos);
+}
+
+TEST_CASE("handoff-check prompt exits 2 for a bad flag or an unreadable, invalid or uncompilable schema", "[cli][prompt]") {
+    CHECK(run("prompt --task-schema").exit_status == 2);
+    CHECK(run("prompt --strict").exit_status == 2);
+    CHECK(run("prompt --task-schema lint/no_such_file.json").exit_status == 2);
+    const auto not_json = run("prompt --task-schema lint/not_json.schema.json");
+    CHECK(not_json.exit_status == 2);
+    CHECK(not_json.out.empty());
+    CHECK(not_json.err == "handoff-check prompt: schema file lint/not_json.schema.json is not valid JSON\n");
+    const auto refused = run("prompt --task-schema lint/unbounded_pattern.schema.json");
+    CHECK(refused.exit_status == 2);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.find("a \"pattern\" needs a \"maxLength\"") != std::string::npos);
+}
+
+#ifdef HANDOFF_CLI_TEMP_DIR
+TEST_CASE("an envelope file named like a subcommand is checked as ./lint or after --", "[cli]") {
+    const std::string dir = HANDOFF_CLI_TEMP_DIR;
+    std::ofstream(dir + "/lint", std::ios::binary) << slurp(fixtures + "cli/ok_accept.json");
+    for (const std::string args : {"./lint", "-- lint"}) {
+        INFO(args);
+        const auto r = run(args, dir);
+        CHECK(r.exit_status == 0);
+        REQUIRE(r.lines.size() == 1);
+        CHECK(nlohmann::json::parse(r.lines[0]).at("route") == "ACCEPT");
+    }
+}
+#endif
+
+#endif // HANDOFF_CHECK_EXE
