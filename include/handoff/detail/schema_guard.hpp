@@ -357,7 +357,7 @@ private:
         if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
             return v.get<std::uint64_t>();
         }
-        refuse(child(where, key), "must be an integer >= 0, got " + quote_untrusted(v.dump(), 40));
+        refuse(child(where, key), "must be an integer >= 0, got " + escape_untrusted(v.dump(), 40));
     }
 
     std::size_t add_check(guarded_schema& out, guarded_check check) {
