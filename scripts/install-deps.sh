@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what building and testing handoff needs, from Debian's packages (Debian 12).
+# Idempotent: does nothing, not even `apt-get update`, when everything is installed.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
+  nlohmann-json3-dev libvalijson-dev  # the library's dependencies
+  catch2                              # tests (Debian ships Catch2 v2)
+  clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes
+)
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "install-deps: not a Debian system; install the equivalents of: ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-deps: not root and no sudo; as root run:" >&2
+    echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: MIT
+# Runs one consumer check as a CTest test (cmake -P). Variables (-D):
+#   MODE                 cmake | install | pkg-config
+#   HANDOFF_SOURCE_DIR   the handoff source tree
+#   HANDOFF_BINARY_DIR   (install) the configured handoff build tree to install from
+#   PREFIX               the temporary install prefix
+#   CONSUMER_SOURCE_DIR  (cmake, pkg-config) the consumer project / its main.cpp
+#   CONSUMER_BINARY_DIR  (cmake, pkg-config) scratch build directory, recreated each run
+#   CXX_COMPILER GENERATOR MAKE_PROGRAM BUILD_TYPE PKG_CONFIG
+cmake_minimum_required(VERSION 3.24)
+
+function(run)
+  string(REPLACE ";" " " _shown "${ARGV}")
+  message(STATUS "run: ${_shown}")
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "failed (${_rc}): ${_shown}")
+  endif()
+endfunction()
+
+if(BUILD_TYPE STREQUAL "")
+  set(BUILD_TYPE Release)
+endif()
+
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE "${PREFIX}")
+  run("${CMAKE_COMMAND}" --install "${HANDOFF_BINARY_DIR}" --prefix "${PREFIX}" --config "${BUILD_TYPE}")
+  foreach(_file IN ITEMS
+      include/handoff/handoff.hpp
+      include/handoff/version.hpp
+      share/cmake/handoff/handoffConfig.cmake
+      share/cmake/handoff/handoffConfigVersion.cmake
+      share/cmake/handoff/handoffTargets.cmake
+      share/pkgconfig/handoff.pc)
+    if(NOT EXISTS "${PREFIX}/${_file}")
+      message(FATAL_ERROR "install is missing ${PREFIX}/${_file}")
+    endif()
+  endforeach()
+  if(EXISTS "${HANDOFF_SOURCE_DIR}/schemas" AND NOT IS_DIRECTORY "${PREFIX}/share/handoff/schemas")
+    message(FATAL_ERROR "install is missing ${PREFIX}/share/handoff/schemas")
+  endif()
+  message(STATUS "installed handoff into ${PREFIX}")
+
+elseif(MODE STREQUAL "cmake")
+  file(REMOVE_RECURSE "${CONSUMER_BINARY_DIR}")
+  set(_configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${CONSUMER_BINARY_DIR}"
+    -G "${GENERATOR}"
+    "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
+    "-DHANDOFF_SOURCE_DIR=${HANDOFF_SOURCE_DIR}"
+    "-DCMAKE_PREFIX_PATH=${PREFIX}")
+  if(MAKE_PROGRAM)
+    list(APPEND _configure "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+  endif()
+  run(${_configure})
+  run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" --config "${BUILD_TYPE}")
+  foreach(_exe IN ITEMS "${CONSUMER_BINARY_DIR}/handoff_consumer" "${CONSUMER_BINARY_DIR}/${BUILD_TYPE}/handoff_consumer")
+    if(EXISTS "${_exe}")
+      run("${_exe}")
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "no handoff_consumer executable in ${CONSUMER_BINARY_DIR}")
+
+elseif(MODE STREQUAL "pkg-config")
+  file(REMOVE_RECURSE "${CONSUMER_BINARY_DIR}")
+  file(MAKE_DIRECTORY "${CONSUMER_BINARY_DIR}")
+  set(ENV{PKG_CONFIG_PATH} "${PREFIX}/share/pkgconfig")
+  execute_process(COMMAND "${PKG_CONFIG}" --cflags handoff
+    OUTPUT_VARIABLE _cflags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config --cflags handoff failed (${_rc}) with PKG_CONFIG_PATH=$ENV{PKG_CONFIG_PATH}")
+  endif()
+  message(STATUS "pkg-config --cflags handoff: ${_cflags}")
+  string(FIND "${_cflags}" "-I${PREFIX}/" _pos)
+  if(_pos EQUAL -1)
+    message(FATAL_ERROR "handoff.pc does not point into the install prefix ${PREFIX}")
+  endif()
+  separate_arguments(_cflags UNIX_COMMAND "${_cflags}")
+  run("${CXX_COMPILER}" -std=c++17 ${_cflags} "${CONSUMER_SOURCE_DIR}/main.cpp"
+    -o "${CONSUMER_BINARY_DIR}/handoff_consumer")
+  run("${CONSUMER_BINARY_DIR}/handoff_consumer")
+
+else()
+  message(FATAL_ERROR "run_consumer.cmake: unknown MODE '${MODE}'")
+endif()
