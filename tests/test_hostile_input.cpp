@@ -503,6 +503,18 @@ TEST_CASE("a hostile key is escaped in the message but kept exact in the pointer
                        "may appear once, so every reader sees the same value");
 }
 
+TEST_CASE("a token that spells the parser's own wording cannot smuggle raw bytes into a message",
+          "[hostile][messages]") {
+    // The message once cut nlohmann's echo of the token at the first "'; expected " it found,
+    // which the worker can write inside the token (found by the fuzzer: fuzz_regressions/).
+    const auto p = refused_in_both_modes(with_note("\"x'; expected " + std::string(50, '(') + "\xD1\xFF\""));
+    CHECK(p.pointer == "/partial_result/items/0/note");
+    CHECK(p.message == "/partial_result/items/0/note: invalid JSON, parse error at line 1, column 152: syntax error "
+                       "while parsing value - invalid string: ill-formed UTF-8 byte; last read: "
+                       "\"\\\"x'; expected ((((((((((((((((((((((((((\"... (66 bytes)");
+    CHECK(unsafe(p.message).empty());
+}
+
 TEST_CASE("quote_untrusted escapes what a terminal or a log viewer would act on", "[hostile][messages]") {
     using handoff::detail::quote_untrusted;
     CHECK(quote_untrusted("plain") == "\"plain\"");

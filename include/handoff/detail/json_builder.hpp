@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm> // min
 #include <cstddef> // size_t
 #include <cstdint> // int64_t, uint64_t
 #include <string>  // string
@@ -187,15 +188,18 @@ private:
                                                   bracket != std::string::npos) {
             what.erase(0, bracket + 2);
         }
-        if (const auto echo = what.find("; last read: '"); echo != std::string::npos) {
-            const auto expected = what.find("'; expected ", echo);
-            what.erase(echo, expected == std::string::npos ? std::string::npos
-                                                           : expected + 1 - echo);
+        // nlohmann echoes the token as "; last read: '" + last_token + "'": cut exactly that,
+        // never by searching inside it (the worker wrote the token and may spell "'; expected "
+        // in it, which once left raw bytes of the reply in the message: fuzz_regressions/).
+        const std::string echo_head = "; last read: '";
+        if (const auto echo = what.find(echo_head); echo != std::string::npos) {
+            what.erase(echo, std::min(what.size() - echo, echo_head.size() + last_token.size() + 1));
         }
         if (const auto echo = what.find(" parsing '"); echo != std::string::npos) {
             what.erase(echo + 8); // number overflow parsing '...': the token is quoted below
         }
-        std::string message = "invalid JSON, " + what;
+        // Whatever nlohmann's wording becomes, no byte of the reply reaches a message raw.
+        std::string message = "invalid JSON, " + escape_untrusted(what, 300);
         message += "; last read: " + quote_untrusted(last_token, 40);
         message += hint_for(last_token);
         return message;

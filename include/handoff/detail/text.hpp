@@ -82,17 +82,15 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
     return c1 || separator || bidi ? cp : 0;
 }
 
-/// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
-/// escapes for quotes, backslashes and every control character (no log injection, no raw
-/// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
-[[nodiscard]] inline std::string quote_untrusted(std::string_view s, std::size_t max_bytes = 64) {
-    std::string out = "\"";
-    const std::size_t keep = utf8_prefix_length(s, max_bytes);
+/// The first `keep` bytes of `s`, escaped for a message: control characters as \n, \r, \t or
+/// \u00XX, ill-formed UTF-8 as \xNN, the code points of escaped_code_point as \uXXXX, and,
+/// when `quoted`, '"' and '\\' too (the text goes between quotes).
+inline void append_escaped(std::string& out, std::string_view s, std::size_t keep, bool quoted) {
     for (std::size_t i = 0; i < keep; ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
+        case '"': out += quoted ? "\\\"" : "\""; break;
+        case '\\': out += quoted ? "\\\\" : "\\"; break;
         case '\n': out += "\\n"; break;
         case '\r': out += "\\r"; break;
         case '\t': out += "\\t"; break;
@@ -123,6 +121,15 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
             }
         }
     }
+}
+
+/// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
+/// escapes for quotes, backslashes and every control character (no log injection, no raw
+/// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
+[[nodiscard]] inline std::string quote_untrusted(std::string_view s, std::size_t max_bytes = 64) {
+    std::string out = "\"";
+    const std::size_t keep = utf8_prefix_length(s, max_bytes);
+    append_escaped(out, s, keep, true);
     out += "\"";
     if (keep < s.size()) {
         out += "... (" + std::to_string(s.size()) + " bytes)";
@@ -130,15 +137,14 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
     return out;
 }
 
-/// Untrusted text escaped as quote_untrusted does, without the quotes, with "..." when cut:
-/// for text that is spliced into a message rather than quoted (a pointer, a validator's
-/// sentence that echoes a key).
+/// Untrusted text escaped like quote_untrusted but not quoted ('"' and '\\' stay as they
+/// are), with "..." when cut: for text spliced into a message (a pointer, a sentence of
+/// nlohmann's or valijson's that may echo the reply).
 [[nodiscard]] inline std::string escape_untrusted(std::string_view s, std::size_t max_bytes) {
-    const std::string quoted = quote_untrusted(s, max_bytes);
-    // quote_untrusted's suffix after the closing quote, "... (N bytes)", holds no '"'.
-    const std::size_t close = quoted.rfind('"');
-    std::string out = quoted.substr(1, close - 1);
-    if (close + 1 < quoted.size()) {
+    std::string out;
+    const std::size_t keep = utf8_prefix_length(s, max_bytes);
+    append_escaped(out, s, keep, false);
+    if (keep < s.size()) {
         out += "...";
     }
     return out;
