@@ -209,7 +209,7 @@ TEST_CASE("a RESUME continues the remaining steps on the policy's budget", "[rou
     CHECK(plan(reason_code::token_cap, cov(10, 9, 0.9), steps, std::nullopt, true, generous).budget_multiplier == 2.25);
 }
 
-TEST_CASE("the hint's budget multiplier is ignored; the policy owns budgets", "[route][budget]") {
+TEST_CASE("the hint's budget multiplier is ignored: the policy owns budgets", "[route][budget]") {
     routing_policy policy;
     policy.split_budget_multiplier = 0.5;
     // A worker asking for ten times its budget, agreeing with the table each time.

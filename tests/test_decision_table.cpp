@@ -192,7 +192,7 @@ TEST_CASE("check_table finds a missing or a duplicated row", "[table][static]") 
     STATIC_REQUIRE(handoff::decide(reason_code::scope_too_broad, 0.1, duplicate) == action::fail);
 }
 
-TEST_CASE("check_table finds band edges out of order, out of [0, 1] or NaN", "[table][static]") {
+TEST_CASE("check_table finds band edges out of order, outside 0..1 or NaN", "[table][static]") {
     STATIC_REQUIRE(handoff::check_table(with_edges(0.8, 0.5)) == table_rule::band_edges_ordered);
     STATIC_REQUIRE(handoff::check_table(with_edges(-0.1, 0.8)) == table_rule::band_edges_ordered);
     STATIC_REQUIRE(handoff::check_table(with_edges(0.5, 1.1)) == table_rule::band_edges_ordered);

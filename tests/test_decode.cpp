@@ -173,7 +173,7 @@ TEST_CASE("strict mode accepts JSON's own whitespace and records nothing", "[dec
     CHECK(r.tolerances.empty());
 }
 
-TEST_CASE("strict mode parses any JSON value; step 2 decides whether it is an envelope", "[decode][strict]") {
+TEST_CASE("strict mode parses any JSON value, and step 2 decides whether it is an envelope", "[decode][strict]") {
     const auto r = decode("[1, 2]", strict_mode());
     REQUIRE(r.ok());
     CHECK(r.value->is_array());

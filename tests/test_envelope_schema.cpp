@@ -292,7 +292,7 @@ TEST_CASE("coverage counts are integers >= 0", "[envelope][coverage]") {
     }
 }
 
-TEST_CASE("coverage.fraction is a number in [0, 1]", "[envelope][coverage]") {
+TEST_CASE("coverage.fraction is a number from 0 to 1", "[envelope][coverage]") {
     json doc = seed();
     SECTION("above 1") {
         doc["coverage"]["fraction"] = 1.5;
