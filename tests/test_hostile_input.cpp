@@ -118,7 +118,7 @@ TEST_CASE("a reply over max_bytes is refused before it is read", "[hostile][limi
     CHECK(p.message == "the reply exceeds the limit of 100 bytes");
 }
 
-TEST_CASE("a depth bomb of 100k '[' is refused at max_depth with the pointer of the deepest level",
+TEST_CASE("a depth bomb of 100k open brackets is refused at max_depth with the pointer of the deepest level",
           "[hostile][limits]") {
     SECTION("strict: 100k '[' alone") {
         const auto p = only_parse_problem(strict_receiver().receive(std::string(100'000, '[')));

@@ -104,7 +104,7 @@ TEST_CASE("a 1 MiB array of small ints is refused without building it", "[hostil
     CHECK(refused * 20 < built);
 }
 
-TEST_CASE("a depth bomb of 100k '[' is refused without building it", "[hostile][allocations]") {
+TEST_CASE("a depth bomb of 100k open brackets is refused without building it", "[hostile][allocations]") {
     const std::string text(100'000, '[');
     std::string code;
     const std::size_t refused = bytes_to_decode(text, strict(), code);

@@ -138,7 +138,7 @@ TEST_CASE("the prompt describes seed 004's ticket schema field by field, in the 
           "- citations (required): array of at most 5 items; each item: string, at most 120 characters\n");
 }
 
-TEST_CASE("a label added to the schema is in the prompt; the prompt cannot drift from it", "[worker_prompt]") {
+TEST_CASE("a label added to the schema is in the prompt, so the prompt cannot drift from it", "[worker_prompt]") {
     auto schema = ticket_schema();
     schema["properties"]["label"]["enum"].push_back("refund");
     const std::string prompt = handoff::worker_prompt(schema);
