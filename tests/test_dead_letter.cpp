@@ -122,7 +122,7 @@ TEST_CASE("a dead letter record carries request id, trace ids, raw text, problem
     CHECK(a["raw_encoding"] == "utf-8");
     CHECK(a["worker_trace"]["trace_id"] == "4bf92f35");
     CHECK(a["worker_trace"]["parent_span_id"].is_null());
-    CHECK(a["problems"][0] == nlohmann::json{{"step", "semantic"},
+    CHECK(a["problems"][0] == nlohmann::ordered_json{{"step", "semantic"},
                                              {"code", "semantic.total_mismatch"},
                                              {"pointer", "/partial_result/stated_total"},
                                              {"message", "/partial_result/stated_total: stated_total (480.00) does not "

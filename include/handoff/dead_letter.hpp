@@ -83,7 +83,7 @@ namespace detail {
 #else
     gmtime_r(&seconds, &utc);
 #endif
-    char buf[40];
+    char buf[128]; // room for any int the format could print: no truncation warning
     const auto millis = static_cast<int>(((since_epoch % 1000) + 1000) % 1000);
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
                   utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
@@ -152,12 +152,12 @@ namespace detail {
     return out;
 }
 
-[[nodiscard]] inline nlohmann::json problems_json(const problem_list& problems) {
+[[nodiscard]] inline nlohmann::ordered_json problems_json(const problem_list& problems) {
     // Bounded like everything else in the record: a reply with 10,000 bad items yields 10,000
     // problems, and the first ones say what went wrong.
     constexpr std::size_t max_problems = 50;
     constexpr std::size_t max_message_bytes = 1024;
-    nlohmann::json out = nlohmann::json::array();
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < problems.size() && i < max_problems; ++i) {
         const problem& p = problems[i];
         std::string message = p.message.substr(0, utf8_prefix_length(p.message, max_message_bytes));
@@ -177,22 +177,23 @@ namespace detail {
 
 } // namespace detail
 
-/// The record as JSON. Each attempt's raw text is cut to `max_raw_bytes` on a UTF-8 boundary,
+/// The record as JSON, fields in a fixed order (type, time, request_id, ... attempts, problems)
+/// so that a person reading the file sees the same layout every time. Each attempt's raw text is cut to `max_raw_bytes` on a UTF-8 boundary,
 /// with `raw_cut` true and `raw_bytes` the full length. Text that is not valid UTF-8 (a model
 /// can emit anything) is kept byte for byte as base64, `raw_encoding` "base64", so nothing the
 /// worker wrote is lost or altered on the way to the dead letter.
-[[nodiscard]] inline nlohmann::json to_json(const dead_letter& d,
-                                            std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
-    nlohmann::json attempts = nlohmann::json::array();
+[[nodiscard]] inline nlohmann::ordered_json to_json(const dead_letter& d,
+                                                    std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
+    nlohmann::ordered_json attempts = nlohmann::ordered_json::array();
     for (const dead_letter_attempt& a : d.attempts) {
         const std::size_t keep = detail::utf8_prefix_length(a.raw_text, max_raw_bytes);
         const std::string_view kept = std::string_view(a.raw_text).substr(0, keep);
         const bool utf8 = detail::valid_utf8(kept);
-        nlohmann::json attempt = {
+        nlohmann::ordered_json attempt = {
             {"attempt", a.number},
             {"stop_reason", a.stop_reason},
-            {"route", a.route ? nlohmann::json(to_string(*a.route)) : nlohmann::json(nullptr)},
-            {"step", a.failed_step ? nlohmann::json(to_string(*a.failed_step)) : nlohmann::json(nullptr)},
+            {"route", a.route ? nlohmann::ordered_json(to_string(*a.route)) : nlohmann::ordered_json(nullptr)},
+            {"step", a.failed_step ? nlohmann::ordered_json(to_string(*a.failed_step)) : nlohmann::ordered_json(nullptr)},
             {"raw_bytes", a.raw_text.size()},
             {"raw_cut", keep < a.raw_text.size()},
             {"raw_encoding", utf8 ? "utf-8" : "base64"},
@@ -203,8 +204,8 @@ namespace detail {
             attempt["worker_trace"] = {{"trace_id", a.worker_trace->trace_id},
                                        {"span_id", a.worker_trace->span_id},
                                        {"parent_span_id", a.worker_trace->parent_span_id
-                                                              ? nlohmann::json(*a.worker_trace->parent_span_id)
-                                                              : nlohmann::json(nullptr)}};
+                                                              ? nlohmann::ordered_json(*a.worker_trace->parent_span_id)
+                                                              : nlohmann::ordered_json(nullptr)}};
         }
         attempts.push_back(std::move(attempt));
     }
@@ -212,8 +213,8 @@ namespace detail {
         {"type", "handoff.dead_letter"},
         {"time", detail::utc_timestamp(d.time)},
         {"request_id", d.request_id},
-        {"trace_id", d.trace_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.trace_id)},
-        {"span_id", d.span_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.span_id)},
+        {"trace_id", d.trace_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.trace_id)},
+        {"span_id", d.span_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.span_id)},
         {"outcome", d.outcome},
         {"reason", d.reason},
         {"attempts", std::move(attempts)},
@@ -225,7 +226,7 @@ namespace detail {
 /// UTF-8 left in a message is replaced (U+FFFD) rather than allowed to abort the write.
 [[nodiscard]] inline std::string to_jsonl(const dead_letter& d,
                                           std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
-    std::string line = to_json(d, max_raw_bytes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string line = to_json(d, max_raw_bytes).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     line.push_back('\n');
     return line;
 }

@@ -30,7 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>     // size_t
-#include <cstdint>     // uint8_t, uint32_t
+#include <cstdint>     // uint8_t, uint32_t, UINT32_MAX
 #include <functional>  // function
 #include <optional>    // optional
 #include <string>      // string
@@ -201,7 +201,8 @@ public:
                       "handoff: the model call must be callable as model(std::string_view prompt) "
                       "and return handoff::model_reply{text, stop_reason}");
         repair_result<Task> result;
-        const std::uint32_t max_calls = options_.max_retries + 1;
+        const std::uint32_t max_calls =
+            options_.max_retries < UINT32_MAX ? options_.max_retries + 1 : options_.max_retries;
         std::uint32_t raises = 0;
         std::string prompt = request.prompt;
         for (std::uint32_t number = 1;; ++number) {
@@ -321,8 +322,10 @@ private:
             result.reason = "not retryable: " + (checked.decision ? checked.decision->rationale
                                                                   : std::string(to_string(checked.route)));
         } else if (outcome == loop_outcome::routed && checked.decision) {
+            result.problems.clear(); // an earlier truncation no longer matters
             result.reason = checked.decision->rationale;
         } else {
+            result.problems.clear();
             result.reason = "accepted on attempt " + std::to_string(result.attempts);
         }
         return finish(std::move(result), outcome, request);

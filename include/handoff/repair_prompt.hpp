@@ -410,11 +410,13 @@ private:
     for (const problem& p : problems) {
         bool about_unexpected = false;
         for (const unexpected_property& u : echo.unexpected) {
-            about_unexpected = about_unexpected || detail::under(p.pointer, u.pointer);
+            // The receiver names an extra envelope field at the field itself; valijson names an
+            // extra task key at the enclosing object. The lines above replace both.
+            const std::string_view parent = std::string_view(u.pointer).substr(0, u.pointer.rfind('/'));
+            about_unexpected = about_unexpected || detail::under(p.pointer, u.pointer) ||
+                               (p.pointer == parent && p.message.find("additionalProperties") != std::string::npos);
         }
-        // valijson reports an extra key at the enclosing object; the line above replaces it.
-        if (about_unexpected || (p.step == step::task_schema &&
-                                 p.message.find("'additionalProperties'") != std::string::npos && !echo.unexpected.empty())) {
+        if (about_unexpected) {
             continue;
         }
         if (detail::quotes_withheld(p.message, echo.withheld_strings)) {
