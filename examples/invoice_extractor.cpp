@@ -19,17 +19,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // min
-#include <cstddef>    // size_t
-#include <cstdio>     // printf
-#include <fstream>    // ifstream
-#include <iostream>   // cout, cerr
-#include <memory>     // unique_ptr
-#include <optional>   // optional
-#include <sstream>    // ostringstream
-#include <string>     // string
+#include <algorithm>   // min
+#include <cstddef>     // size_t
+#include <cstdio>      // printf
+#include <fstream>     // ifstream
+#include <iostream>    // cout, cerr
+#include <memory>      // unique_ptr
+#include <optional>    // optional
+#include <sstream>     // ostringstream
+#include <string>      // string
 #include <string_view> // string_view
-#include <vector>     // vector
+#include <vector>      // vector
 
 namespace {
 
@@ -47,7 +47,8 @@ std::string money(double v) {
 }
 
 std::string invoice_text(const std::string& number, const std::vector<line>& lines, double total_printed) {
-    std::string text = "INVOICE  No. " + number + "\nNorthwind Office Supply Ltd., 12 Harbour Road, Leeds\n"
+    std::string text = "INVOICE  No. " + number +
+                       "\nNorthwind Office Supply Ltd., 12 Harbour Road, Leeds\n"
                        "Bill to: Contoso Analytics\n\n";
     for (const line& l : lines) {
         text += "  " + l.description + std::string(34 - std::min<std::size_t>(33, l.description.size()), ' ') +
@@ -78,7 +79,9 @@ std::string reply_for(const std::string& number, const std::vector<line>& lines,
           {"calculated_total", sum}}},
         {"schema_ok", true},
         {"coverage", {{"items_expected", 1}, {"items_completed", 1}, {"unit", "invoice"}, {"fraction", 1.0}}},
-        {"steps", {{"completed", {"read header", "read line items", "re-sum line items"}}, {"remaining", nlohmann::json::array()}}},
+        {"steps",
+         {{"completed", {"read header", "read line items", "re-sum line items"}},
+          {"remaining", nlohmann::json::array()}}},
     };
     return env.dump(2);
 }
@@ -181,7 +184,8 @@ int main(int argc, char** argv) {
 
     // One receiver for every attempt of every run: the schema is compiled once and never
     // changes between retries (seed 001: a mutated schema re-pays grammar compilation).
-    handoff::receiver<> receiver(handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/invoice.schema.json"));
+    handoff::receiver<> receiver(
+        handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/invoice.schema.json"));
     receiver.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount", {}, "/calculated_total"));
     receiver.add_check(handoff::quote_in_source("/vendor_quote"));
 

@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
         }
     }
 
-    handoff::receiver<> receiver(handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/ticket.schema.json"));
+    handoff::receiver<> receiver(
+        handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/ticket.schema.json"));
     handoff::quote_options ids;
     ids.min_length = 2; // "S1" at least
     receiver.add_check(handoff::quote_in_source("/citations/*", ids));
@@ -142,25 +143,28 @@ int main(int argc, char** argv) {
     std::cout << "== T-1001: a fenced reply with a trailing sentence, citing a block that is not there ==\n";
     {
         handoff::repair_request request;
-        request.source_text = "Ticket T-1001 from dana@contoso.example\n"
-                              "[S1] Customer: We were charged twice for the March invoice (INV-3310). Please refund one charge.\n"
-                              "[S2] Agent note: the payment provider shows two captures of 149.00 EUR on 2026-03-02.\n"
-                              "[S3] Customer: This is blocking our finance close.\n";
+        request.source_text =
+            "Ticket T-1001 from dana@contoso.example\n"
+            "[S1] Customer: We were charged twice for the March invoice (INV-3310). Please refund one charge.\n"
+            "[S2] Agent note: the payment provider shows two captures of 149.00 EUR on 2026-03-02.\n"
+            "[S3] Customer: This is blocking our finance close.\n";
         request.prompt = instructions + request.source_text;
         request.request_id = "ticket-T-1001";
-        const nlohmann::json ticket = {{"label", "billing"},
-                                       {"severity", "p2"},
-                                       {"summary", "Customer was charged twice (2 x 149.00 EUR) for invoice INV-3310 and asks for one refund."},
-                                       {"citations", {"S1", "S4"}}};
+        const nlohmann::json ticket = {
+            {"label", "billing"},
+            {"severity", "p2"},
+            {"summary", "Customer was charged twice (2 x 149.00 EUR) for invoice INV-3310 and asks for one refund."},
+            {"citations", {"S1", "S4"}}};
         nlohmann::json fixed = ticket;
         fixed["citations"] = {"S1", "S2"};
         scripted_model model{{"```json\n" + envelope(ticket) + "\n```\nHope this helps!", envelope(fixed)}};
         const auto result = loop.run(request, model);
         print_result(result);
         const auto& first = *result.history.front().checked;
-        all_ok &= expect(result.succeeded() && result.attempts == 2 && first.failed_step == handoff::step::semantic &&
-                             first.tolerances.size() == 2,
-                         "fence and trailing prose tolerated and recorded; the invented citation repaired on the one retry");
+        all_ok &=
+            expect(result.succeeded() && result.attempts == 2 && first.failed_step == handoff::step::semantic &&
+                       first.tolerances.size() == 2,
+                   "fence and trailing prose tolerated and recorded; the invented citation repaired on the one retry");
     }
 
     std::cout << "\n== T-1002: an injected note, then a sixth label: dead-lettered on the second failure ==\n";
@@ -182,8 +186,8 @@ int main(int argc, char** argv) {
                                        {"severity", "P0!!!"},
                                        {"summary", "Every API call from eu-west has returned 503 since 09:40 UTC."},
                                        {"citations", {"S1", "S2"}}};
-        scripted_model model{{"```json\n" + envelope(first) + "\n```\nLet me know if you need anything else.",
-                              envelope(second)}};
+        scripted_model model{
+            {"```json\n" + envelope(first) + "\n```\nLet me know if you need anything else.", envelope(second)}};
         const auto result = loop.run(request, model);
         print_result(result);
         const std::string& repair_prompt = result.history.back().prompt;

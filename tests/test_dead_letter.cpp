@@ -40,8 +40,9 @@ handoff::dead_letter sample(std::string raw = "{\"status\": \"ok\"}") {
     a.stop_reason = "end_turn";
     a.route = handoff::route::repair;
     a.failed_step = handoff::step::semantic;
-    a.problems = {{handoff::step::semantic, "semantic.total_mismatch", "/partial_result/stated_total",
-                   "/partial_result/stated_total: stated_total (480.00) does not match the sum of line_items (520.00)"}};
+    a.problems = {
+        {handoff::step::semantic, "semantic.total_mismatch", "/partial_result/stated_total",
+         "/partial_result/stated_total: stated_total (480.00) does not match the sum of line_items (520.00)"}};
     a.worker_trace = handoff::trace_info{"4bf92f35", "00f067aa", std::nullopt};
     d.attempts.push_back(a);
     d.problems = a.problems;
@@ -53,7 +54,8 @@ struct temp_file {
     std::string path;
     explicit temp_file(const std::string& name)
         : path((std::filesystem::temp_directory_path() /
-                ("handoff_dl_" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" + name))
+                ("handoff_dl_" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_" +
+                 name))
                    .string()) {
         std::remove(path.c_str());
     }
@@ -122,11 +124,12 @@ TEST_CASE("a dead letter record carries request id, trace ids, raw text, problem
     CHECK(a["raw_encoding"] == "utf-8");
     CHECK(a["worker_trace"]["trace_id"] == "4bf92f35");
     CHECK(a["worker_trace"]["parent_span_id"].is_null());
-    CHECK(a["problems"][0] == nlohmann::ordered_json{{"step", "semantic"},
-                                             {"code", "semantic.total_mismatch"},
-                                             {"pointer", "/partial_result/stated_total"},
-                                             {"message", "/partial_result/stated_total: stated_total (480.00) does not "
-                                                         "match the sum of line_items (520.00)"}});
+    CHECK(a["problems"][0] ==
+          nlohmann::ordered_json{{"step", "semantic"},
+                                 {"code", "semantic.total_mismatch"},
+                                 {"pointer", "/partial_result/stated_total"},
+                                 {"message", "/partial_result/stated_total: stated_total (480.00) does not "
+                                             "match the sum of line_items (520.00)"}});
     CHECK(j["problems"] == a["problems"]);
 }
 
@@ -179,7 +182,8 @@ TEST_CASE("raw text is capped at 8 KiB, cut on a UTF-8 boundary and marked as cu
 }
 
 TEST_CASE("raw text that is not UTF-8 is kept byte for byte as base64", "[dead_letter]") {
-    const auto a = handoff::to_json(sample("\xff\xfe" "abc"))["attempts"][0];
+    const auto a = handoff::to_json(sample("\xff\xfe"
+                                           "abc"))["attempts"][0];
     CHECK(a["raw_encoding"] == "base64");
     CHECK(a["raw_text"] == "//5hYmM=");
     CHECK(a["raw_bytes"] == 5);
@@ -189,11 +193,11 @@ TEST_CASE("strict UTF-8 validation refuses overlong forms, surrogates and trunca
     using handoff::detail::valid_utf8;
     CHECK(valid_utf8("plain ascii"));
     CHECK(valid_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80")); // é € 😀
-    CHECK_FALSE(valid_utf8("\xC0\xAF"));                      // overlong '/'
-    CHECK_FALSE(valid_utf8("\xED\xA0\x80"));                  // a surrogate
-    CHECK_FALSE(valid_utf8("\xF4\x90\x80\x80"));              // above U+10FFFF
-    CHECK_FALSE(valid_utf8("\xE2\x82"));                      // cut short
-    CHECK_FALSE(valid_utf8("\x80"));                          // a lone continuation byte
+    CHECK_FALSE(valid_utf8("\xC0\xAF"));                       // overlong '/'
+    CHECK_FALSE(valid_utf8("\xED\xA0\x80"));                   // a surrogate
+    CHECK_FALSE(valid_utf8("\xF4\x90\x80\x80"));               // above U+10FFFF
+    CHECK_FALSE(valid_utf8("\xE2\x82"));                       // cut short
+    CHECK_FALSE(valid_utf8("\x80"));                           // a lone continuation byte
 }
 
 TEST_CASE("a record is exactly one line, whatever the raw text contains", "[dead_letter]") {
@@ -268,8 +272,7 @@ TEST_CASE("concurrent writer threads sharing one file sink produce only whole li
     check_whole_lines(file.path, writers, per_writer);
 }
 
-TEST_CASE("threads with separate sinks on the same file still produce only whole lines (O_APPEND)",
-          "[dead_letter]") {
+TEST_CASE("threads with separate sinks on the same file still produce only whole lines (O_APPEND)", "[dead_letter]") {
     temp_file file("sinks.jsonl");
     constexpr int writers = 6;
     constexpr int per_writer = 100;

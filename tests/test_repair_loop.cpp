@@ -32,7 +32,8 @@ std::string read_text(const std::string& path) {
 std::string reply(const std::string& name) { return read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/" + name); }
 
 nlohmann::json invoice_schema() {
-    return nlohmann::json::parse(read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
+    return nlohmann::json::parse(
+        read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
 }
 
 handoff::receiver<> invoice_receiver() {
@@ -166,7 +167,8 @@ TEST_CASE("only the last failed attempt is in the repair prompt, earlier ones ne
     CHECK_FALSE(model.prompts[2].find("ATTEMPT-ONE-MARKER") != std::string::npos);
     // Attempt 1's problem is gone from the third prompt; attempt 2's is there.
     CHECK_FALSE(model.prompts[2].find("stated_total (480.00)") != std::string::npos);
-    CHECK_THAT(model.prompts[2], ContainsSubstring("- /partial_result/vendor_quote: the quote \"Northwind Traders, Seattle\""));
+    CHECK_THAT(model.prompts[2],
+               ContainsSubstring("- /partial_result/vendor_quote: the quote \"Northwind Traders, Seattle\""));
     CHECK(count(model.prompts[2], "Your previous reply (attempt") == 1);
     CHECK_THAT(model.prompts[2], ContainsSubstring("Your previous reply (attempt 2) was rejected."));
     // Every repair prompt starts with the original prompt, unchanged.
@@ -193,7 +195,8 @@ TEST_CASE("a max_tokens truncation is not retried on the same budget", "[repair_
     CHECK(result.problems[0].code == "reply.truncated");
     CHECK(result.problems[0].message == "the reply stopped at the output cap (stop_reason \"max_tokens\") after 300 "
                                         "bytes; a retry on the same budget would be cut off at the same place");
-    CHECK(result.reason == "the reply of attempt 1 was cut off at the output cap (max_tokens) and the cap was not raised");
+    CHECK(result.reason ==
+          "the reply of attempt 1 was cut off at the output cap (max_tokens) and the cap was not raised");
     REQUIRE(sink.lines().size() == 1);
     CHECK(nlohmann::json::parse(sink.lines()[0])["outcome"] == "truncated");
 }
@@ -273,8 +276,7 @@ TEST_CASE("other stop reasons can be declared truncation, such as OpenAI's lengt
     CHECK(result.outcome == handoff::loop_outcome::truncated);
 }
 
-TEST_CASE("one budget covers every layer: parse, truncation and semantic failures share the retries",
-          "[repair_loop]") {
+TEST_CASE("one budget covers every layer: parse, truncation and semantic failures share the retries", "[repair_loop]") {
     const auto receiver = invoice_receiver();
     handoff::repair_options options;
     options.max_retries = 2;
@@ -305,7 +307,8 @@ TEST_CASE("a DEPENDENCY_FAILED envelope is not retryable and ends the loop at on
     CHECK(model.prompts.size() == 1);
     REQUIRE(result.last_receipt() != nullptr);
     CHECK(result.last_receipt()->route == handoff::route::escalate);
-    CHECK(result.reason == "not retryable: DEPENDENCY_FAILED at usable coverage 0.00 (low band): the table says ESCALATE");
+    CHECK(result.reason ==
+          "not retryable: DEPENDENCY_FAILED at usable coverage 0.00 (low band): the table says ESCALATE");
     REQUIRE(sink.lines().size() == 1);
     const auto record = nlohmann::json::parse(sink.lines()[0]);
     CHECK(record["outcome"] == "not_retryable");
@@ -368,7 +371,8 @@ TEST_CASE("the fallback hook gets the next repair prompt when the budget is spen
             CHECK(f.problems.size() == 1);
             return done(reply("invoice_reconciled.json"));
         };
-        scripted_model model{{done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
+        scripted_model model{
+            {done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
         const auto result = handoff::repair_loop<>(receiver, options).run(invoice_request(), model);
         CHECK(result.succeeded());
         CHECK(result.fallback_used);
@@ -382,7 +386,8 @@ TEST_CASE("the fallback hook gets the next repair prompt when the budget is spen
         options.on_exhausted = [&](const handoff::fallback_request&) -> std::optional<handoff::model_reply> {
             return std::nullopt;
         };
-        scripted_model model{{done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
+        scripted_model model{
+            {done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
         const auto result = handoff::repair_loop<>(receiver, options).run(invoice_request(), model);
         CHECK(result.outcome == handoff::loop_outcome::retries_exhausted);
         CHECK(result.fallback_used);
@@ -394,7 +399,8 @@ TEST_CASE("the fallback hook gets the next repair prompt when the budget is spen
         options.on_exhausted = [&](const handoff::fallback_request&) -> std::optional<handoff::model_reply> {
             return done("still not json");
         };
-        scripted_model model{{done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
+        scripted_model model{
+            {done(reply("invoice_fabricated_total.json")), done(reply("invoice_fabricated_total.json"))}, {}};
         const auto result = handoff::repair_loop<>(receiver, options).run(invoice_request(), model);
         CHECK(result.outcome == handoff::loop_outcome::retries_exhausted);
         CHECK(result.attempts == 3);
@@ -408,7 +414,12 @@ TEST_CASE("the fallback hook gets the next repair prompt when the budget is spen
 TEST_CASE("expected outcomes never throw, whatever the model sends", "[repair_loop]") {
     const auto receiver = invoice_receiver();
     const std::vector<handoff::model_reply> replies = {
-        done(""), done("\xff\xfe garbage"), {"", ""}, cut(""), done("```json\n{}\n```"), done("[1,2,3]"),
+        done(""),
+        done("\xff\xfe garbage"),
+        {"", ""},
+        cut(""),
+        done("```json\n{}\n```"),
+        done("[1,2,3]"),
         done(std::string(2 * 1024 * 1024, '{')),
     };
     for (const auto& r : replies) {

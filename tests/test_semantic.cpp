@@ -27,7 +27,8 @@ std::string read_text(const std::string& path) {
 std::string reply(const std::string& name) { return read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/" + name); }
 
 nlohmann::json invoice_schema() {
-    return nlohmann::json::parse(read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
+    return nlohmann::json::parse(
+        read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
 }
 
 /// The invoice receiver of seed 001: stated vs summed total, the model's own sum, provenance.
@@ -40,11 +41,12 @@ handoff::receiver<> invoice_receiver() {
 
 /// An ok envelope around `result`, for checks that need no schema.
 std::string ok_envelope(const nlohmann::json& result) {
-    return nlohmann::json{{"status", "ok"},
-                          {"partial_result", result},
-                          {"schema_ok", true},
-                          {"coverage", {{"items_expected", 1}, {"items_completed", 1}, {"unit", "doc"}, {"fraction", 1.0}}},
-                          {"steps", {{"completed", nlohmann::json::array()}, {"remaining", nlohmann::json::array()}}}}
+    return nlohmann::json{
+        {"status", "ok"},
+        {"partial_result", result},
+        {"schema_ok", true},
+        {"coverage", {{"items_expected", 1}, {"items_completed", 1}, {"unit", "doc"}, {"fraction", 1.0}}},
+        {"steps", {{"completed", nlohmann::json::array()}, {"remaining", nlohmann::json::array()}}}}
         .dump();
 }
 
@@ -71,7 +73,7 @@ TEST_CASE("a fabricated total (480.00 stated, 520.00 summed) routes REPAIR as a 
     const auto r = invoice_receiver().receive(reply("invoice_fabricated_total.json"), {}, invoice_source());
     CHECK(r.route == handoff::route::repair);
     REQUIRE(r.failed_step == handoff::step::semantic);
-    CHECK(r.schema_ok);               // the shape was right: a different class of error
+    CHECK(r.schema_ok); // the shape was right: a different class of error
     CHECK(r.envelope->schema_ok);
     CHECK(r.envelope->partial_result.has_value());
     CHECK(handoff::semantic_failure(r));
@@ -190,9 +192,12 @@ TEST_CASE("a tolerance in minor units lets a rounding difference through and no 
     money.tolerance = 1;
     handoff::receiver<> r;
     r.add_check(handoff::total_matches_sum("/total", "/items/*/amount", money));
-    CHECK(r.receive(ok_envelope({{"total", 520.01}, {"items", {{{"amount", 520.0}}}}})).route == handoff::route::accept);
-    CHECK(r.receive(ok_envelope({{"total", 519.99}, {"items", {{{"amount", 520.0}}}}})).route == handoff::route::accept);
-    CHECK(r.receive(ok_envelope({{"total", 520.02}, {"items", {{{"amount", 520.0}}}}})).route == handoff::route::repair);
+    CHECK(r.receive(ok_envelope({{"total", 520.01}, {"items", {{{"amount", 520.0}}}}})).route ==
+          handoff::route::accept);
+    CHECK(r.receive(ok_envelope({{"total", 519.99}, {"items", {{{"amount", 520.0}}}}})).route ==
+          handoff::route::accept);
+    CHECK(r.receive(ok_envelope({{"total", 520.02}, {"items", {{{"amount", 520.0}}}}})).route ==
+          handoff::route::repair);
 }
 
 TEST_CASE("integer cents are summed exactly and a fractional cent is refused, not rounded", "[semantic]") {
@@ -201,12 +206,12 @@ TEST_CASE("integer cents are summed exactly and a fractional cent is refused, no
     handoff::receiver<> r;
     r.add_check(handoff::total_matches_sum("/total_cents", "/line_items/*/amount_cents", cents));
 
-    const auto ok = r.receive(ok_envelope({{"total_cents", 52000},
-                                           {"line_items", {{{"amount_cents", 32000}}, {{"amount_cents", 20000}}}}}));
+    const auto ok = r.receive(
+        ok_envelope({{"total_cents", 52000}, {"line_items", {{{"amount_cents", 32000}}, {{"amount_cents", 20000}}}}}));
     CHECK(ok.route == handoff::route::accept);
 
-    const auto wrong = r.receive(ok_envelope({{"total_cents", 48000},
-                                              {"line_items", {{{"amount_cents", 32000}}, {{"amount_cents", 20000}}}}}));
+    const auto wrong = r.receive(
+        ok_envelope({{"total_cents", 48000}, {"line_items", {{{"amount_cents", 32000}}, {{"amount_cents", 20000}}}}}));
     REQUIRE(wrong.problems.size() == 1);
     CHECK(wrong.problems[0].message == "/partial_result/total_cents: total_cents (48000) does not match the sum of "
                                        "line_items (52000); re-extract, correcting the discrepancy");
@@ -225,8 +230,8 @@ TEST_CASE("zero-decimal currencies print without a decimal point", "[semantic]")
     r.add_check(handoff::total_matches_sum("/total", "/items/*/amount", yen));
     const auto got = r.receive(ok_envelope({{"total", 1000}, {"items", {{{"amount", 1200}}}}}));
     REQUIRE(got.problems.size() == 1);
-    CHECK(got.problems[0].message ==
-          "/partial_result/total: total (1000) does not match the sum of items (1200); re-extract, correcting the discrepancy");
+    CHECK(got.problems[0].message == "/partial_result/total: total (1000) does not match the sum of items (1200); "
+                                     "re-extract, correcting the discrepancy");
 }
 
 TEST_CASE("a missing or non-numeric amount is reported instead of summed as zero", "[semantic]") {
@@ -240,16 +245,18 @@ TEST_CASE("a missing or non-numeric amount is reported instead of summed as zero
     CHECK(got.problems[1].pointer == "/partial_result/items/1/amount");
 }
 
-TEST_CASE("a provenance quote matches ignoring case and runs of whitespace, including no-break spaces",
-          "[semantic]") {
+TEST_CASE("a provenance quote matches ignoring case and runs of whitespace, including no-break spaces", "[semantic]") {
     handoff::receiver<> r;
     r.add_check(handoff::quote_in_source("/quote"));
-    CHECK(r.receive(ok_envelope({{"quote", "northwind OFFICE   supply\nltd.,\t12 harbour road"}}), {}, invoice_source()).route ==
-          handoff::route::accept);
-    CHECK(r.receive(ok_envelope({{"quote", "TOTAL\xC2\xA0" "DUE (EUR)"}}), {}, invoice_source()).route == handoff::route::accept);
+    CHECK(r.receive(ok_envelope({{"quote", "northwind OFFICE   supply\nltd.,\t12 harbour road"}}), {}, invoice_source())
+              .route == handoff::route::accept);
+    CHECK(r.receive(ok_envelope({{"quote", "TOTAL\xC2\xA0"
+                                           "DUE (EUR)"}}),
+                    {}, invoice_source())
+              .route == handoff::route::accept);
     // Punctuation is not normalised: the span must really be there.
-    CHECK(r.receive(ok_envelope({{"quote", "Northwind Office Supply Ltd; 12 Harbour Road"}}), {}, invoice_source()).route ==
-          handoff::route::repair);
+    CHECK(r.receive(ok_envelope({{"quote", "Northwind Office Supply Ltd; 12 Harbour Road"}}), {}, invoice_source())
+              .route == handoff::route::repair);
 }
 
 TEST_CASE("every quote a wildcard pattern selects is checked, each with its own pointer", "[semantic]") {
@@ -263,7 +270,8 @@ TEST_CASE("every quote a wildcard pattern selects is checked, each with its own 
     REQUIRE(got.problems.size() == 1);
     CHECK(got.problems[0].pointer == "/partial_result/claims/1/quote");
     // An empty list selects nothing: nothing to verify.
-    CHECK(r.receive(ok_envelope({{"claims", nlohmann::json::array()}}), {}, invoice_source()).route == handoff::route::accept);
+    CHECK(r.receive(ok_envelope({{"claims", nlohmann::json::array()}}), {}, invoice_source()).route ==
+          handoff::route::accept);
 }
 
 TEST_CASE("empty, missing and non-string quotes are problems of their own", "[semantic]") {
@@ -341,8 +349,8 @@ TEST_CASE("a user check on a typed result gets its problems normalised to step, 
         handoff::problem_list found;
         if (inv.line_items.size() < 4) {
             // No step, no pointer, a bare message: the runner fills them in.
-            found.push_back(handoff::problem{handoff::step::parse, "invoice.too_few_items", "",
-                                             "expected at least 4 line items"});
+            found.push_back(
+                handoff::problem{handoff::step::parse, "invoice.too_few_items", "", "expected at least 4 line items"});
         }
         return found;
     });

@@ -11,8 +11,8 @@
 // mutex, and opens its file with O_APPEND so that processes sharing the file do not interleave.
 
 #include <handoff/detail/text.hpp>
-#include <handoff/envelope.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
 
 #include <nlohmann/json.hpp>
@@ -39,7 +39,7 @@
 namespace handoff {
 
 /// Raw text kept per attempt, in bytes (seed 004: "raw text (capped at 8 KiB)").
-inline constexpr std::size_t default_dead_letter_raw_bytes = 8 * 1024;
+inline constexpr std::size_t default_dead_letter_raw_bytes = std::size_t{8} * 1024;
 
 /// One model reply as the dead letter keeps it.
 struct dead_letter_attempt {
@@ -178,10 +178,10 @@ namespace detail {
 } // namespace detail
 
 /// The record as JSON, fields in a fixed order (type, time, request_id, ... attempts, problems)
-/// so that a person reading the file sees the same layout every time. Each attempt's raw text is cut to `max_raw_bytes` on a UTF-8 boundary,
-/// with `raw_cut` true and `raw_bytes` the full length. Text that is not valid UTF-8 (a model
-/// can emit anything) is kept byte for byte as base64, `raw_encoding` "base64", so nothing the
-/// worker wrote is lost or altered on the way to the dead letter.
+/// so that a person reading the file sees the same layout every time. Each attempt's raw text is cut to `max_raw_bytes`
+/// on a UTF-8 boundary, with `raw_cut` true and `raw_bytes` the full length. Text that is not valid UTF-8 (a model can
+/// emit anything) is kept byte for byte as base64, `raw_encoding` "base64", so nothing the worker wrote is lost or
+/// altered on the way to the dead letter.
 [[nodiscard]] inline nlohmann::ordered_json to_json(const dead_letter& d,
                                                     std::size_t max_raw_bytes = default_dead_letter_raw_bytes) {
     nlohmann::ordered_json attempts = nlohmann::ordered_json::array();
@@ -193,7 +193,8 @@ namespace detail {
             {"attempt", a.number},
             {"stop_reason", a.stop_reason},
             {"route", a.route ? nlohmann::ordered_json(to_string(*a.route)) : nlohmann::ordered_json(nullptr)},
-            {"step", a.failed_step ? nlohmann::ordered_json(to_string(*a.failed_step)) : nlohmann::ordered_json(nullptr)},
+            {"step",
+             a.failed_step ? nlohmann::ordered_json(to_string(*a.failed_step)) : nlohmann::ordered_json(nullptr)},
             {"raw_bytes", a.raw_text.size()},
             {"raw_cut", keep < a.raw_text.size()},
             {"raw_encoding", utf8 ? "utf-8" : "base64"},
@@ -292,7 +293,9 @@ public:
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
-    [[nodiscard]] bool write(const dead_letter& record) override { return write_line(to_jsonl(record, max_raw_bytes_)); }
+    [[nodiscard]] bool write(const dead_letter& record) override {
+        return write_line(to_jsonl(record, max_raw_bytes_));
+    }
 
     /// Appends one line (which must end in '\n' and contain no other newline) in one call.
     [[nodiscard]] bool write_line(std::string_view line) {

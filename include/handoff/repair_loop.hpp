@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t, UINT32_MAX
 #include <functional>  // function
@@ -255,7 +256,8 @@ public:
     }
 
     /// The dead letter this result would leave (also for callers that route failures themselves).
-    [[nodiscard]] static dead_letter make_dead_letter(const repair_result<Task>& result, const repair_request& request) {
+    [[nodiscard]] static dead_letter make_dead_letter(const repair_result<Task>& result,
+                                                      const repair_request& request) {
         dead_letter d;
         d.request_id = request.request_id;
         d.trace_id = request.trace_id;
@@ -286,18 +288,15 @@ public:
 
 private:
     [[nodiscard]] bool is_truncation(std::string_view stop_reason) const {
-        for (const std::string& s : options_.truncation_stop_reasons) {
-            if (s == stop_reason) {
-                return true;
-            }
-        }
-        return false;
+        const auto& reasons = options_.truncation_stop_reasons;
+        return std::any_of(reasons.begin(), reasons.end(), [&](const std::string& s) { return s == stop_reason; });
     }
 
     [[nodiscard]] static problem truncation_problem(const model_reply& reply) {
         return problem{step::parse, "reply.truncated", "",
-                       "the reply stopped at the output cap (stop_reason " + detail::quote_untrusted(reply.stop_reason, 32) +
-                           ") after " + std::to_string(reply.text.size()) +
+                       "the reply stopped at the output cap (stop_reason " +
+                           detail::quote_untrusted(reply.stop_reason, 32) + ") after " +
+                           std::to_string(reply.text.size()) +
                            " bytes; a retry on the same budget would be cut off at the same place"};
     }
 
@@ -319,8 +318,8 @@ private:
         const handoff::receipt<Task>& checked = *result.history.back().checked;
         if (outcome == loop_outcome::not_retryable) {
             result.problems = checked.problems;
-            result.reason = "not retryable: " + (checked.decision ? checked.decision->rationale
-                                                                  : std::string(to_string(checked.route)));
+            result.reason = "not retryable: " +
+                            (checked.decision ? checked.decision->rationale : std::string(to_string(checked.route)));
         } else if (outcome == loop_outcome::routed && checked.decision) {
             result.problems.clear(); // an earlier truncation no longer matters
             result.reason = checked.decision->rationale;

@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint32_t
 #include <cstdio>      // snprintf
@@ -194,8 +195,8 @@ public:
                 collect_strings(item.value());
                 if (rules.closed) {
                     std::vector<std::string> allowed(rules.names.begin(), rules.names.end());
-                    out_.unexpected.push_back(
-                        unexpected_property{child, quote_untrusted(item.key(), options_.max_key_bytes), std::move(allowed)});
+                    out_.unexpected.push_back(unexpected_property{
+                        child, quote_untrusted(item.key(), options_.max_key_bytes), std::move(allowed)});
                 }
             }
         }
@@ -206,9 +207,9 @@ private:
     struct object_rules {
         std::vector<const nlohmann::json*> property_maps; // each a "properties" object
         std::set<std::string> names;
-        schema_list open_schemas;    // additionalProperties given as a schema
-        bool closed = false;         // additionalProperties false
-        bool unconstrained = true;   // no schema constrains the keys: echo them all
+        schema_list open_schemas;  // additionalProperties given as a schema
+        bool closed = false;       // additionalProperties false
+        bool unconstrained = true; // no schema constrains the keys: echo them all
     };
 
     /// Follows local "$ref": "#/..." (a bounded number of times: a cycle is not followed);
@@ -219,8 +220,8 @@ private:
             if (ref == schema->end() || !ref->is_string()) {
                 return schema;
             }
-            const std::string& target = ref->get_ref<const std::string&>();
-            if (root == nullptr || target.rfind("#", 0) != 0) {
+            const auto& target = ref->get_ref<const std::string&>();
+            if (root == nullptr || target.rfind('#', 0) != 0) {
                 return nullptr;
             }
             const nlohmann::json* at = root;
@@ -339,18 +340,15 @@ private:
 /// instruction. Messages quote values escaped and capped, so the first 16 bytes are compared,
 /// raw and escaped. Short values ("x", "no") occur in ordinary messages by coincidence.
 [[nodiscard]] inline bool quotes_withheld(std::string_view message, const std::vector<std::string>& withheld) {
-    for (const std::string& w : withheld) {
+    return std::any_of(withheld.begin(), withheld.end(), [&](const std::string& w) {
         if (w.size() < 8) {
-            continue;
+            return false;
         }
         const std::string_view head(w.data(), utf8_prefix_length(w, 16));
         const std::string quoted = quote_untrusted(head, 64); // how messages quote values
         const std::string_view escaped = std::string_view(quoted).substr(1, quoted.size() - 2);
-        if (message.find(head) != std::string_view::npos || message.find(escaped) != std::string_view::npos) {
-            return true;
-        }
-    }
-    return false;
+        return message.find(head) != std::string_view::npos || message.find(escaped) != std::string_view::npos;
+    });
 }
 
 [[nodiscard]] inline bool under(std::string_view pointer, std::string_view parent) {

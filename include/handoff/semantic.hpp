@@ -14,7 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>       // fabs, floor, llround, pow
+#include <algorithm>   // any_of
+#include <cmath>       // fabs, floor, llround
 #include <cstddef>     // size_t
 #include <cstdint>     // int64_t, uint8_t
 #include <exception>   // exception
@@ -52,8 +53,8 @@ using semantic_check = std::function<problem_list(const Task&, const check_conte
 /// that starts with that pointer. A check that throws becomes a `semantic.check_threw` problem:
 /// a bug in a user check must not turn untrusted input into an exception out of `receive`.
 template <class Task>
-[[nodiscard]] problem_list run_semantic_checks(const std::vector<semantic_check<Task>>& checks,
-                                               const Task& task, const check_context& ctx) {
+[[nodiscard]] problem_list run_semantic_checks(const std::vector<semantic_check<Task>>& checks, const Task& task,
+                                               const check_context& ctx) {
     problem_list all;
     for (std::size_t i = 0; i < checks.size(); ++i) {
         problem_list found;
@@ -61,8 +62,8 @@ template <class Task>
             found = checks[i](task, ctx);
         } catch (const std::exception& e) {
             found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
-                                    "semantic check #" + std::to_string(i + 1) + " threw: " +
-                                        detail::quote_untrusted(e.what(), 200)});
+                                    "semantic check #" + std::to_string(i + 1) +
+                                        " threw: " + detail::quote_untrusted(e.what(), 200)});
         } catch (...) {
             found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
                                     "semantic check #" + std::to_string(i + 1) + " threw a non-standard exception"});
@@ -90,12 +91,7 @@ template <class Task>
 /// one the result was discarded as unusable while schema_ok stayed true (see receiver.hpp).
 template <class Task>
 [[nodiscard]] bool semantic_failure(const receipt<Task>& r) noexcept {
-    for (const problem& p : r.problems) {
-        if (p.step == step::semantic) {
-            return true;
-        }
-    }
-    return false;
+    return std::any_of(r.problems.begin(), r.problems.end(), [](const problem& p) { return p.step == step::semantic; });
 }
 
 namespace detail {
@@ -115,7 +111,8 @@ struct selected_value {
     std::size_t pos = pointer.front() == '/' ? 1 : 0;
     while (true) {
         const std::size_t slash = pointer.find('/', pos);
-        const std::string_view raw = pointer.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
+        const std::string_view raw =
+            pointer.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
         std::string token;
         for (std::size_t i = 0; i < raw.size(); ++i) {
             if (raw[i] == '~' && i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
@@ -286,33 +283,35 @@ public:
                 items_ok = false;
             } else if (!add(sum, *units)) {
                 problems.push_back(problem{step::semantic, "semantic.amount_invalid", base + item.pointer,
-                                           base + item.pointer + ": the line items sum beyond what can be "
-                                                                 "added exactly"});
+                                           base + item.pointer +
+                                               ": the line items sum beyond what can be "
+                                               "added exactly"});
                 items_ok = false;
             }
         }
         const std::vector<detail::selected_value> total = detail::select(ctx.result, total_);
-        const std::optional<std::int64_t> stated = total.empty() ? std::nullopt : read_amount(total.front(), base, problems);
+        const std::optional<std::int64_t> stated =
+            total.empty() ? std::nullopt : read_amount(total.front(), base, problems);
         if (!items_ok || !stated) {
             return problems;
         }
         const std::string items_name = detail::field_name(items_pattern_head());
         if (!within(*stated, sum)) {
             const std::string ptr = base + total.front().pointer;
-            problems.push_back(problem{
-                step::semantic, "semantic.total_mismatch", ptr,
-                ptr + ": " + detail::field_name(total_) + " (" + format(*stated) + ") does not match the sum of " +
-                    items_name + " (" + format(sum) + "); re-extract, correcting the discrepancy"});
+            problems.push_back(problem{step::semantic, "semantic.total_mismatch", ptr,
+                                       ptr + ": " + detail::field_name(total_) + " (" + format(*stated) +
+                                           ") does not match the sum of " + items_name + " (" + format(sum) +
+                                           "); re-extract, correcting the discrepancy"});
         }
         if (!calculated_.empty()) {
             const std::vector<detail::selected_value> calc = detail::select(ctx.result, calculated_);
             if (const std::optional<std::int64_t> claimed = read_amount(calc.front(), base, problems)) {
                 if (!within(*claimed, sum)) {
                     const std::string ptr = base + calc.front().pointer;
-                    problems.push_back(problem{
-                        step::semantic, "semantic.calculated_total_mismatch", ptr,
-                        ptr + ": " + detail::field_name(calculated_) + " (" + format(*claimed) +
-                            ") is not the sum of " + items_name + " (" + format(sum) + "); add the items again"});
+                    problems.push_back(problem{step::semantic, "semantic.calculated_total_mismatch", ptr,
+                                               ptr + ": " + detail::field_name(calculated_) + " (" + format(*claimed) +
+                                                   ") is not the sum of " + items_name + " (" + format(sum) +
+                                                   "); add the items again"});
                 }
             }
         }
@@ -357,11 +356,12 @@ private:
             return std::nullopt;
         }
         if (v.is_number_integer()) {
-            const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() < static_cast<std::uint64_t>(max_units)
-                                                     : (v.get<std::int64_t>() < max_units && v.get<std::int64_t>() > -max_units);
+            const bool fits = v.is_number_unsigned()
+                                  ? v.get<std::uint64_t>() < static_cast<std::uint64_t>(max_units)
+                                  : (v.get<std::int64_t>() < max_units && v.get<std::int64_t>() > -max_units);
             if (fits) {
-                const std::int64_t whole = v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>())
-                                                                  : v.get<std::int64_t>();
+                const std::int64_t whole =
+                    v.is_number_unsigned() ? static_cast<std::int64_t>(v.get<std::uint64_t>()) : v.get<std::int64_t>();
                 if (options_.format == money_format::integer_minor_units) {
                     return whole;
                 }
@@ -408,7 +408,8 @@ private:
             return std::to_string(units);
         }
         const std::int64_t scale = scale_factor();
-        const std::uint64_t magnitude = units < 0 ? static_cast<std::uint64_t>(-units) : static_cast<std::uint64_t>(units);
+        const std::uint64_t magnitude =
+            units < 0 ? static_cast<std::uint64_t>(-units) : static_cast<std::uint64_t>(units);
         std::string fraction = std::to_string(magnitude % static_cast<std::uint64_t>(scale));
         fraction.insert(0, static_cast<std::size_t>(options_.decimals) - fraction.size(), '0');
         return (units < 0 ? "-" : "") + std::to_string(magnitude / static_cast<std::uint64_t>(scale)) + "." + fraction;
@@ -463,27 +464,28 @@ public:
                                                detail::describe_value(*at.value)});
                 continue;
             }
-            const std::string& quote = at.value->get_ref<const std::string&>();
+            const auto& quote = at.value->get_ref<const std::string&>();
             const std::string wanted = detail::normalise_for_match(quote);
             if (wanted.size() < options_.min_length || wanted.empty()) {
-                problems.push_back(problem{step::semantic, "semantic.quote_too_short", ptr,
-                                           ptr + ": the quote " + detail::quote_untrusted(quote, 80) + " is " +
-                                               (wanted.empty() ? std::string("empty") : "shorter than " +
-                                                   std::to_string(options_.min_length) + " characters") +
-                                               "; quote the exact span of the source"});
+                problems.push_back(problem{
+                    step::semantic, "semantic.quote_too_short", ptr,
+                    ptr + ": the quote " + detail::quote_untrusted(quote, 80) + " is " +
+                        (wanted.empty() ? std::string("empty")
+                                        : "shorter than " + std::to_string(options_.min_length) + " characters") +
+                        "; quote the exact span of the source"});
                 continue;
             }
             if (!source) {
                 source = detail::normalise_for_match(ctx.source_text);
             }
             if (source->find(wanted) == std::string::npos) {
-                problems.push_back(problem{
-                    step::semantic, "semantic.quote_not_in_source", ptr,
-                    ptr + ": the quote " + detail::quote_untrusted(quote, 80) +
-                        (ctx.source_text.empty() ? std::string(" cannot be verified: no source text was supplied")
-                                                 : std::string(" does not occur in the source text (compared "
-                                                               "ignoring case and whitespace); copy the span "
-                                                               "exactly, or drop the claim"))});
+                problems.push_back(problem{step::semantic, "semantic.quote_not_in_source", ptr,
+                                           ptr + ": the quote " + detail::quote_untrusted(quote, 80) +
+                                               (ctx.source_text.empty()
+                                                    ? std::string(" cannot be verified: no source text was supplied")
+                                                    : std::string(" does not occur in the source text (compared "
+                                                                  "ignoring case and whitespace); copy the span "
+                                                                  "exactly, or drop the claim"))});
             }
         }
         return problems;
