@@ -22,8 +22,9 @@ namespace handoff {
 template <class Task = nlohmann::json>
 struct [[nodiscard]] receipt {
     handoff::route route = handoff::route::repair;
-    /// The contract step that failed (parse, envelope_schema, task_schema of an ok envelope,
-    /// coverage), or empty. A step-3 downgrade of a capped envelope is not a contract failure.
+    /// The first step that failed (parse, envelope_schema, task_schema of an ok envelope,
+    /// coverage, or semantic for an ok envelope that layer 2 refused), or empty. A step-3 or
+    /// semantic downgrade of a capped envelope is not a contract failure.
     std::optional<handoff::step> failed_step;
     /// After step 3: true only when a partial result is present and fits the task schema.
     bool schema_ok = false;
