@@ -4,21 +4,22 @@
 
 #include "support/catch.hpp"
 
-// tests/CMakeLists.txt defines HANDOFF_CHECK_EXE whenever examples/ builds handoff-check; a
-// build without examples has no binary to run, and then no CLI tests.
-#ifdef HANDOFF_CHECK_EXE
+// tests/CMakeLists.txt defines HANDOFF_CHECK_EXE and HANDOFF_CLI_TEMP_DIR whenever examples/
+// builds handoff-check; a build without examples has no binary to run, and then no CLI tests.
+#if defined(HANDOFF_CHECK_EXE) && defined(HANDOFF_CLI_TEMP_DIR)
 
 #include <handoff/worker_prompt.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>  // popen, fread
+#include <cstdio>  // popen, fread, remove
 #include <fstream> // ifstream, ofstream
 #include <sstream> // istringstream, ostringstream
 #include <string>  // string
 #include <vector>  // vector
 
 #include <sys/wait.h> // WEXITSTATUS
+#include <unistd.h>   // getpid
 
 namespace {
 
@@ -43,11 +44,10 @@ std::string slurp(const std::string& path) {
 /// Runs `handoff-check ARGS` through the shell in `dir`; stdin from `stdin_file`.
 tool_result run(const std::string& args, const std::string& dir = HANDOFF_FIXTURES_DIR,
                 const std::string& stdin_file = "/dev/null") {
-#ifdef HANDOFF_CLI_TEMP_DIR
-    const std::string err_file = std::string(HANDOFF_CLI_TEMP_DIR) + "/tools_stderr.txt";
-#else
-    const std::string err_file = "/dev/null";
-#endif
+    // CTest runs test cases in parallel processes: each run gets its own stderr file.
+    static int runs = 0;
+    const std::string err_file = std::string(HANDOFF_CLI_TEMP_DIR) + "/tools_stderr." + std::to_string(::getpid()) +
+                                 "." + std::to_string(++runs) + ".txt";
     const std::string command =
         "cd '" + dir + "' && '" + exe + "' " + args + " < '" + stdin_file + "' 2>'" + err_file + "'";
     tool_result result;
@@ -62,6 +62,7 @@ tool_result run(const std::string& args, const std::string& dir = HANDOFF_FIXTUR
     REQUIRE(WIFEXITED(status));
     result.exit_status = WEXITSTATUS(status);
     result.err = slurp(err_file);
+    std::remove(err_file.c_str());
     std::istringstream lines(result.out);
     for (std::string line; std::getline(lines, line);) {
         result.lines.push_back(line);
@@ -182,7 +183,6 @@ TEST_CASE("handoff-check prompt exits 2 for a bad flag or an unreadable, invalid
     CHECK(refused.err.find("a \"pattern\" needs a \"maxLength\"") != std::string::npos);
 }
 
-#ifdef HANDOFF_CLI_TEMP_DIR
 TEST_CASE("an envelope file named like a subcommand is checked as ./lint or after --", "[cli]") {
     const std::string dir = HANDOFF_CLI_TEMP_DIR;
     std::ofstream(dir + "/lint", std::ios::binary) << slurp(fixtures + "cli/ok_accept.json");
@@ -194,6 +194,5 @@ TEST_CASE("an envelope file named like a subcommand is checked as ./lint or afte
         CHECK(nlohmann::json::parse(r.lines[0]).at("route") == "ACCEPT");
     }
 }
-#endif
 
-#endif // HANDOFF_CHECK_EXE
+#endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

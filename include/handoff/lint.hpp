@@ -152,7 +152,7 @@ struct lint_options {
     std::vector<std::string> money_names{"price",   "amount",   "total",  "subtotal", "cost",   "fee",
                                          "balance", "tax",      "discount", "payment", "refund", "charge"};
     /// Limits for lint_schema_text; max_depth also bounds lint_schema (the walk recurses).
-    parse_limits limits{8 * 1024 * 1024, 256, 1024 * 1024, 100'000, 1'000'000};
+    parse_limits limits{std::size_t{8} * 1024 * 1024, 256, std::size_t{1024} * 1024, 100'000, 1'000'000};
 };
 
 namespace detail {

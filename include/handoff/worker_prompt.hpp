@@ -326,7 +326,8 @@ private:
             for (const auto& branch : *it) {
                 std::string inner;
                 const std::string text = phrase(branch, indent + 2, depth + 1, inner);
-                nested += std::string(indent, ' ') + "- option " + std::to_string(n++) + ": " + text + "\n" + inner;
+                nested.append(indent, ' ').append("- option ").append(std::to_string(n++)).append(": ");
+                nested.append(text).append("\n").append(inner);
             }
         }
         if (null_allowed) {
