@@ -169,7 +169,8 @@ TEST_CASE("handoff-check prompt notes a task schema that lint would flag, on std
     CHECK(r.out.find("  - price (required): number >= 0\n") != std::string::npos);
 }
 
-TEST_CASE("handoff-check prompt exits 2 for a bad flag or an unreadable, invalid or uncompilable schema", "[cli][prompt]") {
+TEST_CASE("handoff-check prompt exits 2 for a bad flag or an unreadable, invalid or uncompilable schema",
+          "[cli][prompt]") {
     CHECK(run("prompt --task-schema").exit_status == 2);
     CHECK(run("prompt --strict").exit_status == 2);
     CHECK(run("prompt --task-schema lint/no_such_file.json").exit_status == 2);

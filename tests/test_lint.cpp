@@ -72,8 +72,8 @@ TEST_CASE("a pattern needs a maxLength of at most 4096 beside it, and is reporte
 
 TEST_CASE("a field that routes must be an enum or a const, through a $ref too", "[lint]") {
     const auto findings = lint_fixture("free_routing_string.schema.json");
-    CHECK(summary(findings) == strings{"lint.free_routing_string /properties/label",
-                                       "lint.free_routing_string /properties/ticketType"});
+    CHECK(summary(findings) ==
+          strings{"lint.free_routing_string /properties/label", "lint.free_routing_string /properties/ticketType"});
     CHECK(findings.at(0).message == "\"label\" routes, but a worker can write any string here: give it an \"enum\" "
                                     "(or \"const\") of the values your code handles");
 }
@@ -109,9 +109,9 @@ TEST_CASE("money names match camelCase and suffixes, and are configurable", "[li
           strings{"lint.money_not_cents /properties/grand-total", "lint.money_not_cents /properties/unitPrice"});
     handoff::lint_options options;
     options.money_names.push_back("wage");
-    CHECK(summary(handoff::lint_schema(schema, options)) ==
-          strings{"lint.money_not_cents /properties/grand-total", "lint.money_not_cents /properties/unitPrice",
-                  "lint.money_not_cents /properties/wage"});
+    CHECK(summary(handoff::lint_schema(schema, options)) == strings{"lint.money_not_cents /properties/grand-total",
+                                                                    "lint.money_not_cents /properties/unitPrice",
+                                                                    "lint.money_not_cents /properties/wage"});
 }
 
 TEST_CASE("a required name that no property defines is reported at its place in the list", "[lint]") {
@@ -172,20 +172,21 @@ TEST_CASE("a schema nested deeper than the limit is too deep to lint, parsed or 
 
 TEST_CASE("lint walks every place a subschema can hide, and tests-only places admit nothing", "[lint]") {
     // "not" and "if" only test values: a free string there admits nothing and is not reported.
-    CHECK(summary(lint_fixture("walk.schema.json")) == strings{
-                                                           "lint.open_object /properties/dict",
-                                                           "lint.unbounded_string /properties/dict/additionalProperties",
-                                                           "lint.unbounded_string /properties/list/items",
-                                                           "lint.unbounded_string /properties/map/patternProperties/^x$",
-                                                           "lint.unbounded_string /properties/tuple/items/0",
-                                                           "lint.unbounded_string /definitions/d",
-                                                           "lint.unbounded_string /$defs/e",
-                                                           "lint.unbounded_string /allOf/0/properties/p",
-                                                           "lint.unbounded_string /anyOf/0",
-                                                           "lint.unbounded_string /oneOf/0",
-                                                           "lint.unbounded_string /then/properties/q",
-                                                           "lint.unbounded_string /else/properties/r",
-                                                       });
+    CHECK(summary(lint_fixture("walk.schema.json")) ==
+          strings{
+              "lint.open_object /properties/dict",
+              "lint.unbounded_string /properties/dict/additionalProperties",
+              "lint.unbounded_string /properties/list/items",
+              "lint.unbounded_string /properties/map/patternProperties/^x$",
+              "lint.unbounded_string /properties/tuple/items/0",
+              "lint.unbounded_string /definitions/d",
+              "lint.unbounded_string /$defs/e",
+              "lint.unbounded_string /allOf/0/properties/p",
+              "lint.unbounded_string /anyOf/0",
+              "lint.unbounded_string /oneOf/0",
+              "lint.unbounded_string /then/properties/q",
+              "lint.unbounded_string /else/properties/r",
+          });
 }
 
 TEST_CASE("branches that refine declared properties and tests under if are clean", "[lint]") {
@@ -194,12 +195,13 @@ TEST_CASE("branches that refine declared properties and tests under if are clean
 
 TEST_CASE("x-lint-allow waives a rule below it, and must name a waivable rule with a reason", "[lint]") {
     CHECK(summary(lint_fixture("waived.schema.json")).empty());
-    CHECK(summary(lint_fixture("bad_allow.schema.json")) == strings{
-                                                                "lint.bad_allow /properties/a/x-lint-allow",
-                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.does_not_compile",
-                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.no_such_rule",
-                                                                "lint.bad_allow /properties/b/x-lint-allow/lint.unbounded_string",
-                                                            });
+    CHECK(summary(lint_fixture("bad_allow.schema.json")) ==
+          strings{
+              "lint.bad_allow /properties/a/x-lint-allow",
+              "lint.bad_allow /properties/b/x-lint-allow/lint.does_not_compile",
+              "lint.bad_allow /properties/b/x-lint-allow/lint.no_such_rule",
+              "lint.bad_allow /properties/b/x-lint-allow/lint.unbounded_string",
+          });
 }
 
 TEST_CASE("a waiver that waives nothing is stale and reported", "[lint]") {
@@ -230,7 +232,8 @@ TEST_CASE("every lint rule has a stable code that reads back", "[lint]") {
 }
 
 TEST_CASE("the envelope schema lints clean because partial_result's waiver is used", "[lint]") {
-    auto envelope = nlohmann::json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json")));
+    auto envelope =
+        nlohmann::json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json")));
     CHECK(handoff::lint_schema(envelope).empty());
     envelope["properties"]["partial_result"].erase("x-lint-allow");
     CHECK(summary(handoff::lint_schema(envelope)) == strings{"lint.open_object /properties/partial_result"});
@@ -239,7 +242,8 @@ TEST_CASE("the envelope schema lints clean because partial_result's waiver is us
 TEST_CASE("every schema the project ships lints clean", "[lint]") {
     namespace fs = std::filesystem;
     std::vector<fs::path> files;
-    for (const fs::path& dir : {fs::path(HANDOFF_SCHEMAS_DIR), fs::path(HANDOFF_FIXTURES_DIR) / ".." / ".." / "examples"}) {
+    for (const fs::path& dir :
+         {fs::path(HANDOFF_SCHEMAS_DIR), fs::path(HANDOFF_FIXTURES_DIR) / ".." / ".." / "examples"}) {
         for (const auto& entry : fs::recursive_directory_iterator(dir)) {
             if (entry.is_regular_file() && entry.path().extension() == ".json") {
                 files.push_back(entry.path());

@@ -38,8 +38,7 @@ std::vector<std::string> strings_in(const nlohmann::json& values) {
 }
 
 nlohmann::ordered_json ticket_schema() {
-    return nlohmann::ordered_json::parse(
-        handoff_test::read_fixture("../../examples/schemas/ticket.schema.json"));
+    return nlohmann::ordered_json::parse(handoff_test::read_fixture("../../examples/schemas/ticket.schema.json"));
 }
 
 } // namespace
@@ -52,12 +51,10 @@ TEST_CASE("the embedded envelope schema is schemas/envelope.schema.json byte for
 }
 
 TEST_CASE("the envelope schema's $id and title carry HANDOFF_VERSION major.minor", "[worker_prompt][version]") {
-    const std::string major_minor =
-        std::to_string(HANDOFF_VERSION_MAJOR) + "." + std::to_string(HANDOFF_VERSION_MINOR);
+    const std::string major_minor = std::to_string(HANDOFF_VERSION_MAJOR) + "." + std::to_string(HANDOFF_VERSION_MINOR);
     CHECK(handoff::envelope_schema().at("$id") == "urn:handoff:schema:envelope:" + major_minor);
     CHECK(handoff::envelope_schema().at("title") == "handoff envelope " + major_minor);
-    CHECK(std::string(handoff::version_string) ==
-          major_minor + "." + std::to_string(HANDOFF_VERSION_PATCH));
+    CHECK(std::string(handoff::version_string) == major_minor + "." + std::to_string(HANDOFF_VERSION_PATCH));
 }
 
 TEST_CASE("the schema's reason codes and retry hints are exactly the library's enums", "[worker_prompt]") {
@@ -77,7 +74,8 @@ TEST_CASE("the schema's reason codes and retry hints are exactly the library's e
         actions.emplace_back(handoff::to_string(a));
         CHECK_FALSE(handoff::worker_guidance(a).empty());
     }
-    CHECK(strings_in(schema.at(nlohmann::json::json_pointer("/properties/retry_hint/properties/suggested_action/enum"))) == actions);
+    CHECK(strings_in(schema.at(
+              nlohmann::json::json_pointer("/properties/retry_hint/properties/suggested_action/enum"))) == actions);
     STATIC_REQUIRE(handoff::worker_guidance(handoff::reason_code::dependency_failed) ==
                    "something you need failed or is missing (a tool error, an unavailable service, absent input): "
                    "more budget would not help");
@@ -88,11 +86,11 @@ TEST_CASE("the prompt lists every envelope field the schema declares, with its b
     const std::string fields = section(prompt, "## Envelope fields");
     for (const auto& item : handoff::envelope_schema().at("properties").items()) {
         INFO(item.key());
-        CHECK(fields.find("- " + item.key() + (item.key() == "status" || item.key() == "partial_result" ||
-                                                       item.key() == "schema_ok" || item.key() == "coverage" ||
-                                                       item.key() == "steps"
-                                                   ? " (required): "
-                                                   : ": ")) != std::string::npos);
+        CHECK(fields.find("- " + item.key() +
+                          (item.key() == "status" || item.key() == "partial_result" || item.key() == "schema_ok" ||
+                                   item.key() == "coverage" || item.key() == "steps"
+                               ? " (required): "
+                               : ": ")) != std::string::npos);
     }
     CHECK(fields.rfind("- status (required): one of \"ok\", \"capped\". ok: partial_result is the whole result. "
                        "capped: the worker stopped at a cap.\n",
@@ -183,7 +181,8 @@ TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and li
           "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n");
 }
 
-TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and keeps one line each", "[worker_prompt]") {
+TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and keeps one line each",
+          "[worker_prompt]") {
     auto schema = nlohmann::ordered_json::parse(R"({"type": "object", "additionalProperties": false,
         "properties": {"code": {"enum": ["a", "b", "c", "d"]},
                        "deep": {"type": "object", "additionalProperties": false,
@@ -203,7 +202,8 @@ TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and k
 
 TEST_CASE("without a task schema the prompt says partial_result is free", "[worker_prompt]") {
     const std::string prompt = handoff::worker_prompt_without_task();
-    CHECK(task_section(prompt) == "No task schema is set: partial_result is a JSON object of your choosing, or null.\n");
+    CHECK(task_section(prompt) ==
+          "No task schema is set: partial_result is a JSON object of your choosing, or null.\n");
     CHECK(prompt.rfind("Reply with exactly one JSON object, the envelope described below, and nothing else: no code "
                        "fence, no text before or after it.\n",
                        0) == 0);

@@ -89,10 +89,10 @@ inline constexpr std::size_t lint_rule_count = 12;
 }
 
 inline constexpr lint_rule all_lint_rules[lint_rule_count] = {
-    lint_rule::open_object,         lint_rule::unbounded_string, lint_rule::unbounded_array,
-    lint_rule::unbounded_pattern,   lint_rule::free_routing_string, lint_rule::money_not_cents,
-    lint_rule::required_undefined,  lint_rule::does_not_compile, lint_rule::not_json,
-    lint_rule::too_deep,            lint_rule::bad_allow,        lint_rule::unused_allow,
+    lint_rule::open_object,        lint_rule::unbounded_string,    lint_rule::unbounded_array,
+    lint_rule::unbounded_pattern,  lint_rule::free_routing_string, lint_rule::money_not_cents,
+    lint_rule::required_undefined, lint_rule::does_not_compile,    lint_rule::not_json,
+    lint_rule::too_deep,           lint_rule::bad_allow,           lint_rule::unused_allow,
 };
 
 [[nodiscard]] constexpr std::optional<lint_rule> lint_rule_from_string(std::string_view s) noexcept {
@@ -144,13 +144,13 @@ struct lint_options {
     /// Property names that route: such a field must be an "enum" or a "const". A name matches
     /// itself and any name ending in "_" + it, after camelCase and '-' become snake_case
     /// ("ticketType" and "ticket-type" match "type"). Case-insensitive.
-    std::vector<std::string> routing_names{"label",  "status", "kind",        "category", "severity",
-                                           "action", "route",  "type",        "reason_code", "priority"};
+    std::vector<std::string> routing_names{"label",  "status", "kind", "category",    "severity",
+                                           "action", "route",  "type", "reason_code", "priority"};
     /// Property names that hold money, matched the same way ("unit_price", "line_total").
     /// Such a field typed number or string must become an integer in minor units; any name
     /// ending in "cents" must be an integer.
-    std::vector<std::string> money_names{"price",   "amount",   "total",  "subtotal", "cost",   "fee",
-                                         "balance", "tax",      "discount", "payment", "refund", "charge"};
+    std::vector<std::string> money_names{"price",   "amount", "total",    "subtotal", "cost",   "fee",
+                                         "balance", "tax",    "discount", "payment",  "refund", "charge"};
     /// Limits for lint_schema_text; max_depth also bounds lint_schema (the walk recurses).
     parse_limits limits{std::size_t{8} * 1024 * 1024, 256, std::size_t{1024} * 1024, 100'000, 1'000'000};
 };
@@ -185,7 +185,8 @@ namespace detail {
 
 [[nodiscard]] inline bool name_in(std::string_view name, const std::vector<std::string>& words) {
     const std::string snake = snake_name(name);
-    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return name_matches(snake, snake_name(w)); });
+    return std::any_of(words.begin(), words.end(),
+                       [&](const std::string& w) { return name_matches(snake, snake_name(w)); });
 }
 
 /// The nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion.
@@ -220,9 +221,9 @@ public:
 
 private:
     struct context {
-        bool admits = true;  // false under if/not/propertyNames: values are tested, never admitted
-        bool refines = false; // a branch's property that its enclosing schema already declares
-        bool branch = false;  // this schema is an allOf/anyOf/oneOf/if/then/else/not/dependencies branch
+        bool admits = true;                  // false under if/not/propertyNames: values are tested, never admitted
+        bool refines = false;                // a branch's property that its enclosing schema already declares
+        bool branch = false;                 // this schema is an allOf/anyOf/oneOf/if/then/else/not/dependencies branch
         std::optional<std::string> property; // the property this schema is the value of
         std::vector<std::string> scope;      // branch: the names its enclosing schema declares
         std::vector<std::string> known;      // branch: scope and the names sibling branches declare
@@ -313,10 +314,9 @@ private:
             return true;
         }
         for (const char* key : {"anyOf", "oneOf"}) {
-            if (const auto it = node->find(key); it != node->end() && it->is_array() && !it->empty() &&
-                                                 std::all_of(it->begin(), it->end(), [&](const json& b) {
-                                                     return closed_choice(&b, depth + 1);
-                                                 })) {
+            if (const auto it = node->find(key);
+                it != node->end() && it->is_array() && !it->empty() &&
+                std::all_of(it->begin(), it->end(), [&](const json& b) { return closed_choice(&b, depth + 1); })) {
                 return true;
             }
         }
@@ -378,8 +378,8 @@ private:
                 out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
                                             std::string(to_string(*rule)) + " cannot be waived: fix the schema"});
             } else if (!item.value().is_string() || is_blank(item.value().get_ref<const std::string&>())) {
-                out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
-                                            "the value must be the reason, a non-empty string"});
+                out_.push_back(
+                    lint_finding{lint_rule::bad_allow, reason_at, "the value must be the reason, a non-empty string"});
             } else {
                 allowances_.push_back(allowance{*rule, reason_at, false});
                 ++pushed;
@@ -451,16 +451,17 @@ private:
         patterns_.push_back(where);
         emit(lint_rule::unbounded_pattern, child(where, "pattern"),
              "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(compiled_schema::max_pattern_length) +
-                 " beside it (found " + found + "): compiled_schema refuses it, because std::regex recurses once "
-                                                "per character of the string");
+                 " beside it (found " + found +
+                 "): compiled_schema refuses it, because std::regex recurses once "
+                 "per character of the string");
         return true;
     }
 
     void check_bounds(const json& node, const std::string& where, const context& ctx, bool reported) {
         const std::vector<std::string> types = types_of(node);
-        const bool object_shaped = has_type(types, "object") ||
-                                   (types.empty() && !ctx.branch &&
-                                    (node.contains("properties") || node.contains("patternProperties")));
+        const bool object_shaped =
+            has_type(types, "object") ||
+            (types.empty() && !ctx.branch && (node.contains("properties") || node.contains("patternProperties")));
         if (object_shaped) {
             const auto ap = node.find("additionalProperties");
             if (ap == node.end()) {
@@ -482,8 +483,8 @@ private:
         if (has_type(types, "array") && !choice && !node.contains("maxItems")) {
             const auto items = node.find("items");
             const auto extra = node.find("additionalItems");
-            const bool tuple = items != node.end() && items->is_array() && extra != node.end() &&
-                               extra->is_boolean() && !extra->get<bool>();
+            const bool tuple = items != node.end() && items->is_array() && extra != node.end() && extra->is_boolean() &&
+                               !extra->get<bool>();
             if (!tuple) {
                 emit(lint_rule::unbounded_array, where,
                      "an array without \"maxItems\": bound how many items a worker may return");
@@ -523,8 +524,8 @@ private:
                                               [&](const std::regex& re) { return std::regex_search(n, re); });
             if (!declared) {
                 emit(lint_rule::required_undefined, child(child(where, "required"), std::to_string(i)),
-                    quoted(n) + " is required but no \"properties\" entry defines it (a typo, or a field "
-                                "nothing constrains)");
+                     quoted(n) + " is required but no \"properties\" entry defines it (a typo, or a field "
+                                 "nothing constrains)");
             }
         }
     }

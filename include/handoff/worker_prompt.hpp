@@ -238,8 +238,8 @@ private:
         return out;
     }
 
-    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, std::size_t indent,
-                                          std::size_t depth, std::string& nested) const {
+    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, std::size_t indent, std::size_t depth,
+                                          std::string& nested) const {
         if (type == "string") {
             std::string out = "string";
             if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
