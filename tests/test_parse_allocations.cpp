@@ -14,7 +14,7 @@
 
 #include <cstddef> // size_t
 #include <cstdlib> // malloc, free
-#include <new>     // bad_alloc
+#include <new>     // bad_alloc, nothrow_t
 #include <string>  // string
 
 namespace {
@@ -32,18 +32,44 @@ thread_local std::size_t counted_bytes = 0;
 #define HANDOFF_TEST_NOINLINE
 #endif
 
-HANDOFF_TEST_NOINLINE void* operator new(std::size_t size) {
+namespace {
+
+void* counted_malloc(std::size_t size) noexcept {
     if (counting) {
         counted_bytes += size;
     }
-    if (void* p = std::malloc(size == 0 ? 1 : size)) {
+    return std::malloc(size == 0 ? 1 : size);
+}
+
+} // namespace
+
+// Every replaceable form but the aligned ones (which nothing here uses, and which stay the
+// runtime's, new and delete alike): a form left out would pair the runtime's new with this
+// delete, which AddressSanitizer rightly reports as a mismatch.
+HANDOFF_TEST_NOINLINE void* operator new(std::size_t size) {
+    if (void* p = counted_malloc(size)) {
         return p;
     }
     throw std::bad_alloc();
 }
-
+HANDOFF_TEST_NOINLINE void* operator new[](std::size_t size) {
+    if (void* p = counted_malloc(size)) {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+HANDOFF_TEST_NOINLINE void* operator new(std::size_t size, const std::nothrow_t& /*tag*/) noexcept {
+    return counted_malloc(size);
+}
+HANDOFF_TEST_NOINLINE void* operator new[](std::size_t size, const std::nothrow_t& /*tag*/) noexcept {
+    return counted_malloc(size);
+}
 HANDOFF_TEST_NOINLINE void operator delete(void* p) noexcept { std::free(p); }
+HANDOFF_TEST_NOINLINE void operator delete[](void* p) noexcept { std::free(p); }
 HANDOFF_TEST_NOINLINE void operator delete(void* p, std::size_t /*size*/) noexcept { std::free(p); }
+HANDOFF_TEST_NOINLINE void operator delete[](void* p, std::size_t /*size*/) noexcept { std::free(p); }
+HANDOFF_TEST_NOINLINE void operator delete(void* p, const std::nothrow_t& /*tag*/) noexcept { std::free(p); }
+HANDOFF_TEST_NOINLINE void operator delete[](void* p, const std::nothrow_t& /*tag*/) noexcept { std::free(p); }
 
 namespace {
 
