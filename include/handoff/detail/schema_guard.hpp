@@ -42,6 +42,10 @@ namespace handoff::detail {
 
 /// The longest `maxLength` a schema may put beside a `pattern` (characters).
 inline constexpr std::uint64_t max_pattern_length = 4096;
+/// The longest string that can be a date, time or date-time (bytes): valijson's regexes let
+/// the year and the fraction of a second run on, but nothing longer is a timestamp, and a
+/// megabyte of digits should not cost a regex pass.
+inline constexpr std::size_t max_format_length = 128;
 /// The longest object key (bytes) a schema with `patternProperties` accepts: valijson matches
 /// those regexes itself, recursively, so the key must be short.
 inline constexpr std::size_t max_pattern_key_bytes = 256;
@@ -194,6 +198,9 @@ private:
     }
 
     bool valid(const std::string& s) const {
+        if (s.size() > max_format_length) {
+            return false;
+        }
         if (format_ == "date") {
             return std::regex_match(s, date_regex()) && valid_day(s, s.size());
         }
