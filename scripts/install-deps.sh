@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libvalijson-dev  # the library's dependencies
   catch2                              # tests (Debian ships Catch2 v2)
   clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes
+  clang-format clang-tidy             # scripts/test.sh lint
   llvm-14                             # llvm-symbolizer: sanitizer reports with file:line
 )
 

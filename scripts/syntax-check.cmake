@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Turns a build tree's compile_commands.json into one shell script per translation unit that
+# parses and type-checks it without generating code (-fsyntax-only): the test and example
+# sources and the per-header TUs of all_verify_interface_header_sets. scripts/test.sh runs the
+# scripts in parallel for its compile-only stages (gcc20, clang17).
+#
+#   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> -P scripts/syntax-check.cmake
+cmake_minimum_required(VERSION 3.24)
+
+if(NOT EXISTS "${COMPILE_COMMANDS}")
+  message(FATAL_ERROR "syntax-check: no ${COMPILE_COMMANDS} (configure with CMAKE_EXPORT_COMPILE_COMMANDS=ON)")
+endif()
+file(READ "${COMPILE_COMMANDS}" _commands)
+string(JSON _count LENGTH "${_commands}")
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+set(_written 0)
+if(_count GREATER 0)
+  math(EXPR _last "${_count} - 1")
+  foreach(_i RANGE ${_last})
+    string(JSON _file GET "${_commands}" ${_i} file)
+    if(NOT _file MATCHES "/(tests|examples)/[^/]+\\.cpp$" AND NOT _file MATCHES "verify_interface_header_sets")
+      continue() # consumer projects build in the default stage
+    endif()
+    string(JSON _dir GET "${_commands}" ${_i} directory)
+    string(JSON _command GET "${_commands}" ${_i} command)
+    file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_command} -fsyntax-only\n")
+    math(EXPR _written "${_written} + 1")
+  endforeach()
+endif()
+if(_written EQUAL 0)
+  message(FATAL_ERROR "syntax-check: no test, example or header translation unit in ${COMPILE_COMMANDS}")
+endif()
+message(STATUS "syntax-check: ${_written} translation units")
