@@ -7,9 +7,11 @@
 #
 # A stage is a function stage_<name>; add one and list it in default_stages to
 # make it part of every run. Any failure stops the run with a non-zero status.
-# The toolchain matrix: GCC C++17 builds and runs everything (default); Clang C++20 builds and
-# runs the unit, compile-time and example tests (clang); GCC C++20 and Clang C++17 compile
-# every test and example TU and every public header with -fsyntax-only (gcc20, clang17).
+# The toolchain matrix, every pair in every run: GCC C++17 builds and runs everything
+# (default); Clang C++17 builds and runs the suite under sanitizers (asan); Clang C++20 builds
+# and runs the unit, compile-time and example tests (clang); GCC C++20 compiles every test and
+# example TU and every public header with -fsyntax-only (gcc20). clang17 is the same
+# compile-only check for Clang C++17, for when asan is not run.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +19,7 @@ cd "$root"
 jobs="${HANDOFF_JOBS:-2}"
 # Where the gcc20, clang17 and lint stages build (default and the presets use build/).
 build_root="${HANDOFF_BUILD_ROOT:-build}"
-default_stages=(default asan tsan fuzz clang gcc20 clang17)
+default_stages=(default asan tsan fuzz clang gcc20)
 
 banner() {
   printf '\n==================== %s ====================\n' "$*"
