@@ -2,7 +2,7 @@
 #pragma once
 
 #include <handoff/detail/text.hpp>
-#include <handoff/envelope.hpp>
+#include <handoff/envelope_fields.hpp>
 #include <handoff/problem.hpp>
 
 #include <cmath>   // fabs
@@ -28,7 +28,6 @@ inline constexpr double default_fraction_tolerance = 0.005 + 1e-9;
     const auto add = [&](const char* code, const char* pointer, const std::string& message) {
         problems.push_back(problem{step::coverage, code, pointer, std::string(pointer) + ": " + message});
     };
-    const std::string unit = detail::quote_untrusted(c.unit, 32);
     if (c.items_completed > c.items_expected) {
         add("coverage.completed_exceeds_expected", "/coverage/items_completed",
             std::to_string(c.items_completed) + " completed exceeds the " +
@@ -46,7 +45,7 @@ inline constexpr double default_fraction_tolerance = 0.005 + 1e-9;
         if (s == status::ok && c.items_completed != c.items_expected) {
             add("coverage.ok_incomplete", "/coverage/items_completed",
                 "status \"ok\" but only " + std::to_string(c.items_completed) + " of " +
-                    std::to_string(c.items_expected) + " " + unit +
+                    std::to_string(c.items_expected) + " " + detail::quote_untrusted(c.unit, 32) +
                     " are completed: report \"capped\" with a reason_code, or finish the work");
         }
     } else if (s == status::ok && std::fabs(c.fraction - 1.0) > tolerance) {

@@ -3,14 +3,17 @@
 
 #include <handoff/decision_table.hpp>
 #include <handoff/detail/text.hpp>
-#include <handoff/envelope.hpp>
+#include <handoff/envelope_fields.hpp>
 #include <handoff/enums.hpp>
 
-#include <algorithm> // max, min
-#include <cstdint>   // uint32_t, uint64_t
-#include <optional>  // optional
-#include <string>    // string
-#include <vector>    // vector
+#include <algorithm>   // max, min
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t, uint32_t, uint64_t
+#include <iosfwd>      // basic_ostream
+#include <optional>    // optional
+#include <string>      // string, to_string
+#include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -56,6 +59,59 @@ struct attempt_context {
     std::uint32_t split_depth = 0;
 };
 
+/// Why a decision is what it is, as one sentence for logs:
+/// "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT". It holds the facts,
+/// not the sentence, so routing allocates nothing for it; the sentence is written when read:
+/// str(), a conversion to std::string, <<, or == against text.
+struct decision_rationale {
+    /// What turned the table's action into FAIL, if anything.
+    enum class overrule : std::uint8_t { none, attempts_exhausted, split_depth_reached };
+
+    handoff::reason_code reason = handoff::reason_code::token_cap;
+    double usable_coverage = 0.0;
+    handoff::band coverage_band = handoff::band::low;
+    handoff::action table_action = handoff::action::fail;
+    overrule overruled_by = overrule::none;
+    /// The run's attempt (attempts_exhausted) or split depth (split_depth_reached)...
+    std::uint32_t reached = 0;
+    /// ... and the policy's limit it reached.
+    std::uint32_t limit = 0;
+
+    [[nodiscard]] std::string str() const {
+        std::string s = std::string(to_string(reason)) + " at usable coverage " +
+                        detail::format_two_decimals(usable_coverage) + " (" + std::string(to_string(coverage_band)) +
+                        " band): the table says " + std::string(to_string(table_action));
+        switch (overruled_by) {
+        case overrule::none: break;
+        case overrule::attempts_exhausted:
+            s += "; attempt " + std::to_string(reached) + " of " + std::to_string(limit) +
+                 " exhausts the policy, so FAIL";
+            break;
+        case overrule::split_depth_reached:
+            s += "; split depth " + std::to_string(reached) + " reached the policy's limit of " +
+                 std::to_string(limit) + ", so FAIL";
+            break;
+        }
+        return s;
+    }
+
+    /// Code that kept the sentence as a std::string keeps working.
+    operator std::string() const { return str(); } // NOLINT(google-explicit-constructor)
+
+    friend bool operator==(const decision_rationale& r, std::string_view text) { return r.str() == text; }
+    friend bool operator==(std::string_view text, const decision_rationale& r) { return r.str() == text; }
+    friend bool operator!=(const decision_rationale& r, std::string_view text) { return !(r == text); }
+    friend bool operator!=(std::string_view text, const decision_rationale& r) { return !(r == text); }
+    friend bool operator==(const decision_rationale& a, const decision_rationale& b) { return a.str() == b.str(); }
+    friend bool operator!=(const decision_rationale& a, const decision_rationale& b) { return !(a == b); }
+
+    template <class Char, class Traits>
+    friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& out,
+                                                        const decision_rationale& r) {
+        return out << r.str();
+    }
+};
+
 /// What the orchestrator does next with a capped envelope, and with what (SPEC §4).
 struct decision {
     handoff::action action = handoff::action::fail;
@@ -75,8 +131,8 @@ struct decision {
     /// From the policy, never from the worker's hint; 0 for ESCALATE and FAIL (spend nothing).
     double budget_multiplier = 0.0;
     std::optional<hint_disagreement> disagreement;
-    /// One sentence for logs: why this action.
-    std::string rationale;
+    /// One sentence for logs: why this action (written when read; see decision_rationale).
+    decision_rationale rationale;
 };
 
 namespace detail {
@@ -120,6 +176,7 @@ namespace detail {
     if (detail::ceil_div(remaining, chunk) > workers) {
         chunk = detail::ceil_div(remaining, workers);
     }
+    ranges.reserve(static_cast<std::size_t>(detail::ceil_div(remaining, chunk))); // one allocation
     for (std::uint64_t from = first;; from += chunk) {
         const std::uint64_t to = last - from < chunk ? last : from + chunk - 1;
         ranges.push_back(item_range{from, to});
@@ -152,10 +209,7 @@ namespace detail {
     d.coverage_band = band_of(d.usable_coverage, policy.table.edges);
     d.table_action = decide(reason, d.usable_coverage, policy.table);
     d.action = d.table_action;
-    d.rationale = std::string(to_string(reason)) + " at usable coverage " +
-                  detail::format_two_decimals(d.usable_coverage) + " (" +
-                  std::string(to_string(d.coverage_band)) + " band): the table says " +
-                  std::string(to_string(d.table_action));
+    d.rationale = decision_rationale{reason, d.usable_coverage, d.coverage_band, d.table_action, {}, 0, 0};
     if (hint && hint->suggested_action != d.table_action) {
         d.disagreement = hint_disagreement{d.table_action, hint->suggested_action};
     }
@@ -163,13 +217,14 @@ namespace detail {
     const bool spends = detail::spends_budget(d.action);
     if (spends && context.attempt >= policy.max_attempts) {
         d.action = action::fail;
-        d.rationale += "; attempt " + std::to_string(context.attempt) + " of " +
-                       std::to_string(policy.max_attempts) + " exhausts the policy, so FAIL";
+        d.rationale.overruled_by = decision_rationale::overrule::attempts_exhausted;
+        d.rationale.reached = context.attempt;
+        d.rationale.limit = policy.max_attempts;
     } else if (d.action == action::split && context.split_depth >= policy.max_split_depth) {
         d.action = action::fail;
-        d.rationale += "; split depth " + std::to_string(context.split_depth) +
-                       " reached the policy's limit of " + std::to_string(policy.max_split_depth) +
-                       ", so FAIL";
+        d.rationale.overruled_by = decision_rationale::overrule::split_depth_reached;
+        d.rationale.reached = context.split_depth;
+        d.rationale.limit = policy.max_split_depth;
     }
 
     switch (d.action) {

@@ -103,17 +103,17 @@ inline problem parse_problem(std::string code, std::string message) {
     return body.substr(first, last - first + 1);
 }
 
-} // namespace detail
-
-/// SPEC §3 step 1. Never throws for any input; never "fixes" single quotes, trailing commas,
-/// comments or NaN: those are `parse` problems that name the offending token.
-[[nodiscard]] inline decode_result decode(std::string_view text, const decode_options& options = {}) {
-    decode_result result;
+/// Step 1 up to the JSON text itself: the byte limit, the BOM and, unless strict, the fence
+/// and prose around the object (recorded in `result.tolerances`). nullopt with a problem in
+/// `result.problems` when there is no JSON text to parse. The receiver's fast path
+/// (envelope_reader.hpp) starts from here too.
+[[nodiscard]] inline std::optional<std::string_view> locate_json(std::string_view text, const decode_options& options,
+                                                                 decode_result& result) {
     if (text.size() > options.limits.max_bytes) {
         result.problems.push_back(detail::parse_problem(
             "parse.limit.bytes", "the reply exceeds the limit of " +
                                      std::to_string(options.limits.max_bytes) + " bytes"));
-        return result;
+        return std::nullopt;
     }
     std::string_view json_text = text;
     if (text.substr(0, detail::utf8_bom.size()) == detail::utf8_bom) {
@@ -121,7 +121,7 @@ inline problem parse_problem(std::string code, std::string message) {
             result.problems.push_back(detail::parse_problem(
                 "parse.byte_order_mark",
                 "the reply starts with a UTF-8 byte order mark; strict mode accepts plain JSON only"));
-            return result;
+            return std::nullopt;
         }
         result.tolerances.push_back(tolerance::byte_order_mark);
         json_text.remove_prefix(detail::utf8_bom.size());
@@ -133,10 +133,24 @@ inline problem parse_problem(std::string code, std::string message) {
                 "parse.no_object", detail::is_blank(json_text)
                                        ? "the reply is empty: expected one JSON object"
                                        : "no JSON object found: the reply has no '{' ... '}' span"));
-            return result;
+            return std::nullopt;
         }
         json_text = *object;
     }
+    return json_text;
+}
+
+} // namespace detail
+
+/// SPEC §3 step 1. Never throws for any input; never "fixes" single quotes, trailing commas,
+/// comments or NaN: those are `parse` problems that name the offending token.
+[[nodiscard]] inline decode_result decode(std::string_view text, const decode_options& options = {}) {
+    decode_result result;
+    const std::optional<std::string_view> located = detail::locate_json(text, options, result);
+    if (!located) {
+        return result;
+    }
+    const std::string_view json_text = *located;
     detail::json_builder builder(options.limits);
     const bool parsed = nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder,
                                                   nlohmann::json::input_format_t::json,

@@ -34,7 +34,7 @@ namespace handoff {
         {"band", to_string(d.coverage_band)},
         {"budget_multiplier", d.budget_multiplier},
         {"hint_disagreement", nullptr},
-        {"rationale", d.rationale},
+        {"rationale", d.rationale.str()},
     };
     if (d.action == action::resume || d.action == action::narrow || !d.scope.empty()) {
         out["scope"] = d.scope;

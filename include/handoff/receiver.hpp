@@ -5,6 +5,7 @@
 #include <handoff/decision.hpp>
 #include <handoff/decode.hpp>
 #include <handoff/detail/envelope_check.hpp>
+#include <handoff/detail/envelope_reader.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/ledger.hpp>
 #include <handoff/receipt.hpp>
@@ -70,17 +71,29 @@ public:
     [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {},
                                         std::string_view source_text = {}) const {
         receipt<Task> out;
-        // Step 1: parse.
-        decode_result decoded = decode(text, decode_options{options_.strict, options_.limits});
-        out.tolerances = std::move(decoded.tolerances);
-        if (!decoded.ok()) {
-            return contract_failure(std::move(out), step::parse, std::move(decoded.problems));
-        }
-        // Step 2: envelope schema.
         problem_list problems;
-        std::optional<envelope<nlohmann::json>> env = detail::envelope_checker(problems).check(*decoded.value);
-        if (!env) {
-            return contract_failure(std::move(out), step::envelope_schema, std::move(problems));
+        // Steps 1 and 2 in one pass over the text when the envelope is valid (envelope_reader.hpp);
+        // at the first doubt, the diagnosing path below says exactly what is wrong.
+        const decode_options decoding{options_.strict, options_.limits};
+        std::optional<envelope<nlohmann::json>> env;
+        decode_result located;
+        if (const auto json_text = detail::locate_json(text, decoding, located)) {
+            env = detail::read_envelope(*json_text, options_.limits);
+        }
+        if (env) {
+            out.tolerances = std::move(located.tolerances);
+        } else {
+            // Step 1: parse.
+            decode_result decoded = decode(text, decoding);
+            out.tolerances = std::move(decoded.tolerances);
+            if (!decoded.ok()) {
+                return contract_failure(std::move(out), step::parse, std::move(decoded.problems));
+            }
+            // Step 2: envelope schema.
+            env = detail::envelope_checker(problems).check(*decoded.value);
+            if (!env) {
+                return contract_failure(std::move(out), step::envelope_schema, std::move(problems));
+            }
         }
         // Step 3: task schema; anything but a validated result is treated as absent.
         std::optional<Task> task = check_task(*env, problems);
@@ -99,7 +112,7 @@ public:
         bool semantic_ok = true;
         if (task && !checks_.empty()) {
             problem_list semantic = run_semantic_checks(
-                checks_, *task, check_context{*env->partial_result, source_text, "/partial_result", env->status});
+                checks_, *task, check_context{result_json(*env, *task), source_text, "/partial_result", env->status});
             semantic_ok = semantic.empty();
             if (!semantic_ok && env->status == status::ok && !out.failed_step) {
                 out.failed_step = step::semantic;
@@ -146,7 +159,7 @@ private:
 
     /// SPEC §3 step 3. Returns the typed result only when it is present, claimed valid by the
     /// worker, valid against the task schema, and convertible to Task.
-    std::optional<Task> check_task(const envelope<nlohmann::json>& env, problem_list& problems) const {
+    std::optional<Task> check_task(envelope<nlohmann::json>& env, problem_list& problems) const {
         if (!env.partial_result) {
             if (env.status == status::ok) {
                 add_problem(problems, "task.absent", "/partial_result",
@@ -174,7 +187,7 @@ private:
             }
         }
         if constexpr (std::is_same_v<Task, nlohmann::json>) {
-            return *env.partial_result;
+            return std::move(*env.partial_result); // a DOM is costly to copy; result_json finds it
         } else {
             try {
                 return env.partial_result->template get<Task>();
@@ -186,6 +199,17 @@ private:
                                 detail::quote_untrusted(e.what(), 200));
                 return std::nullopt;
             }
+        }
+    }
+
+    /// The validated result as JSON: `task` itself when Task is nlohmann::json (check_task moved
+    /// it out of the envelope), else the envelope's partial_result it was converted from.
+    static const nlohmann::json& result_json(const envelope<nlohmann::json>& env, const Task& task) {
+        if constexpr (std::is_same_v<Task, nlohmann::json>) {
+            static_cast<void>(env);
+            return task;
+        } else {
+            return *env.partial_result;
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/fast_schema.hpp>
 #include <handoff/detail/schema_guard.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/detail/valijson.hpp>
@@ -63,6 +64,9 @@ public:
         result.schema_ = std::move(compiled);
         result.pattern_keys_ = pattern_keys;
         result.document_ = std::make_shared<const nlohmann::json>(schema);
+        if (auto fast = detail::fast_schema::compile(schema)) {
+            result.fast_ = std::make_shared<const detail::fast_schema>(std::move(*fast));
+        }
         return result;
     }
 
@@ -92,8 +96,18 @@ public:
     /// `base_pointer` followed by the path inside `value`.
     [[nodiscard]] problem_list validate(const nlohmann::json& value, std::string_view base_pointer,
                                         step step_of_problems, const char* code = "task.schema") const {
+        // The subset validator decides the common case alone. On a refusal valijson gives the
+        // verdict and the messages, on a copy pruned of what the subset validator accepted.
+        detail::fast_schema::path_set replaced;
+        nlohmann::json pruned;
+        if (fast_) {
+            if (fast_->accepts(value)) {
+                return {};
+            }
+            pruned = fast_->prune(value, replaced);
+        }
         valijson::ValidationResults results;
-        const valijson::adapters::NlohmannJsonAdapter target(value);
+        const valijson::adapters::NlohmannJsonAdapter target(fast_ ? pruned : value);
         problem_list problems;
         if (std::string at(base_pointer); pattern_keys_) {
             if (const std::size_t n = detail::schema_guard::find_long_key(value, at); n != 0) {
@@ -111,6 +125,12 @@ public:
         std::vector<valijson::ValidationResults::Error> errors;
         while (results.popError(error)) {
             errors.push_back(std::move(error));
+        }
+        if (!replaced.empty()) {
+            detail::fast_schema::drop_replacement_errors(errors, replaced);
+            if (errors.empty()) {
+                return problems; // only the replacements failed: valijson accepts `value` itself
+            }
         }
         const std::vector<bool> wrapper = wrappers(errors);
         std::size_t unlisted = 0;
@@ -157,6 +177,9 @@ public:
     }
 
     [[nodiscard]] bool is_valid(const nlohmann::json& value) const {
+        if (fast_ && fast_->accepts(value)) {
+            return true;
+        }
         if (std::string at; pattern_keys_ && detail::schema_guard::find_long_key(value, at) != 0) {
             return false;
         }
@@ -234,6 +257,7 @@ private:
 
     std::shared_ptr<const valijson::Schema> schema_;
     std::shared_ptr<const nlohmann::json> document_;
+    std::shared_ptr<const detail::fast_schema> fast_; // the common keywords without valijson, or null
     bool pattern_keys_ = false; // the schema has patternProperties: bound keys before valijson
 };
 

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/text.hpp>
+#include <handoff/limits.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>    // move
+#include <charconv>     // from_chars
+#include <clocale>      // localeconv
+#include <cmath>        // isfinite
+#include <cstddef>      // size_t
+#include <cstdint>      // int64_t, uint64_t
+#include <cstdlib>      // strtod
+#include <cstring>      // memcpy
+#include <iterator>     // back_inserter
+#include <string>       // string
+#include <string_view>  // string_view
+#include <system_error> // errc
+#include <utility>      // move
+#include <vector>       // vector
+
+namespace handoff::detail {
+
+/// The fast path of step 1: a strict JSON reader over the reply's own bytes, for the common
+/// case of a reply that is valid JSON within every parse_limits bound. It never diagnoses.
+/// On anything else (a syntax error, a bound reached, a duplicate key, a number it would not
+/// store exactly as nlohmann does) it *gives way*: `ok()` turns false and the caller runs the
+/// diagnosing path (decode(): nlohmann's parser driving json_builder), whose problem says
+/// exactly what is wrong. Giving way is always safe, so every rule here errs that way.
+///
+/// The contract, checked by tests/test_fast_path.cpp on JSONTestSuite, hostile inputs and
+/// mutated envelopes: whatever this reader accepts, decode() accepts with an equal value.
+///
+/// Why not nlohmann's SAX interface: its lexer copies every token into a std::string and
+/// reads one character at a time through an input adapter; reading in place is several times
+/// faster, and for the envelope the typed fields never need a DOM at all.
+class fast_json {
+public:
+    using json = nlohmann::json;
+
+    /// Recursion depth at which the reader gives way whatever the limits say: it recurses
+    /// per level, and json_builder (an explicit stack) is the one to handle deep input.
+    static constexpr std::size_t max_recursion = 128;
+
+    fast_json(std::string_view text, const parse_limits& limits) noexcept
+        : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
+
+    [[nodiscard]] bool ok() const noexcept { return ok_; }
+
+    /// Gives way to the diagnosing path. Always returns false, for `return give_way();`.
+    bool give_way() noexcept {
+        ok_ = false;
+        return false;
+    }
+
+    /// After the root value: only JSON whitespace may follow.
+    [[nodiscard]] bool finish() noexcept {
+        skip_ws();
+        return ok_ && p_ == end_;
+    }
+
+    /// The next significant byte, or 0 at the end of the text.
+    [[nodiscard]] char peek() noexcept {
+        skip_ws();
+        return p_ < end_ ? *p_ : '\0';
+    }
+
+    /// An object or an array being read: how many members or items so far.
+    struct container {
+        std::size_t items = 0;
+    };
+
+    /// Reads '{' (or '[') as the value at this position.
+    bool begin_object(container& c) { return count_value() && begin('{', c); }
+    bool begin_array(container& c) { return count_value() && begin('[', c); }
+
+    /// The next key of the object `c` (escapes decoded), with its ':' read: true; at the
+    /// closing '}': false with ok() still true; false with ok() false when giving way.
+    bool next_key(container& c, std::string_view& key) {
+        if (!next(c, '}')) {
+            return false;
+        }
+        if (c.items > limits_.max_container_items || !expect('"')) {
+            return give_way();
+        }
+        if (!read_string_body(key_scratch_, key) || !expect(':')) {
+            return give_way();
+        }
+        return true;
+    }
+
+    /// Whether the array `c` has another item (its ',' read); false at ']' or giving way.
+    bool next_item(container& c) {
+        if (!next(c, ']')) {
+            return false;
+        }
+        return c.items <= limits_.max_container_items || give_way();
+    }
+
+    /// A string value. `scratch` holds it when it had escapes; `out` views the text or scratch.
+    bool read_string(std::string& scratch, std::string_view& out) {
+        if (!count_value() || !expect('"')) {
+            return give_way();
+        }
+        return read_string_body(scratch, out) || give_way();
+    }
+
+    bool read_string(std::string& out) {
+        std::string_view view;
+        if (!read_string(out, view)) {
+            return false;
+        }
+        if (view.data() != out.data()) {
+            out.assign(view.data(), view.size());
+        }
+        return true;
+    }
+
+    bool read_bool(bool& out) {
+        if (!count_value()) {
+            return false;
+        }
+        skip_ws();
+        if (literal("true")) {
+            out = true;
+            return true;
+        }
+        if (literal("false")) {
+            out = false;
+            return true;
+        }
+        return give_way();
+    }
+
+    /// `null` when it is next: true and consumed; otherwise false, nothing consumed.
+    bool read_null_if_next() {
+        if (peek() != 'n') {
+            return false;
+        }
+        return count_value() && (literal("null") || give_way());
+    }
+
+    /// A number as nlohmann stores it: unsigned for integers >= 0, signed for negative ones,
+    /// double when there is a fraction or an exponent.
+    bool read_number(json& out) {
+        if (!count_value()) {
+            return false;
+        }
+        skip_ws();
+        return number(out);
+    }
+
+    /// Any value, built as the DOM nlohmann would build.
+    bool read_value(json& out) { return count_value() && value(out); }
+
+private:
+    void skip_ws() noexcept {
+        while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) {
+            ++p_;
+        }
+    }
+
+    bool expect(char c) noexcept {
+        skip_ws();
+        if (p_ < end_ && *p_ == c) {
+            ++p_;
+            return true;
+        }
+        return false;
+    }
+
+    bool literal(std::string_view word) noexcept {
+        if (static_cast<std::size_t>(end_ - p_) >= word.size() && std::string_view(p_, word.size()) == word) {
+            p_ += word.size();
+            return true;
+        }
+        return false;
+    }
+
+    /// json_builder counts every value, containers included, and fails past max_values.
+    bool count_value() noexcept { return ++values_ <= limits_.max_values || give_way(); }
+
+    bool begin(char open, container& c) {
+        if (!expect(open)) {
+            return give_way();
+        }
+        // json_builder refuses a container opened when max_depth are already open.
+        if (++level_ > limits_.max_depth || level_ > max_recursion) {
+            return give_way();
+        }
+        c.items = 0;
+        return true;
+    }
+
+    /// Reads ',' before a further member or item, or the closing byte. Counts the member.
+    bool next(container& c, char close) {
+        if (!ok_) {
+            return false;
+        }
+        skip_ws();
+        if (p_ < end_ && *p_ == close) {
+            ++p_;
+            --level_;
+            return false;
+        }
+        if (c.items > 0 && !expect(',')) {
+            return give_way();
+        }
+        ++c.items;
+        return true;
+    }
+
+    static int hex_digit(char c) noexcept {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
+    }
+
+    bool hex4(unsigned& out) noexcept {
+        if (end_ - p_ < 4) {
+            return false;
+        }
+        out = 0;
+        for (int i = 0; i < 4; ++i) {
+            const int d = hex_digit(p_[i]);
+            if (d < 0) {
+                return false;
+            }
+            out = out * 16U + static_cast<unsigned>(d);
+        }
+        p_ += 4;
+        return true;
+    }
+
+    static void append_utf8(std::string& s, unsigned cp) {
+        if (cp < 0x80U) {
+            s.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800U) {
+            s.push_back(static_cast<char>(0xC0U | (cp >> 6U)));
+            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
+        } else if (cp < 0x10000U) {
+            s.push_back(static_cast<char>(0xE0U | (cp >> 12U)));
+            s.push_back(static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU)));
+            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
+        } else {
+            s.push_back(static_cast<char>(0xF0U | (cp >> 18U)));
+            s.push_back(static_cast<char>(0x80U | ((cp >> 12U) & 0x3FU)));
+            s.push_back(static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU)));
+            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
+        }
+    }
+
+    /// The first byte at or after `p` that a string body must look at ('"', '\\', a control
+    /// character, a byte of a multi-byte sequence), eight bytes at a time: strings are most
+    /// of a reply, and most of their bytes are plain ASCII.
+    static const char* skip_plain(const char* p, const char* end) noexcept {
+        constexpr std::uint64_t ones = 0x0101010101010101ULL;
+        constexpr std::uint64_t high = 0x8080808080808080ULL;
+        while (end - p >= 8) {
+            std::uint64_t x = 0;
+            std::memcpy(&x, p, sizeof x);
+            const std::uint64_t quote = x ^ (ones * static_cast<unsigned char>('"'));
+            const std::uint64_t backslash = x ^ (ones * static_cast<unsigned char>('\\'));
+            // A byte is zero in `quote` or `backslash`, below 0x20, or has its high bit set.
+            const std::uint64_t special =
+                ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | (x - ones * 0x20U) | x;
+            if ((special & high) != 0) {
+                break;
+            }
+            p += 8;
+        }
+        return p;
+    }
+
+    /// After the opening quote. Without escapes `out` views the text itself (no copy).
+    /// Refuses what nlohmann refuses: raw control characters, ill-formed UTF-8, bad escapes
+    /// and unpaired surrogates. The size bound is json_builder's, after unescaping.
+    bool read_string_body(std::string& scratch, std::string_view& out) {
+        const char* start = p_;
+        p_ = skip_plain(p_, end_);
+        while (p_ < end_) {
+            const auto c = static_cast<unsigned char>(*p_);
+            if (c == '"') {
+                out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+                ++p_;
+                return out.size() <= limits_.max_string_bytes;
+            }
+            if (c == '\\') {
+                scratch.assign(start, static_cast<std::size_t>(p_ - start));
+                return read_escaped(scratch, out);
+            }
+            if (c < 0x20U) {
+                return false;
+            }
+            if (c < 0x80U) {
+                ++p_;
+                continue;
+            }
+            const std::size_t n = utf8_sequence_length(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
+            if (n == 0) {
+                return false;
+            }
+            p_ += n;
+        }
+        return false;
+    }
+
+    bool read_escaped(std::string& s, std::string_view& out) {
+        while (p_ < end_) {
+            const auto c = static_cast<unsigned char>(*p_);
+            if (c == '"') {
+                ++p_;
+                out = s;
+                return s.size() <= limits_.max_string_bytes;
+            }
+            if (c < 0x20U) {
+                return false;
+            }
+            if (c >= 0x80U) {
+                const std::size_t n = utf8_sequence_length(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
+                if (n == 0) {
+                    return false;
+                }
+                s.append(p_, n);
+                p_ += n;
+                continue;
+            }
+            if (c != '\\') {
+                s.push_back(static_cast<char>(c));
+                ++p_;
+                continue;
+            }
+            if (++p_ == end_) {
+                return false;
+            }
+            switch (*p_++) {
+            case '"': s.push_back('"'); break;
+            case '\\': s.push_back('\\'); break;
+            case '/': s.push_back('/'); break;
+            case 'b': s.push_back('\b'); break;
+            case 'f': s.push_back('\f'); break;
+            case 'n': s.push_back('\n'); break;
+            case 'r': s.push_back('\r'); break;
+            case 't': s.push_back('\t'); break;
+            case 'u': {
+                unsigned cp = 0;
+                if (!hex4(cp) || (cp >= 0xDC00U && cp <= 0xDFFFU)) {
+                    return false;
+                }
+                if (cp >= 0xD800U && cp <= 0xDBFFU) {
+                    unsigned low = 0;
+                    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
+                        return false;
+                    }
+                    p_ += 2;
+                    if (!hex4(low) || low < 0xDC00U || low > 0xDFFFU) {
+                        return false;
+                    }
+                    cp = 0x10000U + ((cp - 0xD800U) << 10U) + (low - 0xDC00U);
+                }
+                append_utf8(s, cp);
+                break;
+            }
+            default: return false;
+            }
+        }
+        return false;
+    }
+
+    static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+    /// JSON's number grammar exactly; integers are exact or give way (json_builder refuses
+    /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod.
+    bool number(json& out) {
+        const char* start = p_;
+        const bool negative = p_ < end_ && *p_ == '-';
+        if (negative) {
+            ++p_;
+        }
+        if (p_ == end_ || !is_digit(*p_)) {
+            return give_way();
+        }
+        const char* digits = p_;
+        if (*p_ == '0') {
+            ++p_;
+        } else {
+            while (p_ < end_ && is_digit(*p_)) {
+                ++p_;
+            }
+        }
+        const char* digits_end = p_;
+        bool integer = true;
+        if (p_ < end_ && *p_ == '.') {
+            ++p_;
+            if (p_ == end_ || !is_digit(*p_)) {
+                return give_way();
+            }
+            while (p_ < end_ && is_digit(*p_)) {
+                ++p_;
+            }
+            integer = false;
+        }
+        if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+            ++p_;
+            if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
+                ++p_;
+            }
+            if (p_ == end_ || !is_digit(*p_)) {
+                return give_way();
+            }
+            while (p_ < end_ && is_digit(*p_)) {
+                ++p_;
+            }
+            integer = false;
+        }
+        if (integer) {
+            // 19 digits always fit in 64 bits; longer ones are rare enough to give way.
+            if (digits_end - digits > 19) {
+                return give_way();
+            }
+            std::uint64_t v = 0;
+            for (const char* d = digits; d < digits_end; ++d) {
+                v = v * 10U + static_cast<std::uint64_t>(*d - '0');
+            }
+            if (!negative) {
+                out = json(static_cast<json::number_unsigned_t>(v));
+            } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
+                out = json(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
+            } else {
+                return give_way();
+            }
+            return true;
+        }
+        double d = 0.0;
+        if (!to_double(start, p_, d) || !std::isfinite(d)) {
+            return give_way(); // overflow fails, underflow passes, in decode(): let it say which
+        }
+        out = json(static_cast<json::number_float_t>(d));
+        return true;
+    }
+
+    static bool to_double(const char* first, const char* last, double& out) {
+#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
+        const auto r = std::from_chars(first, last, out);
+        return r.ec == std::errc() && r.ptr == last;
+#else
+        // strtod reads the C locale's decimal point, as nlohmann's lexer arranges for too.
+        std::string token(first, last);
+        const char point = *std::localeconv()->decimal_point;
+        for (char& c : token) {
+            c = c == '.' ? point : c;
+        }
+        char* stop = nullptr;
+        out = std::strtod(token.c_str(), &stop);
+        return stop == token.c_str() + token.size() && out != 0.0; // 0 may be an underflow: give way
+#endif
+    }
+
+    bool value(json& out) {
+        skip_ws();
+        if (p_ == end_) {
+            return give_way();
+        }
+        switch (*p_) {
+        case '{': {
+            container c;
+            if (!begin('{', c)) {
+                return false;
+            }
+            out = json(json::value_t::object);
+            auto& members = *out.get_ptr<json::object_t*>();
+            std::string_view key;
+            while (next_key(c, key)) {
+                const auto [it, inserted] = members.try_emplace(std::string(key));
+                if (!inserted) {
+                    return give_way(); // a duplicate key: json_builder names it
+                }
+                if (!count_value() || !value(it->second)) {
+                    return false;
+                }
+            }
+            return ok_;
+        }
+        case '[': {
+            container c;
+            if (!begin('[', c)) {
+                return false;
+            }
+            // Items gather in this level's scratch vector, then move into an array allocated
+            // once at its final size: no growth, no copies.
+            std::vector<json>& pending = scratch()[level_];
+            pending.clear();
+            while (next_item(c)) {
+                pending.emplace_back();
+                if (!count_value() || !value(pending.back())) {
+                    return false;
+                }
+            }
+            if (!ok_) {
+                return false;
+            }
+            out = json(json::value_t::array);
+            auto& items = *out.get_ptr<json::array_t*>();
+            items.reserve(pending.size());
+            std::move(pending.begin(), pending.end(), std::back_inserter(items));
+            pending.clear();
+            return true;
+        }
+        case '"': {
+            ++p_;
+            std::string_view s;
+            if (!read_string_body(key_scratch_, s)) {
+                return give_way();
+            }
+            out = json(s); // the string is built once, in place
+            return true;
+        }
+        case 't':
+            if (literal("true")) {
+                out = json(true);
+                return true;
+            }
+            return give_way();
+        case 'f':
+            if (literal("false")) {
+                out = json(false);
+                return true;
+            }
+            return give_way();
+        case 'n':
+            if (literal("null")) {
+                out = json(nullptr);
+                return true;
+            }
+            return give_way();
+        default: return number(out);
+        }
+    }
+
+    /// One vector per nesting level, kept by the thread between replies; the recursion bound
+    /// sizes it once, so a reference to one level stays valid while deeper levels are read.
+    static std::vector<std::vector<json>>& scratch() {
+        thread_local std::vector<std::vector<json>> levels(max_recursion + 1);
+        return levels;
+    }
+
+    const char* p_;
+    const char* end_;
+    const parse_limits& limits_;
+    std::size_t values_ = 0;
+    std::size_t level_ = 0;
+    bool ok_ = true;
+    std::string key_scratch_;
+};
+
+} // namespace handoff::detail

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer harness for the receiver's fast path (issue 5). It may give way at any doubt, but:
+//
+// - whatever fast_json accepts, decode() (strict) accepts, with the same value and types;
+// - whatever envelope_reader accepts, decode() + envelope_checker accept, with an equal
+//   envelope;
+// - whatever fast_schema accepts, valijson accepts; and compiled_schema's messages on a
+//   refused value are the same with the pruned copy as without it.
+//
+//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+//     -Iinclude -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" tests/fuzz/fuzz_fast_path.cpp
+//   ./a.out CORPUS -dict=tests/fuzz/envelope.dict -max_len=16384
+
+#include <handoff/detail/envelope_check.hpp>
+#include <handoff/detail/envelope_reader.hpp>
+#include <handoff/detail/fast_json.hpp>
+#include <handoff/detail/fast_schema.hpp>
+#include <handoff/handoff.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <cstdio>      // fprintf
+#include <cstdlib>     // abort
+#include <fstream>     // ifstream
+#include <sstream>     // ostringstream
+#include <string>      // string
+#include <string_view> // string_view
+
+#ifndef HANDOFF_FIXTURES_DIR
+#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
+#endif
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void broken(const char* promise, const std::string& detail) {
+    std::fprintf(stderr, "handoff fuzz: broken promise: %s: %s\n", promise, detail.c_str());
+    std::abort();
+}
+
+bool same(const json& a, const json& b) {
+    if (a.type() != b.type()) {
+        return false;
+    }
+    if (a.is_object() || a.is_array()) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+            if ((a.is_object() && ia.key() != ib.key()) || !same(*ia, *ib)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return a == b && a.dump() == b.dump();
+}
+
+json records_schema() {
+    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/schemas/product_records.schema.json");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return json::parse(text.str());
+}
+
+struct schemas {
+    handoff::compiled_schema fast = handoff::compiled_schema::from_json(records_schema());
+    // "uniqueItems": false adds no constraint but is outside the subset: valijson alone.
+    handoff::compiled_schema reference = handoff::compiled_schema::from_json([] {
+        json s = records_schema();
+        s["uniqueItems"] = false;
+        return s;
+    }());
+};
+
+const schemas& task_schemas() {
+    static const schemas s;
+    return s;
+}
+
+void check_task_schema(const json& value) {
+    const auto& s = task_schemas();
+    const auto got = s.fast.validate(value, "/partial_result", handoff::step::task_schema);
+    const auto expected = s.reference.validate(value, "/partial_result", handoff::step::task_schema);
+    if (got.size() != expected.size()) {
+        broken("pruned messages", std::to_string(got.size()) + " vs " + std::to_string(expected.size()));
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (got[i].pointer != expected[i].pointer || got[i].message != expected[i].message) {
+            broken("pruned messages", got[i].message + " vs " + expected[i].message);
+        }
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    const handoff::parse_limits limits{};
+    handoff::decode_options strict;
+    strict.strict = true;
+
+    handoff::detail::fast_json in(text, limits);
+    json fast_value;
+    if (in.read_value(fast_value) && in.finish()) {
+        const auto slow = handoff::decode(text, strict);
+        if (!slow.ok()) {
+            broken("fast_json accepts only what decode accepts", slow.problems.front().message);
+        }
+        if (!same(fast_value, *slow.value)) {
+            broken("fast_json reads what decode reads", fast_value.dump() + " vs " + slow.value->dump());
+        }
+    }
+
+    if (const auto env = handoff::detail::read_envelope(text, limits)) {
+        const auto decoded = handoff::decode(text, strict);
+        if (!decoded.ok()) {
+            broken("envelope_reader accepts only what decode accepts", decoded.problems.front().message);
+        }
+        handoff::problem_list problems;
+        const auto checked = handoff::detail::envelope_checker(problems).check(*decoded.value);
+        if (!checked) {
+            broken("envelope_reader accepts only what envelope_checker accepts", problems.front().message);
+        }
+        const bool equal =
+            env->status == checked->status && env->reason_code == checked->reason_code &&
+            env->partial_result.has_value() == checked->partial_result.has_value() &&
+            (!env->partial_result || same(*env->partial_result, *checked->partial_result)) &&
+            env->schema_ok == checked->schema_ok && env->coverage.items_expected == checked->coverage.items_expected &&
+            env->coverage.items_completed == checked->coverage.items_completed &&
+            env->coverage.unit == checked->coverage.unit && env->coverage.fraction == checked->coverage.fraction &&
+            env->steps.completed == checked->steps.completed && env->steps.remaining == checked->steps.remaining &&
+            env->retry_hint.has_value() == checked->retry_hint.has_value() &&
+            env->trace.has_value() == checked->trace.has_value() && env->budget.has_value() == checked->budget.has_value();
+        if (!equal) {
+            broken("envelope_reader reads the envelope envelope_checker reads", std::string(text.substr(0, 200)));
+        }
+    }
+
+    // The task schema: on any JSON value the fuzzer makes, and on its partial_result.
+    const auto decoded = handoff::decode(text, strict);
+    if (decoded.ok()) {
+        check_task_schema(*decoded.value);
+        if (decoded.value->is_object() && decoded.value->contains("partial_result")) {
+            check_task_schema((*decoded.value)["partial_result"]);
+        }
+    }
+    return 0;
+}
