@@ -10,17 +10,20 @@
 
 #include "support/catch.hpp"
 
+#include <handoff/decision.hpp>
 #include <handoff/decode.hpp>
 
 #include <cstddef> // size_t
 #include <cstdlib> // malloc, free
 #include <new>     // bad_alloc, nothrow_t
+#include <optional> // nullopt
 #include <string>  // string
 
 namespace {
 
 thread_local bool counting = false;
 thread_local std::size_t counted_bytes = 0;
+thread_local std::size_t counted_calls = 0;
 
 } // namespace
 
@@ -37,6 +40,7 @@ namespace {
 void* counted_malloc(std::size_t size) noexcept {
     if (counting) {
         counted_bytes += size;
+        ++counted_calls;
     }
     return std::malloc(size == 0 ? 1 : size);
 }
@@ -171,4 +175,45 @@ TEST_CASE("a string over max_string_bytes costs a small multiple of the reply's 
     // The lexer keeps the token twice (its value, and its text for error messages), each grown
     // by doubling: a small multiple of max_bytes, and nothing is built from it.
     CHECK(refused < 8 * mebibyte);
+}
+
+// Issue 5: "routing a parsed envelope allocates nothing beyond the decision's own scope
+// strings". plan() is counted call by call: the only allocations are the scope vector and
+// the scope strings too long for the small-string buffer (RESUME, NARROW), the split ranges
+// (SPLIT), and the unit when it is too long for that buffer. The rationale is facts, not a
+// sentence, so ESCALATE and FAIL allocate nothing at all.
+namespace {
+
+/// Allocation calls on this thread while planning (the decision is destroyed uncounted).
+std::size_t calls_to_plan(handoff::reason_code reason, const handoff::coverage_info& coverage,
+                          const handoff::steps_info& steps, const handoff::attempt_context& context = {}) {
+    counted_calls = 0;
+    counting = true;
+    handoff::decision d = handoff::plan(reason, coverage, steps, std::nullopt, true, {}, context);
+    counting = false;
+    return counted_calls;
+}
+
+} // namespace
+
+TEST_CASE("routing allocates nothing beyond the decision's own scope", "[route][allocations]") {
+    using handoff::reason_code;
+    const handoff::coverage_info items{40, 14, "items", 0.35};     // a short unit: no allocation
+    const handoff::coverage_info steps_only{0, 0, "steps", 0.9};    // nothing countable
+    const handoff::coverage_info long_unit{40, 14, std::string(40, 'u'), 0.35};
+    const handoff::steps_info short_steps{{"read"}, {"a", "b"}};     // fit the small-string buffer
+    const handoff::steps_info long_steps{{}, {std::string(64, 'a'), std::string(64, 'b')}};
+
+    // ESCALATE, and FAIL from an exhausted policy: nothing.
+    CHECK(calls_to_plan(reason_code::dependency_failed, items, long_steps) == 0);
+    handoff::attempt_context last;
+    last.attempt = 3;
+    CHECK(calls_to_plan(reason_code::token_cap, items, long_steps, last) == 0);
+    // SPLIT over items: one vector of ranges.
+    CHECK(calls_to_plan(reason_code::token_cap, items, long_steps) == 1);
+    // ... and the unit, when it is too long to be stored inline.
+    CHECK(calls_to_plan(reason_code::token_cap, long_unit, short_steps) == 2);
+    // RESUME: the scope vector, plus each scope string stored out of line.
+    CHECK(calls_to_plan(reason_code::token_cap, steps_only, short_steps) == 1);
+    CHECK(calls_to_plan(reason_code::token_cap, steps_only, long_steps) == 3);
 }
