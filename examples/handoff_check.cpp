@@ -4,7 +4,10 @@
 
 #include <handoff/handoff.hpp>
 
+#include <algorithm>   // max, min
+#include <array>       // array
 #include <cstdio>      // EOF
+#include <cstring>     // memchr
 #include <fstream>     // ifstream
 #include <iostream>    // cin, cout, cerr
 #include <optional>    // optional
@@ -126,24 +129,62 @@ std::string read_bounded(std::istream& in, std::size_t limit) {
     return text;
 }
 
-/// One line of a JSON Lines stream, keeping at most `limit` + 1 bytes of it (the rest of an
-/// overlong line is skipped) so memory stays flat whatever the input. False at end of input.
-bool read_bounded_line(std::streambuf& in, std::string& line, std::size_t limit) {
-    line.clear();
-    int c = in.sbumpc();
-    if (c == EOF) {
-        return false;
-    }
-    for (; c != EOF && c != '\n'; c = in.sbumpc()) {
-        if (line.size() <= limit) {
-            line.push_back(static_cast<char>(c));
+/// The lines of a JSON Lines stream, read a block at a time. Each line keeps at most `limit`
+/// + 1 bytes (the rest of an overlong line is skipped) so memory stays flat whatever the input.
+/// A block is what the stream has at hand (one read() on a pipe), so a line is checked as soon
+/// as it arrives instead of when 64 KiB have.
+class line_reader {
+public:
+    explicit line_reader(std::streambuf& in) : in_(in) {}
+
+    /// The next line, without its "\n" or "\r\n"; false at end of input.
+    bool next(std::string& line, std::size_t limit) {
+        line.clear();
+        bool any = false;
+        for (;;) {
+            if (pos_ == end_ && !refill()) {
+                if (!any) {
+                    return false;
+                }
+                break;
+            }
+            any = true;
+            const char* start = buffer_.data() + pos_;
+            const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
+            const std::size_t n = newline != nullptr ? static_cast<std::size_t>(newline - start) : end_ - pos_;
+            if (line.size() <= limit) {
+                line.append(start, std::min(n, limit + 1 - line.size()));
+            }
+            pos_ += n;
+            if (newline != nullptr) {
+                ++pos_;
+                break;
+            }
         }
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        return true;
     }
-    if (!line.empty() && line.back() == '\r') {
-        line.pop_back();
+
+private:
+    bool refill() {
+        if (in_.sgetc() == EOF) { // one underflow: a single read() of what is there
+            return false;
+        }
+        const std::streamsize ready = std::max<std::streamsize>(in_.in_avail(), 1);
+        const std::streamsize got =
+            in_.sgetn(buffer_.data(), std::min<std::streamsize>(ready, static_cast<std::streamsize>(buffer_.size())));
+        pos_ = 0;
+        end_ = static_cast<std::size_t>(std::max<std::streamsize>(got, 0));
+        return end_ > 0;
     }
-    return true;
-}
+
+    std::streambuf& in_;
+    std::array<char, 65536> buffer_{};
+    std::size_t pos_ = 0;
+    std::size_t end_ = 0;
+};
 
 class checker {
 public:
@@ -198,7 +239,8 @@ int run_check(const options& opts) {
             continue;
         }
         std::string line;
-        for (std::size_t number = 1; read_bounded_line(*in.rdbuf(), line, check->limit()); ++number) {
+        line_reader lines(*in.rdbuf());
+        for (std::size_t number = 1; lines.next(line, check->limit()); ++number) {
             if (handoff::detail::is_blank(line)) {
                 continue; // JSON Lines allows no blank records; a trailing newline is not one
             }
