@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The benchmark kit (issue 5) in one command. Installs what it needs (Debian packages, and AJV
+# from npm into the build tree), builds Release with the benchmarks, writes the corpus, and runs
+# handoff's receive side by side with the naive stack (nlohmann + valijson), Python jsonschema
+# and fastjsonschema, and AJV, interleaved, in one run; then measures what including each
+# public header costs to compile. Prints figures; never fails on time.
+#
+#   scripts/bench.sh             20k envelopes per size, 5 rounds in process, 3 whole-process
+#                                rounds, then the compile cost of each header
+#   scripts/bench.sh --quick     2k envelopes, 3 rounds, 1 whole-process round, no compile cost
+#   scripts/bench.sh --steps     also run the per-step Google Benchmark program
+#
+#   HANDOFF_BENCH_DIR=DIR        build directory (default: build/bench)
+#   HANDOFF_JOBS=N               parallel compile jobs (default: 2)
+#
+# The report (the README's performance table) is written to DIR/bench-report.md and printed.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dir="${HANDOFF_BENCH_DIR:-$root/build/bench}"
+jobs="${HANDOFF_JOBS:-2}"
+count=20000
+rounds=5
+process_rounds=3
+steps=0
+include_cost=1
+for arg in "$@"; do
+  case "$arg" in
+    --quick) count=2000 rounds=3 process_rounds=1 include_cost=0 ;;
+    --steps) steps=1 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+banner() { printf '\n==================== %s ====================\n' "$*"; }
+
+# --- 1. Debian packages ------------------------------------------------------------------
+banner "packages"
+packages=(cmake g++ make nlohmann-json3-dev libvalijson-dev libbenchmark-dev
+          python3 python3-jsonschema python3-fastjsonschema)
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+missing=()
+for pkg in "${packages[@]}"; do
+  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]} > 0)); then
+  echo "bench.sh: installing ${missing[*]}"
+  as_root=()
+  [[ "$(id -u)" -eq 0 ]] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  echo "bench.sh: all ${#packages[@]} packages present"
+fi
+
+# --- 2. AJV, into the build tree (never committed) ---------------------------------------
+banner "ajv"
+mkdir -p "$dir/node"
+if [[ ! -f "$dir/node/node_modules/ajv/package.json" ]]; then
+  npm install --prefix "$dir/node" --no-audit --no-fund --loglevel=error ajv@8
+fi
+node -e "console.log('ajv ' + require('$dir/node/node_modules/ajv/package.json').version)"
+
+# --- 3. Release build of the contestants --------------------------------------------------
+banner "build (Release, $dir)"
+cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
+  -DHANDOFF_BUILD_BENCHMARKS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_INSTALL=OFF \
+  -DHANDOFF_BENCH_CORPUS_DIR="$dir/bench-corpus" >/dev/null
+cmake --build "$dir" -j"$jobs" --target handoff-check handoff_bench_compare handoff_bench_steps
+
+# --- 4. The corpus (deterministic: regenerated only when the count changes) ---------------
+banner "corpus"
+corpus="$dir/bench-corpus"
+if ! python3 - "$corpus/manifest.json" "$count" <<'EOF' 2>/dev/null; then
+import json, sys
+m = json.load(open(sys.argv[1]))
+sys.exit(0 if m["count"] == int(sys.argv[2]) and m["generator_version"] >= 1 else 1)
+EOF
+  python3 "$root/tests/bench/make_corpus.py" --out "$corpus" --count "$count"
+else
+  echo "bench.sh: corpus of $count envelopes per size already in $corpus"
+fi
+
+# --- 5. The side-by-side run ---------------------------------------------------------------
+banner "side by side (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+python3 "$root/tests/bench/run_bench.py" --build "$dir" --corpus "$corpus" --ajv-dir "$dir/node" \
+  --rounds "$rounds" --process-rounds "$process_rounds" --out "$dir/bench-report.md"
+
+if ((steps)); then
+  banner "each step (Google Benchmark)"
+  HANDOFF_BENCH_CORPUS="$corpus" "$dir/tests/bench/handoff_bench_steps" --benchmark_counters_tabular=true
+fi
+if ((include_cost)); then
+  banner "compile cost of each public header"
+  python3 "$root/tests/bench/include_cost.py" --out "$dir/include-cost.md"
+  { echo; cat "$dir/include-cost.md"; } >> "$dir/bench-report.md"
+fi
+echo "bench.sh: report written to $dir/bench-report.md"

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The cost of including handoff: compile time and peak memory of a translation unit that
+includes one public header and nothing else, at -O2, and what that header pulls in.
+
+Also two translation units that *use* the library, since including a header instantiates
+nothing: one that routes (decide + plan) and one that receives (a receiver<> built from a
+schema, receive called). CPU time (user + sys) is reported rather than wall time, so other
+jobs on the machine do not inflate it; each figure is the median of --repeat compilations.
+
+  include_cost.py [--cxx c++] [--repeat 3] [--out FILE]
+"""
+
+import argparse
+import glob
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+USES = {
+    "routes: decide + plan": """#include <handoff/decision.hpp>
+static_assert(handoff::decide(handoff::reason_code::time_cap, 0.6) == handoff::action::narrow);
+handoff::decision route(const handoff::coverage_info& c, const handoff::steps_info& s) {
+    return handoff::plan(handoff::reason_code::token_cap, c, s, std::nullopt, true);
+}
+""",
+    "reads receipts: receipt<> + to_json": """#include <handoff/receipt_json.hpp>
+nlohmann::json log_line(const handoff::receipt<>& r) { return handoff::to_json(r); }
+""",
+    "receives: receiver<> + receive": """#include <handoff/receiver.hpp>
+handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
+    const handoff::receiver<> receiver(schema);
+    return receiver.receive(text);
+}
+""",
+}
+
+
+def dependencies(cxx, flags, source):
+    out = subprocess.run([cxx] + flags + ["-M", source], capture_output=True, text=True, check=True).stdout
+    return out.replace("\\\n", " ").split()
+
+
+def measure(cxx, flags, source, repeat):
+    cpu, rss = [], []
+    for _ in range(repeat):
+        r = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", cxx] + flags + ["-O2", "-c", source, "-o", os.devnull],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit("compiling %s failed:\n%s" % (source, r.stderr))
+        user, system, kib = r.stderr.strip().splitlines()[-1].split()
+        cpu.append(float(user) + float(system))
+        rss.append(int(kib) / 1024.0)
+    return statistics.median(cpu), statistics.median(rss)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    flags = ["-std=c++17", "-I" + os.path.join(ROOT, "include"), "-DVALIJSON_USE_EXCEPTIONS=1"]
+    headers = sorted(os.path.relpath(p, os.path.join(ROOT, "include"))
+                     for p in glob.glob(os.path.join(ROOT, "include", "handoff", "*.hpp")))
+    units = [("`<%s>`" % h, "#include <%s>\n" % h) for h in headers]
+    units += [(name, text) for name, text in USES.items()]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (name, text) in enumerate(units):
+            source = os.path.join(tmp, "tu%d.cpp" % i)
+            with open(source, "w") as f:
+                f.write(text)
+            deps = dependencies(args.cxx, flags, source)
+            pulls = []
+            if any("/nlohmann/" in d for d in deps):
+                pulls.append("nlohmann")
+            if any(re.search(r"/valijson/(validator|validation_visitor)\.hpp$", d) for d in deps):
+                pulls.append("valijson validator")
+            if any(d.endswith("/valijson/schema_parser.hpp") for d in deps):
+                pulls.append("valijson parser")
+            if any(re.search(r"/c\+\+/[0-9]+/regex$", d) for d in deps):
+                pulls.append("<regex>")
+            cpu, rss = measure(args.cxx, flags, source, args.repeat)
+            rows.append((name, cpu, rss, ", ".join(pulls) or "std only"))
+            print("%-45s %6.2f s %7.0f MiB  %s" % rows[-1], file=sys.stderr, flush=True)
+    version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    lines = ["Compile cost of one translation unit at -O2 (%s; CPU seconds and peak memory, median of %d):" %
+             (version, args.repeat), "",
+             "| translation unit | CPU s | peak MiB | pulls in |", "|---|---:|---:|---|"]
+    for name, cpu, rss, pulls in rows:
+        lines.append("| %s | %.2f | %.0f | %s |" % (name, cpu, rss, pulls))
+    report = "\n".join(lines) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(report)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()

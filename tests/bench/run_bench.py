@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The side-by-side benchmark of issue 5; scripts/bench.sh runs it after building.
+
+In one run, on the same corpus (tests/bench/make_corpus.py):
+
+1. In process. Every contestant is a long-lived worker that has loaded the corpus and
+   compiled its schemas; the driver asks one worker at a time for one timed pass over one
+   corpus size, rotating the order every round, for several rounds, and takes the median of
+   each contestant's passes. Interleaving spreads the machine's drift (other jobs, frequency)
+   over every contestant alike, so the ratios hold even when the absolute figures move.
+   Each pass reports the CPU time the worker used (the ratios are taken on it: on a shared
+   machine it is the time the contestant actually ran) and the wall time.
+2. Whole processes: handoff-check --jsonl against each peer's own command over the corpus file,
+   interleaved the same way; then peak RSS with the corpus streamed once and four times, to
+   show memory stays flat.
+
+Contestants: handoff's receive; the naive stack (nlohmann::json::parse, then valijson on the
+envelope schema file and on the task schema, one Validator reused); Python jsonschema and
+fastjsonschema (Debian packages); AJV on Node.js. Each does the full check: parse, envelope
+schema, task schema, coverage arithmetic. A program that prints figures: it never fails on time.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SIZES = ["small", "large"]
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+class Worker:
+    """One contestant in serve mode: 'run NAME' in, one JSON line out."""
+
+    def __init__(self, name, argv, env=None):
+        self.name = name
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     bufsize=1, env=env)
+        ready = self.proc.stdout.readline()
+        if not ready or not json.loads(ready).get("ready"):
+            raise SystemExit("%s did not start: %r" % (name, ready))
+
+    def run(self, size):
+        self.proc.stdin.write("run %s\n" % size)
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit("%s stopped" % self.name)
+        return json.loads(line)
+
+    def close(self):
+        try:
+            self.proc.stdin.write("quit\n")
+            self.proc.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        self.proc.wait(timeout=60)
+
+
+def run_process(argv, stdin_files=None, env=None):
+    """Runs argv to completion with stdout discarded; returns (wall seconds, CPU seconds, peak
+    RSS KiB), CPU being user + system time of the process and all its threads.
+    stdin_files: files concatenated into its stdin (the corpus streamed N times)."""
+    start = time.perf_counter()
+    feeder = None
+    if stdin_files:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env)
+
+        def feed():
+            try:
+                for path in stdin_files:
+                    with open(path, "rb") as f:
+                        while True:
+                            chunk = f.read(1 << 20)
+                            if not chunk:
+                                break
+                            proc.stdin.write(chunk)
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+
+        feeder = threading.Thread(target=feed)
+        feeder.start()
+    else:
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - start
+    if feeder:
+        feeder.join()
+    if proc.returncode not in (0, 1):
+        raise SystemExit("%s exited with %d" % (argv[0], proc.returncode))
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def version_of(argv):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "?"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def sample_file(src, dst, stride):
+    with open(src, "rb") as f, open(dst, "wb") as out:
+        for i, line in enumerate(f):
+            if i % stride == 0:
+                out.write(line)
+    return dst
+
+
+def fmt_us(x):
+    return "%.1f" % x if x >= 10 else "%.2f" % x
+
+
+def main():
+    ap = argparse.ArgumentParser(description="handoff's side-by-side benchmark")
+    ap.add_argument("--build", required=True, help="the CMake build directory (Release, benchmarks on)")
+    ap.add_argument("--corpus", required=True, help="the corpus directory (make_corpus.py --out)")
+    ap.add_argument("--ajv-dir", required=True, help="where npm installed ajv")
+    ap.add_argument("--out", required=True, help="the markdown report to write")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds in process (5)")
+    ap.add_argument("--process-rounds", type=int, default=3, help="interleaved whole-process rounds (3)")
+    ap.add_argument("--jsonschema-stride", type=int, default=10,
+                    help="jsonschema checks every Nth envelope (it is ~100x slower) (10)")
+    ap.add_argument("--python", default="/usr/bin/python3", help="the Python with Debian's packages")
+    ap.add_argument("--node", default="node")
+    ap.add_argument("--skip-process", action="store_true", help="only the in-process comparison")
+    args = ap.parse_args()
+
+    envelope_schema = os.path.join(ROOT, "schemas", "envelope.schema.json")
+    task_schema = os.path.join(args.corpus, "task.schema.json")
+    with open(os.path.join(args.corpus, "manifest.json")) as f:
+        manifest = json.load(f)
+    files = {size: os.path.join(args.corpus, size + ".jsonl") for size in SIZES}
+    compare = os.path.join(args.build, "tests", "bench", "handoff_bench_compare")
+    check = os.path.join(args.build, "examples", "handoff-check")
+    node_env = dict(os.environ, AJV_DIR=args.ajv_dir)
+    schemas = ["--envelope-schema", envelope_schema, "--task-schema", task_schema]
+    serve = ["--serve"] + ["%s=%s" % (size, files[size]) for size in SIZES]
+    py = [args.python, os.path.join(HERE, "peer_python.py")]
+    ajv = [args.node, os.path.join(HERE, "peer_ajv.js")]
+    stride = str(args.jsonschema_stride)
+
+    contestants = [
+        ("handoff receive", [compare, "--contestant", "handoff"] + schemas + serve, None),
+        ("naive (nlohmann + valijson)", [compare, "--contestant", "naive"] + schemas + serve, None),
+        ("fastjsonschema (Python)", py + ["--impl", "fastjsonschema"] + schemas + serve, None),
+        ("jsonschema (Python)", py + ["--impl", "jsonschema", "--stride", stride] + schemas + serve, None),
+        ("AJV (Node.js)", ajv + schemas + serve, node_env),
+    ]
+    load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+
+    # --- 1. in process, interleaved ---------------------------------------------------------
+    log("starting %d workers (each loads the corpus)..." % len(contestants))
+    workers = [Worker(name, argv, env) for name, argv, env in contestants]
+    results = {w.name: {size: [] for size in SIZES} for w in workers}
+    wall_results = {w.name: {size: [] for size in SIZES} for w in workers}
+    verdicts = {w.name: {} for w in workers}
+    for w in workers:  # warm-up pass (caches, JITs), not counted
+        for size in SIZES:
+            w.run(size)
+    for r in range(args.rounds):
+        order = workers[r % len(workers):] + workers[:r % len(workers)]
+        for w in order:
+            for size in (SIZES if r % 2 == 0 else SIZES[::-1]):
+                out = w.run(size)
+                results[w.name][size].append(out["cpu_us_per_envelope"])
+                wall_results[w.name][size].append(out["us_per_envelope"])
+                verdicts[w.name][size] = out
+        log("round %d/%d (CPU us): %s" % (r + 1, args.rounds, ", ".join(
+            "%s %s" % (w.name.split(" ")[0], "/".join(fmt_us(results[w.name][s][-1]) for s in SIZES))
+            for w in workers)))
+    for w in workers:
+        w.close()
+    medians = {name: {size: statistics.median(v[size]) for size in SIZES} for name, v in results.items()}
+    wall_medians = {name: {size: statistics.median(v[size]) for size in SIZES} for name, v in wall_results.items()}
+    base = medians["handoff receive"]
+
+    # --- 2. whole processes -----------------------------------------------------------------
+    process_rows = []
+    memory_rows = []
+    if not args.skip_process:
+        sampled = {size: sample_file(files[size], os.path.join(args.corpus, size + ".sample.jsonl"),
+                                     args.jsonschema_stride) for size in SIZES}
+        commands = [
+            ("handoff-check --jsonl", lambda f: [check, "--jsonl", "--task-schema", task_schema, f], None, False),
+            ("naive (nlohmann + valijson)", lambda f: [compare, "--contestant", "naive"] + schemas + ["--stream", f],
+             None, False),
+            ("fastjsonschema (Python)", lambda f: py + ["--impl", "fastjsonschema"] + schemas + ["--stream", f],
+             None, False),
+            ("jsonschema (Python)", lambda f: py + ["--impl", "jsonschema"] + schemas + ["--stream", f], None, True),
+            ("AJV (Node.js)", lambda f: ajv + schemas + ["--stream", f], node_env, False),
+        ]
+        counts = {size: manifest["sizes"][size]["envelopes"] for size in SIZES}
+        walls = {name: {size: [] for size in SIZES} for name, _, _, _ in commands}
+        cpus = {name: {size: [] for size in SIZES} for name, _, _, _ in commands}
+        rss = {name: {} for name, _, _, _ in commands}
+        for r in range(args.process_rounds):
+            order = commands[r % len(commands):] + commands[:r % len(commands)]
+            for name, argv, env, sample in order:
+                for size in SIZES:
+                    path = sampled[size] if sample else files[size]
+                    n = (counts[size] + args.jsonschema_stride - 1) // args.jsonschema_stride if sample else counts[size]
+                    wall, cpu, peak = run_process(argv(path), env=env)
+                    walls[name][size].append(wall * 1e6 / n)
+                    cpus[name][size].append(cpu * 1e6 / n)
+                    rss[name][size] = peak
+            log("process round %d/%d done" % (r + 1, args.process_rounds))
+        pbase = {size: statistics.median(cpus["handoff-check --jsonl"][size]) for size in SIZES}
+        wbase = {size: statistics.median(walls["handoff-check --jsonl"][size]) for size in SIZES}
+        for name, _, _, sample in commands:
+            row = {"name": name, "sample": sample}
+            for size in SIZES:
+                row[size] = statistics.median(cpus[name][size])
+                row[size + "_ratio"] = row[size] / pbase[size]
+                row[size + "_wall"] = statistics.median(walls[name][size])
+                row[size + "_wall_ratio"] = row[size + "_wall"] / wbase[size]
+                row[size + "_rss"] = rss[name][size]
+            process_rows.append(row)
+        # Peak RSS with the corpus streamed through stdin once and four times.
+        for name, argv, env, sample in commands:
+            row = {"name": name}
+            for size in SIZES:
+                path = sampled[size] if sample else files[size]
+                _, _, one = run_process(argv("-"), stdin_files=[path], env=env)
+                _, _, four = run_process(argv("-"), stdin_files=[path] * 4, env=env)
+                row[size] = (one, four)
+            memory_rows.append(row)
+            log("memory: %s done" % name)
+    load_after = os.getloadavg()
+
+    # --- report -----------------------------------------------------------------------------
+    sizes = manifest["sizes"]
+
+    def invalid_share(size):
+        s = sizes[size]
+        return 100.0 * (s["envelopes"] - s["categories"].get("valid", 0)) / s["envelopes"]
+
+    lines = []
+    lines.append("Measured %s on %s (%d cores), load average %.1f / %.1f / %.1f before and %.1f / %.1f / %.1f "
+                 "after. Corpus: %d envelopes per size (seed %d), small ~%d B, large ~%d B, %.0f%% / %.0f%% invalid."
+                 % (started.strftime("%Y-%m-%d %H:%M UTC"), cpu_model(), os.cpu_count() or 0, *load_before,
+                    *load_after, sizes["small"]["envelopes"], manifest["seed"], sizes["small"]["mean_bytes"],
+                    sizes["large"]["mean_bytes"], invalid_share("small"), invalid_share("large")))
+    lines.append("")
+    lines.append("**In process** (median of %d interleaved passes over the corpus; CPU microseconds per envelope, "
+                 "then how many times handoff's time; wall-clock medians of the same passes at the right):"
+                 % args.rounds)
+    lines.append("")
+    lines.append("| contestant | small | large | small vs handoff | large vs handoff | wall small / large |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for name in results:
+        m = medians[name]
+        w = wall_medians[name]
+        lines.append("| %s%s | %s | %s | %.2fx | %.2fx | %s / %s |" % (
+            name, " (every %sth)" % stride if name.startswith("jsonschema") else "", fmt_us(m["small"]),
+            fmt_us(m["large"]), m["small"] / base["small"], m["large"] / base["large"], fmt_us(w["small"]),
+            fmt_us(w["large"])))
+    lines.append("")
+    lines.append("Every contestant found the same envelopes valid (a check that they did the same work):")
+    lines.append("")
+    lines.append("| contestant | small: valid / checked | large: valid / checked |")
+    lines.append("|---|---:|---:|")
+    for name in results:
+        v = verdicts[name]
+        lines.append("| %s | %d / %d | %d / %d |" % (
+            name, v["small"]["steps"].get("valid", 0), v["small"]["envelopes"], v["large"]["steps"].get("valid", 0),
+            v["large"]["envelopes"]))
+    if process_rows:
+        lines.append("")
+        lines.append("**Whole processes** over the corpus file (median of %d interleaved runs; CPU microseconds "
+                     "per envelope, start-up, schema compilation and one output line per envelope included; "
+                     "wall-clock ratios at the right):" % args.process_rounds)
+        lines.append("")
+        lines.append("| command | small | large | small vs handoff-check | large vs handoff-check | wall ratios |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for row in process_rows:
+            lines.append("| %s%s | %s | %s | %.2fx | %.2fx | %.2fx / %.2fx |" % (
+                row["name"], " (every %sth)" % stride if row["sample"] else "", fmt_us(row["small"]),
+                fmt_us(row["large"]), row["small_ratio"], row["large_ratio"], row["small_wall_ratio"],
+                row["large_wall_ratio"]))
+        lines.append("")
+        lines.append("**Peak RSS** (MiB) with the corpus streamed through stdin once and four times:")
+        lines.append("")
+        lines.append("| command | small 1x | small 4x | large 1x | large 4x |")
+        lines.append("|---|---:|---:|---:|---:|")
+        for row in memory_rows:
+            lines.append("| %s | %.1f | %.1f | %.1f | %.1f |" % (
+                row["name"], row["small"][0] / 1024, row["small"][1] / 1024, row["large"][0] / 1024,
+                row["large"][1] / 1024))
+    lines.append("")
+    lines.append("Versions: %s; Python %s, jsonschema %s, fastjsonschema %s; Node.js %s, ajv %s." % (
+        version_of(["c++", "--version"]), version_of([args.python, "-c", "import sys; print(sys.version.split()[0])"]),
+        version_of([args.python, "-c", "import importlib.metadata as m; print(m.version('jsonschema'))"]),
+        version_of([args.python, "-c", "import fastjsonschema; print(fastjsonschema.VERSION)"]),
+        version_of([args.node, "--version"]),
+        version_of([args.node, "-e", "console.log(require(require('path').resolve(process.argv[1], "
+                    "'node_modules/ajv/package.json')).version)", args.ajv_dir])))
+    report = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(report)
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump({"medians_cpu_us": medians, "medians_wall_us": wall_medians, "passes_cpu_us": results,
+                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows,
+                   "load_before": load_before, "load_after": load_after, "manifest": manifest}, f, indent=1)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
