@@ -12,7 +12,10 @@ namespace {
 
 // What an orchestrator would do; here each step only says what it would do.
 int outcomes = 0;
-void use(const nlohmann::json& result) { std::cout << "accept " << result.dump() << "\n"; ++outcomes; }
+void use(const nlohmann::json& result) {
+    std::cout << "accept " << result.dump() << "\n";
+    ++outcomes;
+}
 void reprompt(const handoff::problem_list& problems) {
     for (const auto& p : problems) {
         std::cout << "repair " << p.message << "\n";
@@ -30,8 +33,14 @@ void rerun(const std::vector<std::string>& scope, double budget_multiplier) {
     std::cout << "rerun " << scope.size() << " steps at budget x" << budget_multiplier << "\n";
     ++outcomes;
 }
-void to_humans(const handoff::receipt<>& receipt) { std::cout << "escalate, " << receipt.problems.size() << " problems\n"; ++outcomes; }
-void give_up(const handoff::receipt<>& /*receipt*/) { std::cout << "fail\n"; ++outcomes; }
+void to_humans(const handoff::receipt<>& receipt) {
+    std::cout << "escalate, " << receipt.problems.size() << " problems\n";
+    ++outcomes;
+}
+void give_up(const handoff::receipt<>& /*receipt*/) {
+    std::cout << "fail\n";
+    ++outcomes;
+}
 
 } // namespace
 
@@ -55,7 +64,8 @@ int main() {
             "steps":{"completed":[],"remaining":["all"]}})",
     };
     const nlohmann::json& task_schema_json = schema;
-    // clang-format off: README.md shows these lines as they are
+    // README.md shows these lines as they are:
+    // clang-format off
     // README begin
 const handoff::receiver<> receiver(task_schema_json);      // schemas compiled once
 for (const std::string& model_text : replies) {

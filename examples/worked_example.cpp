@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     handoff::receiver_options options;
     options.ledger = &ledger;
     // Compiled once; every envelope below is checked against the same schemas.
-    const handoff::receiver<shop::product_batch> receiver(
-        handoff::compiled_schema::from_file(HANDOFF_TASK_SCHEMA_FILE), options);
+    const handoff::receiver<shop::product_batch> receiver(handoff::compiled_schema::from_file(HANDOFF_TASK_SCHEMA_FILE),
+                                                          options);
 
     struct run {
         const char* title;
@@ -118,8 +118,8 @@ int main(int argc, char** argv) {
         const auto receipt = receiver.receive(read_file(dir + "/" + r.file));
         print_decision(r.title, receipt);
         if (receipt.route != r.expected) {
-            std::cerr << "unexpected route for " << r.file << ": " << handoff::to_string(receipt.route)
-                      << " (expected " << handoff::to_string(r.expected) << ")\n";
+            std::cerr << "unexpected route for " << r.file << ": " << handoff::to_string(receipt.route) << " (expected "
+                      << handoff::to_string(r.expected) << ")\n";
             as_expected = false;
         }
     }

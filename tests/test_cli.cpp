@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>   // popen, fread
-#include <fstream>  // ofstream
-#include <sstream>  // istringstream
-#include <string>   // string
-#include <vector>   // vector
+#include <cstdio>  // popen, fread
+#include <fstream> // ofstream
+#include <sstream> // istringstream
+#include <string>  // string
+#include <vector>  // vector
 
 #include <sys/wait.h> // WEXITSTATUS
 
@@ -91,7 +91,7 @@ TEST_CASE("handoff-check resumes on the policy's budget and records the overrule
     const auto& decision = r.receipts[0]["decision"];
     CHECK(r.receipts[0]["route"] == "RESUME");
     CHECK(decision["scope"] == nlohmann::json::parse(R"(["section 10","final validation"])"));
-    CHECK(decision["budget_multiplier"] == 1.5); // the hint asked for 10.0
+    CHECK(decision["budget_multiplier"] == 1.5);    // the hint asked for 10.0
     CHECK(decision["hint_disagreement"].is_null()); // hint RESUME agrees with the table
 }
 
@@ -103,8 +103,10 @@ TEST_CASE("handoff-check tolerates a fenced reply unless --strict", "[cli]") {
     CHECK(tolerant.receipts[0]["route"] == "SPLIT");
     CHECK(tolerant.receipts[0]["tolerances"] ==
           nlohmann::json::parse(R"(["code_fence","leading_prose","trailing_prose"])"));
-    CHECK(tolerant.receipts[0]["decision"]["ranges"] ==
-          nlohmann::json::parse(R"([{"from":1,"to":1},{"from":2,"to":2},{"from":3,"to":3},{"from":4,"to":4},{"from":5,"to":5},{"from":6,"to":6},{"from":7,"to":7},{"from":8,"to":8}])"));
+    CHECK(
+        tolerant.receipts[0]["decision"]["ranges"] ==
+        nlohmann::json::parse(
+            R"([{"from":1,"to":1},{"from":2,"to":2},{"from":3,"to":3},{"from":4,"to":4},{"from":5,"to":5},{"from":6,"to":6},{"from":7,"to":7},{"from":8,"to":8}])"));
 
     const auto strict = run("--strict " + file);
     CHECK(strict.exit_status == 1);
@@ -140,10 +142,10 @@ TEST_CASE("handoff-check reads stdin with - and with no file at all", "[cli]") {
 }
 
 TEST_CASE("handoff-check exits 1 on a task-schema failure of an ok envelope", "[cli]") {
-    const std::string bad = write_temp("ok_bad_task.json",
-        R"({"status":"ok","partial_result":{"sections":[""],"claims":-1},"schema_ok":true,)"
-        R"("coverage":{"items_expected":1,"items_completed":1,"unit":"sections","fraction":1},)"
-        R"("steps":{"completed":[],"remaining":[]}})");
+    const std::string bad = write_temp(
+        "ok_bad_task.json", R"({"status":"ok","partial_result":{"sections":[""],"claims":-1},"schema_ok":true,)"
+                            R"("coverage":{"items_expected":1,"items_completed":1,"unit":"sections","fraction":1},)"
+                            R"("steps":{"completed":[],"remaining":[]}})");
     const auto r = run("--task-schema " + schemas + "seed_000_sections.schema.json " + bad);
     CHECK(r.exit_status == 1);
     REQUIRE(r.receipts.size() == 1);

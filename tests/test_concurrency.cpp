@@ -54,8 +54,8 @@ std::vector<std::string> corpus() {
             out.push_back(env.dump());
         }
     }
-    const char* reasons[] = {"TOKEN_CAP", "TIME_CAP", "TOOL_CALL_CAP", "CONTEXT_OVERFLOW", "DEPENDENCY_FAILED",
-                             "SCOPE_TOO_BROAD"};
+    const char* reasons[] = {"TOKEN_CAP",        "TIME_CAP",          "TOOL_CALL_CAP",
+                             "CONTEXT_OVERFLOW", "DEPENDENCY_FAILED", "SCOPE_TOO_BROAD"};
     const char* hints[] = {"RESUME", "SPLIT", "NARROW", "ESCALATE", "FAIL"};
     std::size_t n = 0;
     for (const char* reason : reasons) {
@@ -63,7 +63,9 @@ std::vector<std::string> corpus() {
             json env = base_envelope();
             env["status"] = "capped";
             env["reason_code"] = reason;
-            env["coverage"] = {{"items_expected", 10}, {"items_completed", completed}, {"unit", "items"},
+            env["coverage"] = {{"items_expected", 10},
+                               {"items_completed", completed},
+                               {"unit", "items"},
                                {"fraction", static_cast<double>(completed) / 10.0}};
             env["steps"] = {{"completed", {"a"}}, {"remaining", {"b", "c"}}};
             env["retry_hint"] = {{"suggested_action", hints[n++ % 5]}, {"budget_multiplier", 3.0}};

@@ -88,9 +88,7 @@ TEST_CASE("ok means every expected item is completed", "[coverage]") {
         CHECK(handoff_test::codes(problems) ==
               std::vector<std::string>{"coverage.fraction_mismatch", "coverage.ok_incomplete"});
     }
-    SECTION("the same numbers are fine when capped") {
-        CHECK(check_coverage(status::capped, cov(8, 7, 0.88)).empty());
-    }
+    SECTION("the same numbers are fine when capped") { CHECK(check_coverage(status::capped, cov(8, 7, 0.88)).empty()); }
 }
 
 TEST_CASE("expected 0 means no countable items: completed must be 0", "[coverage][zero]") {

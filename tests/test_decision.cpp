@@ -69,7 +69,8 @@ TEST_CASE("a split chunk is three quarters of the capacity the worker showed", "
     CHECK(chunk == 10);
     CHECK(plan_split(29, 40, 28, routing_policy{}, &chunk) == ranges{{29, 40}});
     CHECK(chunk == 21);
-    CHECK(plan_split(5, 20, 4, routing_policy{}, &chunk) == ranges{{5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 20}});
+    CHECK(plan_split(5, 20, 4, routing_policy{}, &chunk) ==
+          ranges{{5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 20}});
     CHECK(chunk == 3);
 }
 
@@ -138,13 +139,13 @@ TEST_CASE("split plans cover exactly the span for every size, capacity and bound
                     policy.split_chunk = fixed;
                     std::uint64_t chunk = 0;
                     const ranges rs = plan_split(done + 1, last, done, policy, &chunk);
-                    INFO("items " << done + 1 << ".." << last << ", capacity " << done << ", workers "
-                                  << workers << ", fixed chunk " << fixed);
+                    INFO("items " << done + 1 << ".." << last << ", capacity " << done << ", workers " << workers
+                                  << ", fixed chunk " << fixed);
                     check_partition(rs, done + 1, last, chunk, workers);
                     const std::uint64_t remaining = last - done;
-                    std::uint64_t expected_chunk =
-                        fixed != 0 ? fixed : done > 0 ? std::max<std::uint64_t>(1, done * 3 / 4)
-                                                      : (remaining + workers - 1) / workers;
+                    std::uint64_t expected_chunk = fixed != 0 ? fixed
+                                                   : done > 0 ? std::max<std::uint64_t>(1, done * 3 / 4)
+                                                              : (remaining + workers - 1) / workers;
                     if ((remaining + expected_chunk - 1) / expected_chunk > workers) {
                         expected_chunk = (remaining + workers - 1) / workers;
                     }
@@ -214,22 +215,26 @@ TEST_CASE("the hint's budget multiplier is ignored: the policy owns budgets", "[
     policy.split_budget_multiplier = 0.5;
     // A worker asking for ten times its budget, agreeing with the table each time.
     SECTION("RESUME") {
-        const decision d = plan(reason_code::tool_call_cap, cov(20, 17, 0.85), steps, hint(action::resume, 10.0), true, policy);
+        const decision d =
+            plan(reason_code::tool_call_cap, cov(20, 17, 0.85), steps, hint(action::resume, 10.0), true, policy);
         CHECK(d.action == action::resume);
         CHECK(d.budget_multiplier == 1.5);
     }
     SECTION("SPLIT") {
-        const decision d = plan(reason_code::token_cap, cov(40, 14, 0.35), steps, hint(action::split, 10.0), true, policy);
+        const decision d =
+            plan(reason_code::token_cap, cov(40, 14, 0.35), steps, hint(action::split, 10.0), true, policy);
         CHECK(d.action == action::split);
         CHECK(d.budget_multiplier == 0.5);
     }
     SECTION("NARROW") {
-        const decision d = plan(reason_code::time_cap, cov(10, 6, 0.6), steps, hint(action::narrow, 10.0), true, policy);
+        const decision d =
+            plan(reason_code::time_cap, cov(10, 6, 0.6), steps, hint(action::narrow, 10.0), true, policy);
         CHECK(d.action == action::narrow);
         CHECK(d.budget_multiplier == 1.0);
     }
     SECTION("ESCALATE") {
-        const decision d = plan(reason_code::dependency_failed, cov(10, 3, 0.3), steps, hint(action::escalate, 10.0), true, policy);
+        const decision d =
+            plan(reason_code::dependency_failed, cov(10, 3, 0.3), steps, hint(action::escalate, 10.0), true, policy);
         CHECK(d.action == action::escalate);
         CHECK(d.budget_multiplier == 0.0);
     }
@@ -278,7 +283,8 @@ TEST_CASE("items_completed 0 splits every item over the worker bound", "[route][
     CHECK(d.ranges.back() == item_range{36, 40});
 }
 
-TEST_CASE("with no countable items (expected 0) the worker's fraction routes and SPLIT splits the steps", "[route][zero]") {
+TEST_CASE("with no countable items (expected 0) the worker's fraction routes and SPLIT splits the steps",
+          "[route][zero]") {
     const decision high = plan(reason_code::token_cap, cov(0, 0, 0.9), steps, std::nullopt, true);
     CHECK(high.usable_coverage == 0.9);
     CHECK(high.action == action::resume);
@@ -303,7 +309,8 @@ TEST_CASE("ESCALATE spends nothing", "[route][budget]") {
 
 TEST_CASE("FAIL by policy once the attempts are used up", "[route][fail]") {
     const attempt_context third{3, 0};
-    const decision d = plan(reason_code::token_cap, cov(10, 9, 0.9), steps, std::nullopt, true, routing_policy{}, third);
+    const decision d =
+        plan(reason_code::token_cap, cov(10, 9, 0.9), steps, std::nullopt, true, routing_policy{}, third);
     CHECK(d.action == action::fail);
     CHECK(d.table_action == action::resume);
     CHECK(d.budget_multiplier == 0.0);
@@ -318,13 +325,14 @@ TEST_CASE("FAIL by policy once the attempts are used up", "[route][fail]") {
           action::fail);
     CHECK(plan(reason_code::time_cap, cov(10, 6, 0.6), steps, std::nullopt, true, routing_policy{}, third).action ==
           action::fail);
-    CHECK(plan(reason_code::dependency_failed, cov(10, 6, 0.6), steps, std::nullopt, true, routing_policy{}, third).action ==
-          action::escalate);
+    CHECK(plan(reason_code::dependency_failed, cov(10, 6, 0.6), steps, std::nullopt, true, routing_policy{}, third)
+              .action == action::escalate);
 }
 
 TEST_CASE("FAIL by policy when a split would go deeper than allowed", "[route][fail]") {
     const attempt_context deep{1, 2};
-    const decision d = plan(reason_code::token_cap, cov(40, 14, 0.35), steps, hint(action::split), true, routing_policy{}, deep);
+    const decision d =
+        plan(reason_code::token_cap, cov(40, 14, 0.35), steps, hint(action::split), true, routing_policy{}, deep);
     CHECK(d.action == action::fail);
     CHECK(d.table_action == action::split);
     CHECK(d.ranges.empty());

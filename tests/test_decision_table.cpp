@@ -145,12 +145,9 @@ TEST_CASE("an unknown coverage (NaN) or a negative one is low and buys nothing e
 
 TEST_CASE("table rule names are the messages of the static_asserts", "[table]") {
     CHECK(handoff::to_string(table_rule::ok) == "ok");
-    CHECK(handoff::to_string(table_rule::every_reason_has_one_row) ==
-          "every reason_code must have exactly one row");
-    CHECK(handoff::to_string(table_rule::band_edges_ordered) ==
-          "band edges must satisfy 0 <= mid <= high <= 1");
-    CHECK(handoff::to_string(table_rule::context_overflow_never_resumes) ==
-          "CONTEXT_OVERFLOW must never RESUME");
+    CHECK(handoff::to_string(table_rule::every_reason_has_one_row) == "every reason_code must have exactly one row");
+    CHECK(handoff::to_string(table_rule::band_edges_ordered) == "band edges must satisfy 0 <= mid <= high <= 1");
+    CHECK(handoff::to_string(table_rule::context_overflow_never_resumes) == "CONTEXT_OVERFLOW must never RESUME");
     CHECK(handoff::to_string(table_rule::non_budget_cause_spends_nothing) ==
           "DEPENDENCY_FAILED (a non-budget cause) may only ESCALATE or FAIL");
 }

@@ -12,8 +12,8 @@
 using handoff::decode;
 using handoff::decode_options;
 using handoff::parse_limits;
-using handoff::tolerance;
 using handoff::step;
+using handoff::tolerance;
 
 namespace {
 
@@ -62,13 +62,17 @@ TEST_CASE("the tolerant decode strips code fences and records it", "[decode][tol
         {"a ```JSON fence", "```JSON\n{\"a\": 1}\n```\n", {tolerance::code_fence}},
         {"a bare ``` fence", "```\n{\"a\": 1}\n```", {tolerance::code_fence}},
         {"an unclosed fence (a truncated reply)", "```json\n{\"a\": 1}\n", {tolerance::code_fence}},
-        {"a fence with prose before it", "Here is the envelope:\n```json\n{\"a\": 1}\n```",
+        {"a fence with prose before it",
+         "Here is the envelope:\n```json\n{\"a\": 1}\n```",
          {tolerance::code_fence, tolerance::leading_prose}},
-        {"a fence with prose after it", "```json\n{\"a\": 1}\n```\nLet me know if you need more.",
+        {"a fence with prose after it",
+         "```json\n{\"a\": 1}\n```\nLet me know if you need more.",
          {tolerance::code_fence, tolerance::trailing_prose}},
-        {"prose inside the fence", "```json\nResult:\n{\"a\": 1}\n(end)\n```",
+        {"prose inside the fence",
+         "```json\nResult:\n{\"a\": 1}\n(end)\n```",
          {tolerance::code_fence, tolerance::leading_prose, tolerance::trailing_prose}},
-        {"a second fenced block (only the first is read)", "```json\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```",
+        {"a second fenced block (only the first is read)",
+         "```json\n{\"a\": 1}\n```\n```json\n{\"b\": 2}\n```",
          {tolerance::code_fence, tolerance::trailing_prose}},
     }));
     INFO(c.label);
@@ -186,17 +190,13 @@ TEST_CASE("a reply with no object in it says so", "[decode]") {
         CHECK(p.pointer.empty());
         CHECK(p.message == "the reply is empty: expected one JSON object");
     }
-    SECTION("blank") {
-        CHECK(only_problem(" \n\t ").message == "the reply is empty: expected one JSON object");
-    }
+    SECTION("blank") { CHECK(only_problem(" \n\t ").message == "the reply is empty: expected one JSON object"); }
     SECTION("an apology") {
         const auto p = only_problem("I'm sorry, I could not finish the task.");
         CHECK(p.code == "parse.no_object");
         CHECK(p.message == "no JSON object found: the reply has no '{' ... '}' span");
     }
-    SECTION("an array") {
-        CHECK(only_problem("[1, 2]").code == "parse.no_object");
-    }
+    SECTION("an array") { CHECK(only_problem("[1, 2]").code == "parse.no_object"); }
     SECTION("an object cut off before its closing brace") {
         CHECK(only_problem("{\"a\": [1, 2").code == "parse.no_object");
     }
@@ -294,12 +294,8 @@ TEST_CASE("a duplicated key is refused wherever it occurs", "[decode][reject]") 
         const auto p = only_problem(R"({"a/b": {"m~n": 1, "m~n": 2}})");
         CHECK(p.pointer == "/a~1b/m~0n");
     }
-    SECTION("spelled with an escape") {
-        CHECK(only_problem(R"({"a": 1, "\u0061": 2})").code == "parse.duplicate_key");
-    }
-    SECTION("equal keys in different objects are fine") {
-        CHECK(decode(R"({"a": {"x": 1}, "b": {"x": 2}})").ok());
-    }
+    SECTION("spelled with an escape") { CHECK(only_problem(R"({"a": 1, "\u0061": 2})").code == "parse.duplicate_key"); }
+    SECTION("equal keys in different objects are fine") { CHECK(decode(R"({"a": {"x": 1}, "b": {"x": 2}})").ok()); }
 }
 
 TEST_CASE("numbers that do not fit are refused, not rounded", "[decode][reject]") {
@@ -309,9 +305,7 @@ TEST_CASE("numbers that do not fit are refused, not rounded", "[decode][reject]"
         CHECK(p.pointer == "/a");
         CHECK(p.message == "/a: invalid JSON, number overflow parsing; last read: \"1e400\"");
     }
-    SECTION("1e400 inside an array names its index") {
-        CHECK(only_problem(R"({"a": [1, 1e400]})").pointer == "/a/1");
-    }
+    SECTION("1e400 inside an array names its index") { CHECK(only_problem(R"({"a": [1, 1e400]})").pointer == "/a/1"); }
     SECTION("2^64 does not fit an unsigned 64-bit integer") {
         const auto p = only_problem(R"({"coverage": {"items_expected": 18446744073709551616}})");
         CHECK(p.code == "parse.number_range");

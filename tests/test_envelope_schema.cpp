@@ -17,9 +17,9 @@
 #include <utility>  // pair
 #include <vector>   // vector
 
-using nlohmann::json;
 using handoff::problem_list;
 using handoff::step;
+using nlohmann::json;
 
 namespace {
 
@@ -125,7 +125,8 @@ TEST_CASE("every required field is named when missing", "[envelope][required]") 
     CHECK(p.message == "/" + field + ": required field is missing");
 }
 
-TEST_CASE("the required fields of coverage, steps, retry_hint and trace are named when missing", "[envelope][required]") {
+TEST_CASE("the required fields of coverage, steps, retry_hint and trace are named when missing",
+          "[envelope][required]") {
     using entry = std::pair<std::string, std::string>;
     const auto c = GENERATE(values<entry>({
         {"coverage", "items_expected"},
@@ -208,13 +209,14 @@ TEST_CASE("an unknown reason_code fails in step 2", "[envelope][reason_code]") {
     const auto p = only_problem(doc);
     CHECK(p.code == "envelope.enum");
     CHECK(p.pointer == "/reason_code");
-    CHECK(p.message == "/reason_code: \"" + code + "\" is not a reason code: use one of TOKEN_CAP, TIME_CAP, "
-                                                   "TOOL_CALL_CAP, CONTEXT_OVERFLOW, DEPENDENCY_FAILED, SCOPE_TOO_BROAD");
+    CHECK(p.message == "/reason_code: \"" + code +
+                           "\" is not a reason code: use one of TOKEN_CAP, TIME_CAP, "
+                           "TOOL_CALL_CAP, CONTEXT_OVERFLOW, DEPENDENCY_FAILED, SCOPE_TOO_BROAD");
 }
 
 TEST_CASE("every reason_code is accepted when capped", "[envelope][reason_code]") {
-    const auto code = GENERATE(from_range(std::vector<handoff::reason_code>(std::begin(handoff::all_reason_codes),
-                                                                            std::end(handoff::all_reason_codes))));
+    const auto code = GENERATE(from_range(
+        std::vector<handoff::reason_code>(std::begin(handoff::all_reason_codes), std::end(handoff::all_reason_codes))));
     json doc = seed();
     doc["reason_code"] = handoff::to_string(code);
     const checked c = check(doc);
@@ -378,8 +380,8 @@ TEST_CASE("every bounded string has its bound", "[envelope][length]") {
     const auto p = only_problem(doc);
     CHECK(p.code == "envelope.max_length");
     CHECK(p.pointer == b.pointer);
-    CHECK(p.message == b.pointer + ": a string of " + std::to_string(b.max + 1) +
-                           " characters is longer than the " + std::to_string(b.max) + " allowed");
+    CHECK(p.message == b.pointer + ": a string of " + std::to_string(b.max + 1) + " characters is longer than the " +
+                           std::to_string(b.max) + " allowed");
 }
 
 TEST_CASE("strings with a minimum length refuse the empty string", "[envelope][length]") {
@@ -493,8 +495,10 @@ TEST_CASE("retry_hint is checked, though only advisory", "[envelope][retry_hint]
               "/retry_hint/budget_multiplier: expected a number >= 0 or null, got the string \"10x\"");
     }
     SECTION("nulls are fine for the optional members") {
-        doc["retry_hint"] = {{"suggested_action", "RESUME"}, {"suggested_scope", nullptr},
-                             {"budget_multiplier", nullptr}, {"notes", nullptr}};
+        doc["retry_hint"] = {{"suggested_action", "RESUME"},
+                             {"suggested_scope", nullptr},
+                             {"budget_multiplier", nullptr},
+                             {"notes", nullptr}};
         const checked c = check(doc);
         REQUIRE(c.env.has_value());
         REQUIRE(c.env->retry_hint.has_value());
@@ -578,11 +582,34 @@ void collect_pointers(const json& v, const json::json_pointer& at, std::vector<j
 /// 40.0 where an integer is expected, and the string-length edges.
 std::vector<json> replacement_values() {
     std::vector<json> values = {
-        nullptr, true, false, 0, 1, -1, 40, 40.0, 0.5, 1.5, -0.0, -0.5, 1e300,
+        nullptr,
+        true,
+        false,
+        0,
+        1,
+        -1,
+        40,
+        40.0,
+        0.5,
+        1.5,
+        -0.0,
+        -0.5,
+        1e300,
         // 2^63 - 1: valijson (1.0) reads integers through int64_t, so above it a value turns
         // negative there; the checker's own test above covers 2^64 - 1.
-        9223372036854775807LL, "", "x", "ok", "capped", "TOKEN_CAP", "token_cap", "SPLIT",
-        "ACCEPT", json::object(), json::array(), json::array({"a"}), json::array({1}),
+        9223372036854775807LL,
+        "",
+        "x",
+        "ok",
+        "capped",
+        "TOKEN_CAP",
+        "token_cap",
+        "SPLIT",
+        "ACCEPT",
+        json::object(),
+        json::array(),
+        json::array({"a"}),
+        json::array({1}),
     };
     for (const std::size_t n : {64U, 65U, 128U, 129U, 512U, 513U, 1024U, 1025U, 2048U, 2049U}) {
         values.emplace_back(std::string(n, 'x'));
@@ -640,10 +667,10 @@ std::vector<json> mutations_of(const json& base) {
         }
     }
     // Optional blocks that the fixture may not have.
-    for (const json& block : {json{{"trace", {{"trace_id", "t"}, {"span_id", "s"}, {"parent_span_id", nullptr}}}},
-                              json{{"budget", {{"tokens_used", 1}, {"tool_call_cap", 0}}}},
-                              json{{"budget", json::object()}},
-                              json{{"retry_hint", {{"suggested_action", "NARROW"}}}}}) {
+    for (const json& block :
+         {json{{"trace", {{"trace_id", "t"}, {"span_id", "s"}, {"parent_span_id", nullptr}}}},
+          json{{"budget", {{"tokens_used", 1}, {"tool_call_cap", 0}}}}, json{{"budget", json::object()}},
+          json{{"retry_hint", {{"suggested_action", "NARROW"}}}}}) {
         json d = base;
         d.update(block);
         out.push_back(std::move(d));
@@ -680,7 +707,8 @@ TEST_CASE("the hand-written checker and valijson agree on the envelope schema", 
                 std::string first_problem = c.problems.empty() ? "(none)" : c.problems[0].message;
                 FAIL_CHECK("checker says " << (by_checker ? "valid" : "invalid") << ", valijson says "
                                            << (by_valijson ? "valid" : "invalid") << " (" << base_name
-                                           << "): " << first_problem << "\n" << doc.dump().substr(0, 400));
+                                           << "): " << first_problem << "\n"
+                                           << doc.dump().substr(0, 400));
             }
             // A valid verdict has no problems; an invalid one has at least one.
             CHECK(by_checker == c.problems.empty());

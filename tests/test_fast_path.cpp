@@ -251,18 +251,18 @@ TEST_CASE("the fast JSON reader gives way at every parse limit exactly where dec
     small.max_values = 12;
     small.max_string_bytes = 8;
     const std::vector<std::string> texts = {
-        "[[[1]]]",                     // depth 3: inside the limit
-        "[[[[1]]]]",                   // depth 4: over
-        "[1,2,3,4]",                   // 4 items
-        "[1,2,3,4,5]",                 // 5 items
+        "[[[1]]]",                      // depth 3: inside the limit
+        "[[[[1]]]]",                    // depth 4: over
+        "[1,2,3,4]",                    // 4 items
+        "[1,2,3,4,5]",                  // 5 items
         R"({"a":1,"b":2,"c":3,"d":4})", // 4 keys
         R"({"a":1,"b":2,"c":3,"d":4,"e":5})",
-        "[[1,2,3],[4,5,6],[7,8]]",     // 11 values
-        "[[1,2,3],[4,5,6],[7,8,9]]",   // 12 values
-        "[[1,2,3],[4,5,6],[7,8,9],0]", // 13 values
-        R"(["12345678"])",             // 8 bytes
-        R"(["123456789"])",            // 9 bytes
-        R"(["\u00e9\u00e9\u00e9\u00e9"])", // 8 bytes once unescaped
+        "[[1,2,3],[4,5,6],[7,8]]",          // 11 values
+        "[[1,2,3],[4,5,6],[7,8,9]]",        // 12 values
+        "[[1,2,3],[4,5,6],[7,8,9],0]",      // 13 values
+        R"(["12345678"])",                  // 8 bytes
+        R"(["123456789"])",                 // 9 bytes
+        R"(["\u00e9\u00e9\u00e9\u00e9"])",  // 8 bytes once unescaped
         R"(["\u00e9\u00e9\u00e9\u00e9x"])", // 9
         R"({"12345678":1})",
         R"({"123456789":1})",
@@ -278,15 +278,61 @@ TEST_CASE("the fast JSON reader gives way at every parse limit exactly where dec
 
 TEST_CASE("the fast JSON reader stores numbers, strings and escapes as nlohmann does", "[fast_path]") {
     const std::vector<std::string> texts = {
-        "0", "-0", "7", "-7", "18446744073709551615", "9223372036854775807", "-9223372036854775808",
-        "1999999999999999999", "-1999999999999999999", "0.1", "-0.0", "1e2", "1E+2", "1e-2", "2.5e-3",
-        "123456789.123456789", "4.9e-324", "1.7976931348623157e308", "1e400", "1e-400",
-        R"("plain")", R"("\"\\\/\b\f\n\r\t")", R"("\u0000")", R"("\ud83d\ude00")", R"("\uD834\uDD1E")",
-        R"("\ud800")", R"("\udc00")", R"("\ud800\u0041")", "\"caf\xC3\xA9\"", "\"\xE2\x82\xAC\"",
-        "\"\xF0\x9F\x98\x80\"", "\"\xC3\"", "\"\xED\xA0\x80\"", "\"\xC0\xAF\"", "\"tab\there\"",
-        "\"\x7F\"", "[1,]", "[01]", "[1.]", "[.5]", "[-]", "[1e]", "[+1]", "{\"a\" 1}", "{\"a\":1,}",
-        "[1] x", "[1]\x00", " \t\r\n[1] \t\r\n", "[true,false,null]", "[tru]", "nul", "{\"a\":{}}",
-        R"({"b":1,"a":2})", R"({"a":1,"a":2})", "\xEF\xBB\xBF[1]",
+        "0",
+        "-0",
+        "7",
+        "-7",
+        "18446744073709551615",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1999999999999999999",
+        "-1999999999999999999",
+        "0.1",
+        "-0.0",
+        "1e2",
+        "1E+2",
+        "1e-2",
+        "2.5e-3",
+        "123456789.123456789",
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "1e400",
+        "1e-400",
+        R"("plain")",
+        R"("\"\\\/\b\f\n\r\t")",
+        R"("\u0000")",
+        R"("\ud83d\ude00")",
+        R"("\uD834\uDD1E")",
+        R"("\ud800")",
+        R"("\udc00")",
+        R"("\ud800\u0041")",
+        "\"caf\xC3\xA9\"",
+        "\"\xE2\x82\xAC\"",
+        "\"\xF0\x9F\x98\x80\"",
+        "\"\xC3\"",
+        "\"\xED\xA0\x80\"",
+        "\"\xC0\xAF\"",
+        "\"tab\there\"",
+        "\"\x7F\"",
+        "[1,]",
+        "[01]",
+        "[1.]",
+        "[.5]",
+        "[-]",
+        "[1e]",
+        "[+1]",
+        "{\"a\" 1}",
+        "{\"a\":1,}",
+        "[1] x",
+        "[1]\x00",
+        " \t\r\n[1] \t\r\n",
+        "[true,false,null]",
+        "[tru]",
+        "nul",
+        "{\"a\":{}}",
+        R"({"b":1,"a":2})",
+        R"({"a":1,"a":2})",
+        "\xEF\xBB\xBF[1]",
     };
     for (const std::string& text : texts) {
         fast_json_keeps_its_promise(text, text);
@@ -525,14 +571,30 @@ TEST_CASE("the subset schema validator never accepts what valijson refuses", "[f
 }
 
 TEST_CASE("schemas beyond the subset are left to valijson alone", "[fast_path][schema]") {
-    for (const char* schema : {
-             R"({"$ref":"#/definitions/a","definitions":{"a":{}}})", R"({"anyOf":[{}]})", R"({"allOf":[{}]})",
-             R"({"oneOf":[{}]})", R"({"not":{}})", R"({"if":{},"then":{}})", R"({"pattern":"a","maxLength":3})",
-             R"({"patternProperties":{"a":{}}})", R"({"format":"date-time"})", R"({"const":1})",
-             R"({"uniqueItems":true})", R"({"multipleOf":2})", R"({"items":[{}]})", R"({"properties":{"a":true}})",
-             R"({"enum":[1,"a"]})", R"({"dependencies":{"a":["b"]}})", R"({"propertyNames":{}})",
-             R"({"contains":{}})", R"({"type":"any"})", R"({"maxLength":-1})", R"({"minimum":"0"})",
-             R"({"additionalItems":false})", R"({"properties":{"a":{"oneOf":[{}]}}})", "true"}) {
+    for (const char* schema : {R"({"$ref":"#/definitions/a","definitions":{"a":{}}})",
+                               R"({"anyOf":[{}]})",
+                               R"({"allOf":[{}]})",
+                               R"({"oneOf":[{}]})",
+                               R"({"not":{}})",
+                               R"({"if":{},"then":{}})",
+                               R"({"pattern":"a","maxLength":3})",
+                               R"({"patternProperties":{"a":{}}})",
+                               R"({"format":"date-time"})",
+                               R"({"const":1})",
+                               R"({"uniqueItems":true})",
+                               R"({"multipleOf":2})",
+                               R"({"items":[{}]})",
+                               R"({"properties":{"a":true}})",
+                               R"({"enum":[1,"a"]})",
+                               R"({"dependencies":{"a":["b"]}})",
+                               R"({"propertyNames":{}})",
+                               R"({"contains":{}})",
+                               R"({"type":"any"})",
+                               R"({"maxLength":-1})",
+                               R"({"minimum":"0"})",
+                               R"({"additionalItems":false})",
+                               R"({"properties":{"a":{"oneOf":[{}]}}})",
+                               "true"}) {
         INFO(schema);
         CHECK_FALSE(handoff::detail::fast_schema::compile(json::parse(schema)).has_value());
     }
@@ -551,8 +613,11 @@ TEST_CASE("valijson on the pruned copy reports exactly what it reports on the wh
 
     json records = json::array();
     for (int i = 0; i < 30; ++i) {
-        records.push_back({{"id", "P-" + std::to_string(i)}, {"name", "item " + std::to_string(i)}, {"price", i},
-                           {"currency", "EUR"}, {"sku", "S" + std::to_string(i)}});
+        records.push_back({{"id", "P-" + std::to_string(i)},
+                           {"name", "item " + std::to_string(i)},
+                           {"price", i},
+                           {"currency", "EUR"},
+                           {"sku", "S" + std::to_string(i)}});
     }
     const json valid = {{"records", records}};
     std::vector<json> values = {valid};

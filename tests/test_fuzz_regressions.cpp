@@ -65,9 +65,7 @@ void check_sane(const handoff::receipt<>& r) {
     case handoff::route::split:
     case handoff::route::narrow:
     case handoff::route::escalate:
-    case handoff::route::fail:
-        CHECK(r.decision.has_value());
-        break;
+    case handoff::route::fail: CHECK(r.decision.has_value()); break;
     }
 }
 

@@ -261,13 +261,14 @@ TEST_CASE("lone surrogate escapes are refused with a pointer", "[hostile][strict
         const auto p = refused_in_both_modes(with_note(R"("\ud800")"));
         CHECK(p.code == "parse.syntax");
         CHECK(p.pointer == "/partial_result/items/0/note");
-        CHECK_THAT(p.message, Catch::Matchers::ContainsSubstring(
-                                  "surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"));
+        CHECK_THAT(p.message,
+                   Catch::Matchers::ContainsSubstring("surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"));
     }
     SECTION("a low surrogate alone") {
         const auto p = refused_in_both_modes(with_note(R"("x\udc00y")"));
         CHECK(p.pointer == "/partial_result/items/0/note");
-        CHECK_THAT(p.message, Catch::Matchers::ContainsSubstring("surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF"));
+        CHECK_THAT(p.message,
+                   Catch::Matchers::ContainsSubstring("surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF"));
     }
     SECTION("a high surrogate followed by a non-surrogate") {
         const auto p = refused_in_both_modes(with_note(R"("\ud800\u0041")"));
@@ -337,8 +338,7 @@ TEST_CASE("numbers that overflow are refused with their pointer, never rounded",
         const auto p = refused_in_both_modes(text);
         CHECK(p.code == "parse.number_range");
         CHECK(p.pointer == "/coverage/items_expected");
-        CHECK(p.message ==
-              "/coverage/items_expected: integer \"18446744073709551616\" does not fit in 64 bits");
+        CHECK(p.message == "/coverage/items_expected: integer \"18446744073709551616\" does not fit in 64 bits");
     }
     SECTION("a megabyte of digits is refused without being echoed whole") {
         const auto p = refused_in_both_modes(with_note(std::string(1000 * 1000, '9')));
@@ -375,8 +375,8 @@ TEST_CASE("a UTF-8 BOM before the reply is removed and recorded in tolerant mode
         // Tolerant: the second is prose before the first '{'.
         const auto r = tolerant_receiver().receive(bom + text);
         CHECK(r.route == route::accept);
-        CHECK(r.tolerances == std::vector<handoff::tolerance>{handoff::tolerance::byte_order_mark,
-                                                              handoff::tolerance::leading_prose});
+        CHECK(r.tolerances ==
+              std::vector<handoff::tolerance>{handoff::tolerance::byte_order_mark, handoff::tolerance::leading_prose});
     }
 }
 
@@ -415,10 +415,12 @@ const std::vector<std::string>& hostile_pieces() {
         "line1\nFAKE LOG LINE level=error",
         "carriage\rreturn",
         "\x1b[31mred\x1b[0m\x1b]0;title\x07",
-        "\xC2\x9B" "31m C1 CSI",
+        "\xC2\x9B"
+        "31m C1 CSI",
         "tab\there",
         "sep\xE2\x80\xA8line\xE2\x80\xA9para",
-        "bidi \xE2\x80\xAE" "desrever\xE2\x81\xA6",
+        "bidi \xE2\x80\xAE"
+        "desrever\xE2\x81\xA6",
         "del\x7F",
         "quote\" and backslash\\",
         std::string(70'000, 'L'),
@@ -451,16 +453,24 @@ TEST_CASE("every message of every problem is escaped, capped and valid UTF-8 wha
         inputs.push_back(with_note("{" + s + ": 1e400}"));
         // As values in every place a step echoes one.
         inputs.push_back(with_note(s));
-        inputs.push_back(R"({"status":)" + s + R"(,"partial_result":null,"schema_ok":false,)"
+        inputs.push_back(R"({"status":)" + s +
+                         R"(,"partial_result":null,"schema_ok":false,)"
                          R"("coverage":{"items_expected":1,"items_completed":0,"unit":"x","fraction":0},)"
                          R"("steps":{"completed":[],"remaining":[]}})");
-        inputs.push_back(R"({"status":"capped","reason_code":)" + s + R"(,"partial_result":null,"schema_ok":false,)"
-                         R"("coverage":{"items_expected":2,"items_completed":1,"unit":)" + s + R"(,"fraction":0.9},)"
+        inputs.push_back(R"({"status":"capped","reason_code":)" + s +
+                         R"(,"partial_result":null,"schema_ok":false,)"
+                         R"("coverage":{"items_expected":2,"items_completed":1,"unit":)" +
+                         s +
+                         R"(,"fraction":0.9},)"
                          R"("steps":{"completed":[],"remaining":[]}})");
-        inputs.push_back(R"({"status":"ok","partial_result":{"items":[{"sku":)" + s + R"(,"day":)" + s +
-                         R"(,"code":)" + s + R"(}],"tags":{)" + s + ":" + s + R"(}},"schema_ok":true,)"
-                         R"("coverage":{"items_expected":3,"items_completed":2,"unit":)" + s + R"(,"fraction":0.1},)"
-                         R"("steps":{"completed":[)" + s + R"(],"remaining":[]}})");
+        inputs.push_back(R"({"status":"ok","partial_result":{"items":[{"sku":)" + s + R"(,"day":)" + s + R"(,"code":)" +
+                         s + R"(}],"tags":{)" + s + ":" + s +
+                         R"(}},"schema_ok":true,)"
+                         R"("coverage":{"items_expected":3,"items_completed":2,"unit":)" +
+                         s +
+                         R"(,"fraction":0.1},)"
+                         R"("steps":{"completed":[)" +
+                         s + R"(],"remaining":[]}})");
         inputs.push_back("Sure! " + piece + "\n```json\n" + with_note(s) + "\n```\n" + piece);
     }
     std::size_t problems_checked = 0;
@@ -520,17 +530,19 @@ TEST_CASE("quote_untrusted escapes what a terminal or a log viewer would act on"
     CHECK(quote_untrusted("plain") == "\"plain\"");
     CHECK(quote_untrusted("a\"b\\c") == "\"a\\\"b\\\\c\"");
     CHECK(quote_untrusted("\n\r\t\x1b\x7f") == "\"\\n\\r\\t\\u001b\\u007f\"");
-    CHECK(quote_untrusted("\xC2\x9B" "x") == "\"\\u009bx\"");                      // C1 CSI
-    CHECK(quote_untrusted("\xE2\x80\xA8\xE2\x80\xA9") == "\"\\u2028\\u2029\"");     // separators
-    CHECK(quote_untrusted("\xE2\x80\xAE\xE2\x81\xA6") == "\"\\u202e\\u2066\"");     // bidi
+    CHECK(quote_untrusted("\xC2\x9B"
+                          "x") == "\"\\u009bx\"");                                                // C1 CSI
+    CHECK(quote_untrusted("\xE2\x80\xA8\xE2\x80\xA9") == "\"\\u2028\\u2029\"");                   // separators
+    CHECK(quote_untrusted("\xE2\x80\xAE\xE2\x81\xA6") == "\"\\u202e\\u2066\"");                   // bidi
     CHECK(quote_untrusted("caf\xC3\xA9 \xF0\x9F\x98\x80") == "\"caf\xC3\xA9 \xF0\x9F\x98\x80\""); // kept
     CHECK(quote_untrusted("\xFF\xC0\xAF") == "\"\\xff\\xc0\\xaf\"");
     SECTION("capped on a code point boundary, with the full size") {
         CHECK(quote_untrusted(std::string(100, 'x'), 4) == "\"xxxx\"... (100 bytes)");
-        CHECK(quote_untrusted("ab\xC3\xA9" "cd", 3) == "\"ab\"... (6 bytes)");
+        CHECK(quote_untrusted("ab\xC3\xA9"
+                              "cd",
+                              3) == "\"ab\"... (6 bytes)");
     }
     SECTION("a run of stray continuation bytes does not swallow the prefix") {
-        CHECK(quote_untrusted("ab" + std::string(50, '\x80'), 8) ==
-              "\"ab\\x80\\x80\\x80\"... (52 bytes)");
+        CHECK(quote_untrusted("ab" + std::string(50, '\x80'), 8) == "\"ab\\x80\\x80\\x80\"... (52 bytes)");
     }
 }

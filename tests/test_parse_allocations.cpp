@@ -13,11 +13,11 @@
 #include <handoff/decision.hpp>
 #include <handoff/decode.hpp>
 
-#include <cstddef> // size_t
-#include <cstdlib> // malloc, free
-#include <new>     // bad_alloc, nothrow_t
+#include <cstddef>  // size_t
+#include <cstdlib>  // malloc, free
+#include <new>      // bad_alloc, nothrow_t
 #include <optional> // nullopt
-#include <string>  // string
+#include <string>   // string
 
 namespace {
 
@@ -198,10 +198,10 @@ std::size_t calls_to_plan(handoff::reason_code reason, const handoff::coverage_i
 
 TEST_CASE("routing allocates nothing beyond the decision's own scope", "[route][allocations]") {
     using handoff::reason_code;
-    const handoff::coverage_info items{40, 14, "items", 0.35};     // a short unit: no allocation
-    const handoff::coverage_info steps_only{0, 0, "steps", 0.9};    // nothing countable
+    const handoff::coverage_info items{40, 14, "items", 0.35};   // a short unit: no allocation
+    const handoff::coverage_info steps_only{0, 0, "steps", 0.9}; // nothing countable
     const handoff::coverage_info long_unit{40, 14, std::string(40, 'u'), 0.35};
-    const handoff::steps_info short_steps{{"read"}, {"a", "b"}};     // fit the small-string buffer
+    const handoff::steps_info short_steps{{"read"}, {"a", "b"}}; // fit the small-string buffer
     const handoff::steps_info long_steps{{}, {std::string(64, 'a'), std::string(64, 'b')}};
 
     // ESCALATE, and FAIL from an exhausted policy: nothing.

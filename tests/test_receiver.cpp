@@ -43,7 +43,9 @@ std::string capped_envelope(const std::string& reason, std::uint64_t completed, 
         {"partial_result", {{"sections", {"section 1"}}, {"claims", completed}}},
         {"schema_ok", true},
         {"coverage",
-         {{"items_expected", 100}, {"items_completed", completed}, {"unit", "sections"},
+         {{"items_expected", 100},
+          {"items_completed", completed},
+          {"unit", "sections"},
           {"fraction", static_cast<double>(completed) / 100.0}}},
         {"steps", {{"completed", {"sections 1-" + std::to_string(completed)}}, {"remaining", {"the rest", "dedupe"}}}},
     };
@@ -136,8 +138,8 @@ TEST_CASE("an ok envelope whose result fails the task schema is REPAIRed at task
     CHECK(r.problems[0].step == step::task_schema);
     CHECK(r.problems[0].code == "task.schema");
     CHECK(r.problems[0].pointer == "/partial_result");
-    CHECK_THAT(r.problems[0].message, Catch::Matchers::StartsWith("/partial_result: ") &&
-                                          Catch::Matchers::ContainsSubstring("'summary'"));
+    CHECK_THAT(r.problems[0].message,
+               Catch::Matchers::StartsWith("/partial_result: ") && Catch::Matchers::ContainsSubstring("'summary'"));
 }
 
 TEST_CASE("an ok envelope with a null result is REPAIRed at task_schema", "[receiver][repair][task]") {
@@ -150,7 +152,8 @@ TEST_CASE("an ok envelope with a null result is REPAIRed at task_schema", "[rece
     CHECK(r.problems[0].message == "/partial_result: null, but status \"ok\" means partial_result is the whole result");
 }
 
-TEST_CASE("an ok envelope whose worker says schema_ok false is REPAIRed without validation", "[receiver][repair][task]") {
+TEST_CASE("an ok envelope whose worker says schema_ok false is REPAIRed without validation",
+          "[receiver][repair][task]") {
     json doc = handoff_test::read_fixture_json("envelopes/ok_complete.json");
     doc["schema_ok"] = false;
     const auto r = sections_receiver().receive(doc.dump());
@@ -211,7 +214,8 @@ TEST_CASE("a capped envelope with a coverage failure is REPAIRed, never routed",
 
 // --- Step 3 downgrade of a capped envelope: reported, routed on usable coverage ------------
 
-TEST_CASE("an invalid partial result is detected: schema_ok false, result absent, routed on coverage 0", "[receiver][downgrade]") {
+TEST_CASE("an invalid partial result is detected: schema_ok false, result absent, routed on coverage 0",
+          "[receiver][downgrade]") {
     const auto r = receive_fixture("capped_partial_invalid.json");
     // A downgrade, not a contract failure: the table routes it.
     CHECK(step_name(r.failed_step) == "null");
@@ -227,10 +231,10 @@ TEST_CASE("an invalid partial result is detected: schema_ok false, result absent
     for (const auto& p : r.problems) {
         CHECK(p.step == step::task_schema);
     }
-    CHECK_THAT(r.problems[0].message, Catch::Matchers::StartsWith(
-                                          "/partial_result/claims: Expected number greater than or equal to 0"));
-    CHECK_THAT(r.problems[1].message, Catch::Matchers::StartsWith(
-                                          "/partial_result/sections: Value type not permitted by 'type' constraint"));
+    CHECK_THAT(r.problems[0].message,
+               Catch::Matchers::StartsWith("/partial_result/claims: Expected number greater than or equal to 0"));
+    CHECK_THAT(r.problems[1].message,
+               Catch::Matchers::StartsWith("/partial_result/sections: Value type not permitted by 'type' constraint"));
     // 28 of 40 would be the mid band (SPLIT 29..40); with nothing usable all 40 are redone.
     CHECK(r.route == route::split);
     REQUIRE(r.decision.has_value());
@@ -391,16 +395,16 @@ TEST_CASE("every reason_code in every band and on every band edge routes end to 
         std::uint64_t completed; // of 100
         band expected_band;
     };
-    const auto code = GENERATE(from_range(std::vector<reason_code>(std::begin(handoff::all_reason_codes),
-                                                                   std::end(handoff::all_reason_codes))));
+    const auto code = GENERATE(from_range(
+        std::vector<reason_code>(std::begin(handoff::all_reason_codes), std::end(handoff::all_reason_codes))));
     const auto c = GENERATE(values<band_case>({
         {0, band::low},
         {25, band::low},
-        {49, band::low},   // just below the 0.5 edge
-        {50, band::mid},   // on the 0.5 edge
+        {49, band::low}, // just below the 0.5 edge
+        {50, band::mid}, // on the 0.5 edge
         {65, band::mid},
-        {79, band::mid},   // just below the 0.8 edge
-        {80, band::high},  // on the 0.8 edge
+        {79, band::mid},  // just below the 0.8 edge
+        {80, band::high}, // on the 0.8 edge
         {95, band::high},
         {100, band::high}, // capped although everything is done
     }));
@@ -457,18 +461,30 @@ TEST_CASE("the exact default-table route of each reason_code on each band edge",
         route expected;
     };
     const auto e = GENERATE(values<edge_case>({
-        {"TOKEN_CAP", 49, route::split},          {"TOKEN_CAP", 50, route::split},
-        {"TOKEN_CAP", 79, route::split},          {"TOKEN_CAP", 80, route::resume},
-        {"TOOL_CALL_CAP", 49, route::split},      {"TOOL_CALL_CAP", 50, route::split},
-        {"TOOL_CALL_CAP", 79, route::split},      {"TOOL_CALL_CAP", 80, route::resume},
-        {"TIME_CAP", 49, route::split},           {"TIME_CAP", 50, route::narrow},
-        {"TIME_CAP", 79, route::narrow},          {"TIME_CAP", 80, route::resume},
-        {"CONTEXT_OVERFLOW", 49, route::split},   {"CONTEXT_OVERFLOW", 50, route::split},
-        {"CONTEXT_OVERFLOW", 79, route::split},   {"CONTEXT_OVERFLOW", 80, route::narrow},
-        {"SCOPE_TOO_BROAD", 49, route::split},    {"SCOPE_TOO_BROAD", 50, route::split},
-        {"SCOPE_TOO_BROAD", 79, route::split},    {"SCOPE_TOO_BROAD", 80, route::narrow},
-        {"DEPENDENCY_FAILED", 49, route::escalate}, {"DEPENDENCY_FAILED", 50, route::escalate},
-        {"DEPENDENCY_FAILED", 79, route::escalate}, {"DEPENDENCY_FAILED", 80, route::escalate},
+        {"TOKEN_CAP", 49, route::split},
+        {"TOKEN_CAP", 50, route::split},
+        {"TOKEN_CAP", 79, route::split},
+        {"TOKEN_CAP", 80, route::resume},
+        {"TOOL_CALL_CAP", 49, route::split},
+        {"TOOL_CALL_CAP", 50, route::split},
+        {"TOOL_CALL_CAP", 79, route::split},
+        {"TOOL_CALL_CAP", 80, route::resume},
+        {"TIME_CAP", 49, route::split},
+        {"TIME_CAP", 50, route::narrow},
+        {"TIME_CAP", 79, route::narrow},
+        {"TIME_CAP", 80, route::resume},
+        {"CONTEXT_OVERFLOW", 49, route::split},
+        {"CONTEXT_OVERFLOW", 50, route::split},
+        {"CONTEXT_OVERFLOW", 79, route::split},
+        {"CONTEXT_OVERFLOW", 80, route::narrow},
+        {"SCOPE_TOO_BROAD", 49, route::split},
+        {"SCOPE_TOO_BROAD", 50, route::split},
+        {"SCOPE_TOO_BROAD", 79, route::split},
+        {"SCOPE_TOO_BROAD", 80, route::narrow},
+        {"DEPENDENCY_FAILED", 49, route::escalate},
+        {"DEPENDENCY_FAILED", 50, route::escalate},
+        {"DEPENDENCY_FAILED", 79, route::escalate},
+        {"DEPENDENCY_FAILED", 80, route::escalate},
     }));
     INFO(e.reason << " at " << e.completed << "/100");
     CHECK(sections_receiver().receive(capped_envelope(e.reason, e.completed)).route == e.expected);

@@ -66,8 +66,8 @@ TEST_CASE("a pattern needs a maxLength of at most 4096 beside it", "[schema-safe
                                              "beside it, so no long string is ever matched against it (found none)");
     }
     SECTION("every place a schema can hide a pattern is checked") {
-        const char* where = GENERATE("items", "additionalProperties", "propertyNames", "contains", "not", "if",
-                                     "then", "else", "additionalItems");
+        const char* where = GENERATE("items", "additionalProperties", "propertyNames", "contains", "not", "if", "then",
+                                     "else", "additionalItems");
         INFO(where);
         const json s = {{where, {{"pattern", "x"}}}};
         CHECK(refusal(s) == refused_prefix + "/" + where +
@@ -77,8 +77,9 @@ TEST_CASE("a pattern needs a maxLength of at most 4096 beside it", "[schema-safe
     SECTION("including behind a $ref to a place that is not a keyword") {
         const json s = json::parse(R"({"properties": {"a": {"$ref": "#/x-extra/s"}},
                                       "x-extra": {"s": {"type": "string", "pattern": "a"}}})");
-        CHECK(refusal(s) == refused_prefix + "/x-extra/s/pattern: a \"pattern\" needs a \"maxLength\" of at most "
-                                             "4096 beside it, so no long string is ever matched against it (found none)");
+        CHECK(refusal(s) == refused_prefix +
+                                "/x-extra/s/pattern: a \"pattern\" needs a \"maxLength\" of at most "
+                                "4096 beside it, so no long string is ever matched against it (found none)");
     }
     SECTION("a property named \"pattern\" is not the keyword") {
         CHECK(refusal(json::parse(R"({"properties": {"pattern": {"type": "string"}}})")).empty());
@@ -90,13 +91,13 @@ TEST_CASE("a regex that handoff cannot run safely is refused when the schema is 
     CHECK(refusal(string_schema("(a)\\1", 10)) ==
           refused_prefix + "/properties/a/pattern: pattern \"(a)\\\\1\" uses a back-reference, which handoff does "
                            "not match (patterns run in linear time)");
-    CHECK(refusal(string_schema("(a", 10)) ==
-          refused_prefix + "/properties/a/pattern: pattern \"(a\" is not a regular expression: "
-                           "Mismatched '(' and ')' in regular expression");
+    CHECK(refusal(string_schema("(a", 10)) == refused_prefix +
+                                                  "/properties/a/pattern: pattern \"(a\" is not a regular expression: "
+                                                  "Mismatched '(' and ')' in regular expression");
     // Balanced only once wrapped: still refused, the pattern is compiled alone first.
     CHECK_FALSE(refusal(string_schema("a)|(?:b", 10)).empty());
-    CHECK(refusal(json::parse(R"({"patternProperties": {"[a-": {}}})")).rfind(
-              refused_prefix + "/patternProperties/[a-: pattern \"[a-\" is not a regular expression", 0) == 0);
+    CHECK(refusal(json::parse(R"({"patternProperties": {"[a-": {}}})"))
+              .rfind(refused_prefix + "/patternProperties/[a-: pattern \"[a-\" is not a regular expression", 0) == 0);
     CHECK(refusal(json::parse(R"({"properties": {"a": {"$ref": "other.json#/x"}}})")) ==
           refused_prefix + "/properties/a: $ref \"other.json#/x\" is not local: handoff resolves only \"#/...\"");
     CHECK(refusal(json::parse(R"({"properties": {"a": {"$ref": "#/nowhere"}}})")) ==
@@ -147,8 +148,9 @@ TEST_CASE("a megabyte through receive: a contract failure with a problem, not a 
         CHECK(r.failed_step == step::task_schema);
         REQUIRE(r.problems.size() == 1);
         CHECK(r.problems[0].pointer == "/partial_result/items/0/code");
-        CHECK_THAT(r.problems[0].message, Catch::Matchers::StartsWith(
-                                             "/partial_result/items/0/code: String should be no more than 4096 characters"));
+        CHECK_THAT(
+            r.problems[0].message,
+            Catch::Matchers::StartsWith("/partial_result/items/0/code: String should be no more than 4096 characters"));
     }
 }
 
@@ -172,17 +174,17 @@ TEST_CASE("patterns keep ECMAScript search semantics", "[schema-safety][regex]")
         bool matches;
     };
     const auto c = GENERATE(values<match_case>({
-        {"b", "abc", true},          // a search, not a full match
-        {"^b", "abc", false},        // ^ is the start of the string, not of the search
+        {"b", "abc", true},   // a search, not a full match
+        {"^b", "abc", false}, // ^ is the start of the string, not of the search
         {"c$", "abc", true},
         {"a$", "abc", false},
         {"^$", "", true},
-        {"x|^a", "abc", true},       // a top-level alternation stays whole
+        {"x|^a", "abc", true}, // a top-level alternation stays whole
         {"^[A-Z]{3}-[0-9]{4}$", "ABC-1234", true},
         {"^[A-Z]{3}-[0-9]{4}$", "ABC-12345", false},
         {"(?:ab)+", "xxabab", true},
         {"\\d", "a\nb", false},
-        {".", "\n", false},           // '.' is not a line terminator
+        {".", "\n", false},            // '.' is not a line terminator
         {"caf.", "caf\xC3\xA9", true}, // bytes, as valijson always matched
         {"(?=a)a", "a", true},
     }));
@@ -226,8 +228,8 @@ TEST_CASE("the longest string a pattern may see is matched on a 256 KiB stack", 
 #endif
 
 TEST_CASE("maxLength and minLength count every character, an escaped NUL too", "[schema-safety][length]") {
-    const compiled_schema s = compiled_schema::from_json(
-        json::parse(R"({"properties": {"a": {"minLength": 2, "maxLength": 3}}})"));
+    const compiled_schema s =
+        compiled_schema::from_json(json::parse(R"({"properties": {"a": {"minLength": 2, "maxLength": 3}}})"));
     // valijson counted up to the first NUL: "c" + NUL + a megabyte passed maxLength 3.
     const std::string smuggled = std::string("c") + '\0' + std::string(1024 * 1024, 'x');
     CHECK_FALSE(s.is_valid({{"a", smuggled}}));
@@ -236,7 +238,7 @@ TEST_CASE("maxLength and minLength count every character, an escaped NUL too", "
     CHECK_THAT(problems[0].message, Catch::Matchers::StartsWith(
                                         "/partial_result/a: String should be no more than 3 characters in length (got "
                                         "\"c\\u0000xxx"));
-    CHECK(s.is_valid({{"a", std::string("a") + '\0'}})); // two characters
+    CHECK(s.is_valid({{"a", std::string("a") + '\0'}}));    // two characters
     CHECK(s.is_valid({{"a", "\xC3\xA9\xC3\xA9\xC3\xA9"}})); // three characters, six bytes
     CHECK_FALSE(s.is_valid({{"a", "\xC3\xA9"}}));
     CHECK(validate(s, {{"a", "x"}})[0].message ==
@@ -259,14 +261,14 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     CHECK(s.is_valid({{"dt", "2022-07-18T16:52:45Z"}}));
     CHECK_FALSE(s.is_valid({{"dt", "2022-06-31T16:52:45Z"}}));
     CHECK(s.is_valid({{"e", "not checked"}})); // valijson checks no other format
-    CHECK(s.is_valid({{"d", 5}}));              // valijson read 5 as "5" and failed it
+    CHECK(s.is_valid({{"d", 5}}));             // valijson read 5 as "5" and failed it
     CHECK(validate(s, {{"d", "2024-02-30"}})[0].message ==
           "/partial_result/d: String should be a valid date (got \"2024-02-30\")");
     SECTION("nothing over 128 bytes is a timestamp: a megabyte of digits never meets the regex") {
         const auto started = std::chrono::steady_clock::now();
         CHECK_FALSE(s.is_valid({{"d", std::string(1024 * 1024, '1') + "-01-01"}}));
         CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
-        CHECK(s.is_valid({{"d", std::string(122, '1') + "-01-01"}}));  // 128 bytes
+        CHECK(s.is_valid({{"d", std::string(122, '1') + "-01-01"}})); // 128 bytes
         CHECK_FALSE(s.is_valid({{"d", std::string(123, '1') + "-01-01"}}));
         CHECK(s.is_valid({{"dt", "2022-07-18T16:52:45." + std::string(100, '0') + "Z"}}));
     }
@@ -274,8 +276,8 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
 
 TEST_CASE("keys matched against patternProperties are bounded", "[schema-safety][regex]") {
     STATIC_REQUIRE(compiled_schema::max_pattern_key_bytes == 256);
-    const compiled_schema s = compiled_schema::from_json(
-        json::parse(R"({"patternProperties": {"^(a|b)*$": {"type": "integer"}}})"));
+    const compiled_schema s =
+        compiled_schema::from_json(json::parse(R"({"patternProperties": {"^(a|b)*$": {"type": "integer"}}})"));
     CHECK(s.is_valid({{std::string(256, 'a'), 1}}));
     const json value = {{"nested", {{std::string(65'536, 'a'), 1}}}};
     CHECK_FALSE(s.is_valid(value));
@@ -315,8 +317,9 @@ TEST_CASE("valijson's sentences that echo a key are escaped and capped", "[schem
     const auto problems = validate(s, {{"x\x1b[31m\nINJECT" + std::string(1000, 'z'), 1}});
     REQUIRE(problems.size() == 1);
     CHECK_THAT(problems[0].message,
-               Catch::Matchers::StartsWith("/partial_result: Object contains a property that could not be validated "
-                                           "using 'properties' or 'additionalProperties' constraints: 'x\\u001b[31m\\nINJECTzzz"));
+               Catch::Matchers::StartsWith(
+                   "/partial_result: Object contains a property that could not be validated "
+                   "using 'properties' or 'additionalProperties' constraints: 'x\\u001b[31m\\nINJECTzzz"));
     CHECK_THAT(problems[0].message, Catch::Matchers::EndsWith("zzz..."));
     CHECK(problems[0].message.find('\n') == std::string::npos);
 }
@@ -324,8 +327,8 @@ TEST_CASE("valijson's sentences that echo a key are escaped and capped", "[schem
 TEST_CASE("a result failing tens of thousands of values lists 100 problems and counts the rest",
           "[schema-safety][limits]") {
     STATIC_REQUIRE(compiled_schema::max_listed_problems == 100);
-    const compiled_schema s = compiled_schema::from_json(
-        json::parse(R"({"properties": {"a": {"items": {"items": {"type": "string"}}}}})"));
+    const compiled_schema s =
+        compiled_schema::from_json(json::parse(R"({"properties": {"a": {"items": {"items": {"type": "string"}}}}})"));
     json inner = json::array();
     for (int i = 0; i < 10'000; ++i) {
         inner.push_back(i);

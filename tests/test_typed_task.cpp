@@ -70,8 +70,10 @@ inline void from_json(const json& j, even_claims& t) {
 
 TEST_CASE("Task defaults to nlohmann::json", "[typed]") {
     STATIC_REQUIRE(std::is_same_v<decltype(handoff::envelope<>::partial_result), std::optional<nlohmann::json>>);
-    STATIC_REQUIRE(std::is_same_v<decltype(handoff::receipt<>::envelope), std::optional<handoff::envelope<nlohmann::json>>>);
-    STATIC_REQUIRE(std::is_same_v<decltype(handoff::envelope<user::report>::partial_result), std::optional<user::report>>);
+    STATIC_REQUIRE(
+        std::is_same_v<decltype(handoff::receipt<>::envelope), std::optional<handoff::envelope<nlohmann::json>>>);
+    STATIC_REQUIRE(
+        std::is_same_v<decltype(handoff::envelope<user::report>::partial_result), std::optional<user::report>>);
     STATIC_REQUIRE(std::is_same_v<decltype(std::declval<handoff::receiver<user::report>>().receive("")),
                                   handoff::receipt<user::report>>);
 }
@@ -114,7 +116,8 @@ TEST_CASE("the worked example's records are received typed", "[typed]") {
     CHECK(records[0].currency == "EUR");
 }
 
-TEST_CASE("a from_json that throws on an ok envelope is a task_schema REPAIR, not an exception", "[typed][conversion]") {
+TEST_CASE("a from_json that throws on an ok envelope is a task_schema REPAIR, not an exception",
+          "[typed][conversion]") {
     const handoff::receiver<user::even_claims> receiver; // no schema: only the conversion judges
     handoff::receipt<user::even_claims> r;
     REQUIRE_NOTHROW(r = receiver.receive(read_fixture("envelopes/ok_invalid_result.json"))); // claims 20: fine
@@ -133,7 +136,8 @@ TEST_CASE("a from_json that throws on an ok envelope is a task_schema REPAIR, no
     CHECK(r.problems[0].step == handoff::step::task_schema);
     CHECK(r.problems[0].code == "task.conversion");
     CHECK(r.problems[0].pointer == "/partial_result");
-    CHECK(r.problems[0].message == "/partial_result: does not convert to the task type: \"claims must be even, got 21\"");
+    CHECK(r.problems[0].message ==
+          "/partial_result: does not convert to the task type: \"claims must be even, got 21\"");
 }
 
 TEST_CASE("a from_json that throws on a capped envelope downgrades it like a schema failure", "[typed][conversion]") {

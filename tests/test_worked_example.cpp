@@ -85,7 +85,8 @@ TEST_CASE("seed 000 run 2: a TIME_CAP at 0.60 narrows to exactly the four remain
     CHECK(r.decision->disagreement->table_action == action::narrow);
 }
 
-TEST_CASE("seed 000 run 3: DEPENDENCY_FAILED escalates with the partial result and spends nothing", "[worked-example]") {
+TEST_CASE("seed 000 run 3: DEPENDENCY_FAILED escalates with the partial result and spends nothing",
+          "[worked-example]") {
     orchestrator o;
     const auto r = o.receiver.receive(read_fixture("worked_example/run3_dependency_failed.json"), {1, 1});
     CHECK(step_name(r.failed_step) == "null");
@@ -120,9 +121,11 @@ TEST_CASE("seed 000: the three runs leave three disagreements in the ledger", "[
 
 TEST_CASE("seed 000's fixtures are what the story says", "[worked-example]") {
     const json run1 = handoff_test::read_fixture_json("worked_example/run1_token_cap.json");
-    CHECK(run1["coverage"] == json{{"items_expected", 40}, {"items_completed", 14}, {"unit", "records"}, {"fraction", 0.35}});
+    CHECK(run1["coverage"] ==
+          json{{"items_expected", 40}, {"items_completed", 14}, {"unit", "records"}, {"fraction", 0.35}});
     const json run2 = handoff_test::read_fixture_json("worked_example/run2_time_cap.json");
-    CHECK(run2["coverage"] == json{{"items_expected", 10}, {"items_completed", 6}, {"unit", "records"}, {"fraction", 0.6}});
+    CHECK(run2["coverage"] ==
+          json{{"items_expected", 10}, {"items_completed", 6}, {"unit", "records"}, {"fraction", 0.6}});
     CHECK(run2["steps"]["remaining"] == json::array({"record 7", "record 8", "record 9", "record 10"}));
     const json run3 = handoff_test::read_fixture_json("worked_example/run3_dependency_failed.json");
     CHECK(run3["reason_code"] == "DEPENDENCY_FAILED");

@@ -30,17 +30,16 @@ inline constexpr double default_fraction_tolerance = 0.005 + 1e-9;
     };
     if (c.items_completed > c.items_expected) {
         add("coverage.completed_exceeds_expected", "/coverage/items_completed",
-            std::to_string(c.items_completed) + " completed exceeds the " +
-                std::to_string(c.items_expected) + " expected");
+            std::to_string(c.items_completed) + " completed exceeds the " + std::to_string(c.items_expected) +
+                " expected");
         return problems; // the ratio below would be meaningless
     }
     if (c.items_expected > 0) {
         const double ratio = static_cast<double>(c.items_completed) / static_cast<double>(c.items_expected);
         if (std::fabs(c.fraction - ratio) > tolerance) {
             add("coverage.fraction_mismatch", "/coverage/fraction",
-                detail::format_number(c.fraction) + " disagrees with " +
-                    std::to_string(c.items_completed) + "/" + std::to_string(c.items_expected) +
-                    " = " + detail::format_two_decimals(ratio));
+                detail::format_number(c.fraction) + " disagrees with " + std::to_string(c.items_completed) + "/" +
+                    std::to_string(c.items_expected) + " = " + detail::format_two_decimals(ratio));
         }
         if (s == status::ok && c.items_completed != c.items_expected) {
             add("coverage.ok_incomplete", "/coverage/items_completed",

@@ -3,8 +3,8 @@
 
 #include <handoff/decision_table.hpp>
 #include <handoff/detail/text.hpp>
-#include <handoff/envelope_fields.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/envelope_fields.hpp>
 
 #include <algorithm>   // max, min
 #include <cstddef>     // size_t
@@ -142,9 +142,7 @@ namespace detail {
 }
 
 /// floor(0.75 x n) without overflow for any 64-bit n.
-[[nodiscard]] constexpr std::uint64_t three_quarters(std::uint64_t n) noexcept {
-    return n / 4 * 3 + n % 4 * 3 / 4;
-}
+[[nodiscard]] constexpr std::uint64_t three_quarters(std::uint64_t n) noexcept { return n / 4 * 3 + n % 4 * 3 / 4; }
 
 } // namespace detail
 
@@ -155,8 +153,7 @@ namespace detail {
 /// number of items the worker completed usably; with no usable capacity the remaining items
 /// are spread over `max_workers`. When the ranges would outnumber `max_workers`, the chunk
 /// grows to ceil(remaining / max_workers).
-[[nodiscard]] inline std::vector<item_range> plan_split(std::uint64_t first, std::uint64_t last,
-                                                        std::uint64_t capacity,
+[[nodiscard]] inline std::vector<item_range> plan_split(std::uint64_t first, std::uint64_t last, std::uint64_t capacity,
                                                         const routing_policy& policy,
                                                         std::uint64_t* chunk_out = nullptr) {
     std::vector<item_range> ranges;
@@ -192,19 +189,16 @@ namespace detail {
 
 /// SPEC §4 route step for a capped envelope that passed steps 1, 2 and 4.
 /// `result_usable` is false when step 3 discarded the partial result (or there was none).
-[[nodiscard]] inline decision plan(reason_code reason, const coverage_info& coverage,
-                                   const steps_info& steps,
+[[nodiscard]] inline decision plan(reason_code reason, const coverage_info& coverage, const steps_info& steps,
                                    const std::optional<retry_hint_info>& hint, bool result_usable,
-                                   const routing_policy& policy = {},
-                                   const attempt_context& context = {}) {
+                                   const routing_policy& policy = {}, const attempt_context& context = {}) {
     decision d;
     d.reason = reason;
     d.unit = coverage.unit;
     if (result_usable) {
-        d.usable_coverage = coverage.items_expected > 0
-                                ? static_cast<double>(coverage.items_completed) /
-                                      static_cast<double>(coverage.items_expected)
-                                : coverage.fraction;
+        d.usable_coverage = coverage.items_expected > 0 ? static_cast<double>(coverage.items_completed) /
+                                                              static_cast<double>(coverage.items_expected)
+                                                        : coverage.fraction;
     }
     d.coverage_band = band_of(d.usable_coverage, policy.table.edges);
     d.table_action = decide(reason, d.usable_coverage, policy.table);
@@ -246,9 +240,7 @@ namespace detail {
         break;
     }
     case action::escalate:
-    case action::fail:
-        d.budget_multiplier = 0.0;
-        break;
+    case action::fail: d.budget_multiplier = 0.0; break;
     }
     return d;
 }

@@ -31,8 +31,8 @@ struct decision_table {
 /// The rules every table must honour (SPEC §4); `table_rule::ok` when none is broken.
 enum class table_rule : std::uint8_t {
     ok,
-    every_reason_has_one_row,      // a reason code missing or listed twice
-    band_edges_ordered,            // 0 <= mid <= high <= 1, no NaN
+    every_reason_has_one_row, // a reason code missing or listed twice
+    band_edges_ordered,       // 0 <= mid <= high <= 1, no NaN
     context_overflow_never_resumes,
     non_budget_cause_spends_nothing,
 };
@@ -85,8 +85,7 @@ namespace detail {
             return table_rule::context_overflow_never_resumes;
         }
         if (row.reason == reason_code::dependency_failed &&
-            (detail::spends_budget(row.low) || detail::spends_budget(row.mid) ||
-             detail::spends_budget(row.high))) {
+            (detail::spends_budget(row.low) || detail::spends_budget(row.mid) || detail::spends_budget(row.high))) {
             return table_rule::non_budget_cause_spends_nothing;
         }
     }
@@ -147,14 +146,12 @@ static_assert(check_table(default_table) != table_rule::non_budget_cause_spends_
 
 /// Checks a user's table at compile time with one message per rule:
 /// `HANDOFF_CHECK_TABLE(my_table);` at namespace or block scope.
-#define HANDOFF_CHECK_TABLE(table)                                                                 \
-    static_assert(::handoff::check_table(table) != ::handoff::table_rule::every_reason_has_one_row, \
-                  "handoff: every reason_code must have exactly one row");                         \
-    static_assert(::handoff::check_table(table) != ::handoff::table_rule::band_edges_ordered,      \
-                  "handoff: band edges must satisfy 0 <= mid <= high <= 1");                       \
-    static_assert(::handoff::check_table(table) !=                                                 \
-                      ::handoff::table_rule::context_overflow_never_resumes,                       \
-                  "handoff: CONTEXT_OVERFLOW must never RESUME");                                  \
-    static_assert(::handoff::check_table(table) !=                                                 \
-                      ::handoff::table_rule::non_budget_cause_spends_nothing,                      \
+#define HANDOFF_CHECK_TABLE(table)                                                                         \
+    static_assert(::handoff::check_table(table) != ::handoff::table_rule::every_reason_has_one_row,        \
+                  "handoff: every reason_code must have exactly one row");                                 \
+    static_assert(::handoff::check_table(table) != ::handoff::table_rule::band_edges_ordered,              \
+                  "handoff: band edges must satisfy 0 <= mid <= high <= 1");                               \
+    static_assert(::handoff::check_table(table) != ::handoff::table_rule::context_overflow_never_resumes,  \
+                  "handoff: CONTEXT_OVERFLOW must never RESUME");                                          \
+    static_assert(::handoff::check_table(table) != ::handoff::table_rule::non_budget_cause_spends_nothing, \
                   "handoff: DEPENDENCY_FAILED must never buy budget")

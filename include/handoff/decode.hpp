@@ -65,7 +65,7 @@ inline problem parse_problem(std::string code, std::string message) {
 /// Finds the JSON object inside model text: the first fenced block if there is one, then the
 /// span from the first '{' to the last '}'. Never repairs what is inside.
 [[nodiscard]] inline std::optional<std::string_view> extract_object(std::string_view text,
-                                                                   std::vector<tolerance>& applied) {
+                                                                    std::vector<tolerance>& applied) {
     std::string_view body = text;
     std::string_view before_fence;
     std::string_view after_fence;
@@ -77,8 +77,8 @@ inline problem parse_problem(std::string code, std::string message) {
         const std::size_t open_end = line_end == std::string_view::npos ? text.size() : line_end + 1;
         const std::size_t close = text.find("```", open_end);
         // An unclosed fence (a truncated reply) runs to the end of the text.
-        const std::string_view fenced = text.substr(
-            open_end, close == std::string_view::npos ? std::string_view::npos : close - open_end);
+        const std::string_view fenced =
+            text.substr(open_end, close == std::string_view::npos ? std::string_view::npos : close - open_end);
         // No object inside (```{...}``` on one line is inline code): the backticks are prose.
         const std::size_t open = fenced.find('{');
         const std::size_t shut = fenced.rfind('}');
@@ -110,9 +110,9 @@ inline problem parse_problem(std::string code, std::string message) {
 [[nodiscard]] inline std::optional<std::string_view> locate_json(std::string_view text, const decode_options& options,
                                                                  decode_result& result) {
     if (text.size() > options.limits.max_bytes) {
-        result.problems.push_back(detail::parse_problem(
-            "parse.limit.bytes", "the reply exceeds the limit of " +
-                                     std::to_string(options.limits.max_bytes) + " bytes"));
+        result.problems.push_back(
+            detail::parse_problem("parse.limit.bytes", "the reply exceeds the limit of " +
+                                                           std::to_string(options.limits.max_bytes) + " bytes"));
         return std::nullopt;
     }
     std::string_view json_text = text;
@@ -152,9 +152,9 @@ inline problem parse_problem(std::string code, std::string message) {
     }
     const std::string_view json_text = *located;
     detail::json_builder builder(options.limits);
-    const bool parsed = nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder,
-                                                  nlohmann::json::input_format_t::json,
-                                                  /*strict=*/true, /*ignore_comments=*/false);
+    const bool parsed =
+        nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder, nlohmann::json::input_format_t::json,
+                                  /*strict=*/true, /*ignore_comments=*/false);
     if (!parsed || builder.failed()) {
         result.problems.push_back(builder.take_problem());
         return result;

@@ -115,8 +115,8 @@ enum class band : std::uint8_t { low, mid, high };
 }
 
 inline constexpr reason_code all_reason_codes[reason_code_count] = {
-    reason_code::token_cap,         reason_code::time_cap,        reason_code::tool_call_cap,
-    reason_code::context_overflow,  reason_code::dependency_failed, reason_code::scope_too_broad,
+    reason_code::token_cap,        reason_code::time_cap,          reason_code::tool_call_cap,
+    reason_code::context_overflow, reason_code::dependency_failed, reason_code::scope_too_broad,
 };
 inline constexpr action all_actions[action_count] = {
     action::resume, action::split, action::narrow, action::escalate, action::fail,

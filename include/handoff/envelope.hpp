@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <handoff/envelope_fields.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/envelope_fields.hpp>
 
 #include <nlohmann/json.hpp>
 

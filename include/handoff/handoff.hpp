@@ -9,9 +9,9 @@
 #include <handoff/decision.hpp>
 #include <handoff/decision_table.hpp>
 #include <handoff/decode.hpp>
+#include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_schema.hpp>
-#include <handoff/enums.hpp>
 #include <handoff/ledger.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/lint.hpp>

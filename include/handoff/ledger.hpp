@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm> // stable_sort
-#include <array>   // array
-#include <atomic>  // atomic
-#include <cstddef> // size_t
-#include <cstdint> // uint64_t
+#include <array>     // array
+#include <atomic>    // atomic
+#include <cstddef>   // size_t
+#include <cstdint>   // uint64_t
 
 namespace handoff {
 
@@ -45,8 +45,10 @@ public:
                 for (action t : all_actions) {
                     for (action h : all_actions) {
                         if (const auto n = count(r, b, t, h); n > 0) {
-                            rows.push_back({{"reason_code", to_string(r)}, {"band", to_string(b)},
-                                            {"table_action", to_string(t)}, {"hint_action", to_string(h)},
+                            rows.push_back({{"reason_code", to_string(r)},
+                                            {"band", to_string(b)},
+                                            {"table_action", to_string(t)},
+                                            {"hint_action", to_string(h)},
                                             {"count", n}});
                         }
                     }
@@ -70,7 +72,9 @@ private:
 
     [[nodiscard]] static constexpr std::size_t index(reason_code r, band b, action t, action h) noexcept {
         return ((static_cast<std::size_t>(r) * band_count + static_cast<std::size_t>(b)) * action_count +
-                static_cast<std::size_t>(t)) * action_count + static_cast<std::size_t>(h);
+                static_cast<std::size_t>(t)) *
+                   action_count +
+               static_cast<std::size_t>(h);
     }
 
     std::array<std::atomic<std::uint64_t>, reason_code_count * band_count * action_count * action_count> counts_{};

@@ -9,11 +9,11 @@ namespace handoff {
 /// stops with a `parse` problem naming the bound, before the hostile structure is built.
 struct parse_limits {
     /// Whole input, checked before anything else is read.
-    std::size_t max_bytes = 1024 * 1024;
+    std::size_t max_bytes = std::size_t{1024} * 1024;
     /// Objects and arrays nested inside each other (the envelope itself is depth 1).
     std::size_t max_depth = 64;
     /// One string or key, in bytes after unescaping.
-    std::size_t max_string_bytes = 64 * 1024;
+    std::size_t max_string_bytes = std::size_t{64} * 1024;
     /// Keys of one object or items of one array.
     std::size_t max_container_items = 10'000;
     /// Every value in the document, containers included.

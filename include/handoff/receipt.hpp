@@ -3,8 +3,8 @@
 
 #include <handoff/decision.hpp>
 #include <handoff/decode.hpp>
-#include <handoff/envelope.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
 
 #include <nlohmann/json.hpp>

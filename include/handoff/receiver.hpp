@@ -43,14 +43,14 @@ class receiver {
 public:
     /// No task schema: partial_result only has to be an object (the envelope's own rule).
     receiver() = default;
-    explicit receiver(receiver_options options) : options_(std::move(options)) {}
+    explicit receiver(receiver_options options) : options_(options) {}
 
     /// Throws schema_error when `task_schema` does not compile.
     explicit receiver(const nlohmann::json& task_schema, receiver_options options = {})
-        : task_schema_(compiled_schema::from_json(task_schema)), options_(std::move(options)) {}
+        : task_schema_(compiled_schema::from_json(task_schema)), options_(options) {}
 
     explicit receiver(compiled_schema task_schema, receiver_options options = {})
-        : task_schema_(std::move(task_schema)), options_(std::move(options)) {}
+        : task_schema_(std::move(task_schema)), options_(options) {}
 
     [[nodiscard]] const receiver_options& options() const noexcept { return options_; }
 
@@ -145,15 +145,14 @@ public:
     }
 
 private:
-    static receipt<Task> contract_failure(receipt<Task> out, step failed, problem_list problems) {
+    static receipt<Task> contract_failure(receipt<Task> out, step failed, problem_list&& problems) {
         out.route = route::repair;
         out.failed_step = failed;
         out.problems = std::move(problems);
         return out;
     }
 
-    static void add_problem(problem_list& problems, const char* code, const char* pointer,
-                            const std::string& message) {
+    static void add_problem(problem_list& problems, const char* code, const char* pointer, const std::string& message) {
         problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
     }
 
@@ -179,7 +178,8 @@ private:
             return std::nullopt;
         }
         if (task_schema_) {
-            problem_list task_problems = task_schema_->validate(*env.partial_result, "/partial_result", step::task_schema);
+            problem_list task_problems =
+                task_schema_->validate(*env.partial_result, "/partial_result", step::task_schema);
             if (!task_problems.empty()) {
                 problems.insert(problems.end(), std::make_move_iterator(task_problems.begin()),
                                 std::make_move_iterator(task_problems.end()));
@@ -224,7 +224,7 @@ private:
         typed.steps = std::move(env.steps);
         typed.retry_hint = std::move(env.retry_hint);
         typed.trace = std::move(env.trace);
-        typed.budget = std::move(env.budget);
+        typed.budget = env.budget;
         return typed;
     }
 

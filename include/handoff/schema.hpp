@@ -153,8 +153,10 @@ public:
             }
             std::string message = detail::message_pointer(pointer) + ": " + describe_failure(errors[i].description);
             if (at != nullptr && !at->is_object() && !at->is_array()) {
-                message += " (got " + (at->is_string() ? detail::quote_untrusted(at->get_ref<const std::string&>())
-                                                        : detail::quote_untrusted(at->dump(), 40)) + ")";
+                message += " (got " +
+                           (at->is_string() ? detail::quote_untrusted(at->get_ref<const std::string&>())
+                                            : detail::quote_untrusted(at->dump(), 40)) +
+                           ")";
             }
             problems.push_back(problem{step_of_problems, code, std::move(pointer), std::move(message)});
         }
@@ -258,7 +260,7 @@ private:
     std::shared_ptr<const valijson::Schema> schema_;
     std::shared_ptr<const nlohmann::json> document_;
     std::shared_ptr<const detail::fast_schema> fast_; // the common keywords without valijson, or null
-    bool pattern_keys_ = false; // the schema has patternProperties: bound keys before valijson
+    bool pattern_keys_ = false;                       // the schema has patternProperties: bound keys before valijson
 };
 
 } // namespace handoff

@@ -20,16 +20,16 @@
 
 #include <sys/resource.h> // getrusage (POSIX)
 
-#include <chrono>   // steady_clock
-#include <cmath>    // fabs
-#include <cstdlib>  // strtoul
-#include <fstream>  // ifstream
-#include <iostream> // cin, cout, cerr
-#include <map>      // map
-#include <sstream>  // ostringstream
+#include <chrono>    // steady_clock
+#include <cmath>     // fabs
+#include <cstdlib>   // strtoul
+#include <fstream>   // ifstream
+#include <iostream>  // cin, cout, cerr
+#include <map>       // map
+#include <sstream>   // ostringstream
 #include <stdexcept> // runtime_error
-#include <string>   // string
-#include <vector>   // vector
+#include <string>    // string
+#include <vector>    // vector
 
 namespace {
 
@@ -57,7 +57,9 @@ std::string read_file(const std::string& path) {
 double cpu_us() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
-    const auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec); };
+    const auto us = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+    };
     return us(usage.ru_utime) + us(usage.ru_stime);
 }
 

@@ -86,11 +86,11 @@ std::string corpus_dir() {
 /// One size of the corpus, with what each step needs prepared in advance.
 struct corpus {
     std::string name;
-    std::vector<std::string> lines;                       // every envelope, invalid ones included
-    std::vector<std::string> valid_lines;                 // the ones that pass steps 1 and 2
-    std::vector<json> documents;                          // their DOMs
-    std::vector<handoff::envelope<json>> envelopes;       // their typed envelopes
-    std::vector<const handoff::envelope<json>*> capped;   // the capped ones among them
+    std::vector<std::string> lines;                     // every envelope, invalid ones included
+    std::vector<std::string> valid_lines;               // the ones that pass steps 1 and 2
+    std::vector<json> documents;                        // their DOMs
+    std::vector<handoff::envelope<json>> envelopes;     // their typed envelopes
+    std::vector<const handoff::envelope<json>*> capped; // the capped ones among them
 };
 
 corpus load(const std::string& name, std::size_t max_lines) {
@@ -157,8 +157,8 @@ void over(benchmark::State& state, std::size_t n, Body body) {
         i = i + 1 == n ? 0 : i + 1;
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
-    state.counters["allocs/op"] = benchmark::Counter(static_cast<double>(allocations - before) /
-                                                     static_cast<double>(state.iterations()));
+    state.counters["allocs/op"] =
+        benchmark::Counter(static_cast<double>(allocations - before) / static_cast<double>(state.iterations()));
 }
 
 /// Allocations plan() may make for the decision's own scope.
@@ -218,8 +218,8 @@ void register_all(const corpus& c) {
         const auto schema = handoff::compiled_schema::from_json(task_schema_document());
         over(s, p->envelopes.size(), [&](std::size_t i) {
             if (p->envelopes[i].partial_result) {
-                auto problems = schema.validate(*p->envelopes[i].partial_result, "/partial_result",
-                                                handoff::step::task_schema);
+                auto problems =
+                    schema.validate(*p->envelopes[i].partial_result, "/partial_result", handoff::step::task_schema);
                 benchmark::DoNotOptimize(problems);
             }
         });
@@ -251,8 +251,7 @@ void register_all(const corpus& c) {
         over(s, p->capped.size(), [&](std::size_t i) {
             const auto& env = *p->capped[i];
             const std::uint64_t before = allocations;
-            const handoff::decision d =
-                handoff::plan(*env.reason_code, env.coverage, env.steps, env.retry_hint, true);
+            const handoff::decision d = handoff::plan(*env.reason_code, env.coverage, env.steps, env.retry_hint, true);
             extra += allocations - before - own_scope_allocations(d);
             benchmark::DoNotOptimize(d);
         });
@@ -290,8 +289,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     for (const corpus& c : corpora) {
-        std::cerr << c.name << ": " << c.lines.size() << " envelopes, " << c.valid_lines.size()
-                  << " pass steps 1-2, " << c.capped.size() << " of them capped\n";
+        std::cerr << c.name << ": " << c.lines.size() << " envelopes, " << c.valid_lines.size() << " pass steps 1-2, "
+                  << c.capped.size() << " of them capped\n";
         register_all(c);
     }
     benchmark::RunSpecifiedBenchmarks();

@@ -134,7 +134,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             env->coverage.unit == checked->coverage.unit && env->coverage.fraction == checked->coverage.fraction &&
             env->steps.completed == checked->steps.completed && env->steps.remaining == checked->steps.remaining &&
             env->retry_hint.has_value() == checked->retry_hint.has_value() &&
-            env->trace.has_value() == checked->trace.has_value() && env->budget.has_value() == checked->budget.has_value();
+            env->trace.has_value() == checked->trace.has_value() &&
+            env->budget.has_value() == checked->budget.has_value();
         if (!equal) {
             broken("envelope_reader reads the envelope envelope_checker reads", std::string(text.substr(0, 200)));
         }

@@ -32,8 +32,9 @@ public:
             return std::nullopt;
         }
         envelope<json> env;
-        unknown_fields(doc, "", {"status", "reason_code", "partial_result", "schema_ok", "coverage",
-                                 "steps", "retry_hint", "trace", "budget"});
+        unknown_fields(doc, "",
+                       {"status", "reason_code", "partial_result", "schema_ok", "coverage", "steps", "retry_hint",
+                        "trace", "budget"});
 
         const json* status = required(doc, "", "status");
         if (status != nullptr) {
@@ -132,8 +133,7 @@ private:
 
     // The value of an unexpected key is never echoed: it may carry instructions meant for
     // the next prompt (seed 004's "note" field).
-    void unknown_fields(const json& obj, const std::string& parent,
-                        std::initializer_list<std::string_view> allowed) {
+    void unknown_fields(const json& obj, const std::string& parent, std::initializer_list<std::string_view> allowed) {
         for (const auto& item : obj.items()) {
             bool known = false;
             for (std::string_view name : allowed) {
@@ -159,9 +159,8 @@ private:
         return n;
     }
 
-    std::optional<std::string> read_string(const json& v, const std::string& pointer,
-                                           std::size_t min_length, std::size_t max_length,
-                                           bool nullable) {
+    std::optional<std::string> read_string(const json& v, const std::string& pointer, std::size_t min_length,
+                                           std::size_t max_length, bool nullable) {
         if (nullable && v.is_null()) {
             return std::nullopt;
         }
@@ -267,8 +266,7 @@ private:
             return;
         }
         if (v.size() > 256) {
-            fail("envelope.max_items", pointer,
-                 std::to_string(v.size()) + " items, at most 256 allowed");
+            fail("envelope.max_items", pointer, std::to_string(v.size()) + " items, at most 256 allowed");
             return;
         }
         out.reserve(v.size());
@@ -301,8 +299,7 @@ private:
         retry_hint_info hint;
         unknown_fields(v, "/retry_hint", {"suggested_action", "suggested_scope", "budget_multiplier", "notes"});
         if (const json* a = required(v, "/retry_hint", "suggested_action")) {
-            const auto parsed = a->is_string() ? action_from_string(a->get_ref<const std::string&>())
-                                               : std::nullopt;
+            const auto parsed = a->is_string() ? action_from_string(a->get_ref<const std::string&>()) : std::nullopt;
             if (!a->is_string()) {
                 type_mismatch("/retry_hint/suggested_action", "an action string", *a);
             } else if (!parsed) {
@@ -356,8 +353,8 @@ private:
             return std::nullopt;
         }
         budget_info budget;
-        unknown_fields(v, "/budget", {"tokens_used", "token_cap", "elapsed_ms", "time_cap_ms",
-                                      "tool_calls", "tool_call_cap"});
+        unknown_fields(v, "/budget",
+                       {"tokens_used", "token_cap", "elapsed_ms", "time_cap_ms", "tool_calls", "tool_call_cap"});
         const auto read = [&](const char* key, std::optional<std::uint64_t>& out) {
             if (const auto it = v.find(key); it != v.end()) {
                 out = read_count(*it, child("/budget", key));

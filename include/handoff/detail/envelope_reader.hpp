@@ -2,8 +2,8 @@
 #pragma once
 
 #include <handoff/detail/fast_json.hpp>
-#include <handoff/envelope.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/envelope.hpp>
 #include <handoff/limits.hpp>
 
 #include <nlohmann/json.hpp>
@@ -56,9 +56,8 @@ private:
         f_trace = 1U << 7U,
         f_budget = 1U << 8U,
     };
-    static constexpr std::string_view envelope_names[] = {"status",   "reason_code", "partial_result",
-                                                          "schema_ok", "coverage",   "steps",
-                                                          "retry_hint", "trace",     "budget"};
+    static constexpr std::string_view envelope_names[] = {
+        "status", "reason_code", "partial_result", "schema_ok", "coverage", "steps", "retry_hint", "trace", "budget"};
 
     /// The bit of `key` in `names` (1 << index), or 0 for a name not in the list.
     template <std::size_t N>
@@ -350,7 +349,7 @@ private:
 
 /// The fast path of steps 1 and 2: the typed envelope, or nullopt to run the diagnosing path.
 [[nodiscard]] inline std::optional<envelope<nlohmann::json>> read_envelope(std::string_view json_text,
-                                                                          const parse_limits& limits) {
+                                                                           const parse_limits& limits) {
     return envelope_reader(json_text, limits).read();
 }
 

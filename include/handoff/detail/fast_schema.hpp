@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // sort
+#include <algorithm>   // all_of, sort
 #include <cstddef>     // size_t
 #include <cstdint>     // int64_t, uint8_t, uint32_t, uint64_t
 #include <limits>      // numeric_limits
@@ -165,8 +165,8 @@ private:
         std::uint64_t min_properties = 0;
         std::uint64_t max_properties = unbounded;
         std::vector<std::pair<std::string, std::uint32_t>> properties; // sorted like object_t's keys
-        std::uint64_t required_mask = 0;          // bits of required names among the first 64 properties
-        std::vector<std::string> required_extra;  // the other required names
+        std::uint64_t required_mask = 0;         // bits of required names among the first 64 properties
+        std::vector<std::string> required_extra; // the other required names
         bool additional_allowed = true;
         std::uint32_t additional = none;
     };
@@ -191,9 +191,10 @@ private:
 
     static bool type_of(const json& v, std::uint8_t& out) {
         static constexpr std::pair<std::string_view, std::uint8_t> names[] = {
-            {"null", t_null},     {"boolean", t_boolean}, {"integer", t_integer},
-            {"number", static_cast<std::uint8_t>(t_integer | t_float)},
-            {"string", t_string}, {"array", t_array},     {"object", t_object},
+            {"null", t_null},       {"boolean", t_boolean},
+            {"integer", t_integer}, {"number", static_cast<std::uint8_t>(t_integer | t_float)},
+            {"string", t_string},   {"array", t_array},
+            {"object", t_object},
         };
         const auto one = [](const json& name, std::uint8_t& bits) {
             if (!name.is_string()) {
@@ -268,9 +269,9 @@ private:
 
     bool add_keyword(const std::string& keyword, const json& v, node& n) {
         // Annotations valijson ignores, and the keywords handled after the loop.
-        static constexpr std::string_view ignored[] = {"$schema", "$id",      "id",       "title",    "description",
-                                                       "default", "examples", "$comment", "readOnly", "writeOnly",
-                                                       "required"};
+        static constexpr std::string_view ignored[] = {"$schema",     "$id",       "id",       "title",
+                                                       "description", "default",   "examples", "$comment",
+                                                       "readOnly",    "writeOnly", "required"};
         for (std::string_view name : ignored) {
             if (keyword == name) {
                 return true;
@@ -436,7 +437,7 @@ private:
         out = v;
     }
 
-    bool accepts_number(const json& v, const node& n) const {
+    [[nodiscard]] bool accepts_number(const json& v, const node& n) const {
         if (!n.minimum && !n.maximum && !n.exclusive_minimum && !n.exclusive_maximum) {
             return true;
         }
@@ -445,11 +446,10 @@ private:
             return false;
         }
         return (!n.minimum || x >= *n.minimum) && (!n.maximum || x <= *n.maximum) &&
-               (!n.exclusive_minimum || x > *n.exclusive_minimum) &&
-               (!n.exclusive_maximum || x < *n.exclusive_maximum);
+               (!n.exclusive_minimum || x > *n.exclusive_minimum) && (!n.exclusive_maximum || x < *n.exclusive_maximum);
     }
 
-    bool accepts_string(const std::string& s, const node& n) const {
+    [[nodiscard]] bool accepts_string(const std::string& s, const node& n) const {
         if (n.min_length > 0 || n.max_length != unbounded) {
             const std::uint64_t length = code_points(s);
             if (length < n.min_length || length > n.max_length) {
@@ -459,7 +459,7 @@ private:
         return true;
     }
 
-    bool accepts_object(const json::object_t& object, const node& n) const {
+    [[nodiscard]] bool accepts_object(const json::object_t& object, const node& n) const {
         if (object.size() < n.min_properties || object.size() > n.max_properties) {
             return false;
         }
@@ -487,15 +487,11 @@ private:
         if ((present & n.required_mask) != n.required_mask) {
             return false;
         }
-        for (const std::string& name : n.required_extra) {
-            if (object.find(name) == object.end()) {
-                return false;
-            }
-        }
-        return true;
+        return std::all_of(n.required_extra.begin(), n.required_extra.end(),
+                           [&](const std::string& name) { return object.find(name) != object.end(); });
     }
 
-    bool accepts(const json& v, const node& n) const {
+    [[nodiscard]] bool accepts(const json& v, const node& n) const {
         std::uint8_t bit = 0;
         switch (v.type()) {
         case json::value_t::null: bit = t_null; break;

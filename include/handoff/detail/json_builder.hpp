@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm> // min
-#include <cstddef> // size_t
-#include <cstdint> // int64_t, uint64_t
-#include <string>  // string
-#include <utility> // move
-#include <vector>  // vector
+#include <cstddef>   // size_t
+#include <cstdint>   // int64_t, uint64_t
+#include <string>    // string
+#include <utility>   // move
+#include <vector>    // vector
 
 namespace handoff::detail {
 
@@ -36,8 +36,7 @@ public:
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
         if (text.find_first_of(".eE") == std::string::npos) {
-            return fail("parse.number_range", "integer " + quote_untrusted(text, 40) +
-                                                  " does not fit in 64 bits");
+            return fail("parse.number_range", "integer " + quote_untrusted(text, 40) + " does not fit in 64 bits");
         }
         return add(json(v));
     }
@@ -60,21 +59,18 @@ public:
     bool key(std::string& k) {
         frame& top = stack_.back();
         if (k.size() > limits_.max_string_bytes) {
-            return fail("parse.limit.string", "a key of " + std::to_string(k.size()) +
-                                                  " bytes is over the limit of " +
+            return fail("parse.limit.string", "a key of " + std::to_string(k.size()) + " bytes is over the limit of " +
                                                   std::to_string(limits_.max_string_bytes) + " bytes");
         }
         top.token = k;
         top.has_token = true;
         if (top.value->size() >= limits_.max_container_items) {
-            return fail("parse.limit.items", "an object with more than " +
-                                                 std::to_string(limits_.max_container_items) +
+            return fail("parse.limit.items", "an object with more than " + std::to_string(limits_.max_container_items) +
                                                  " keys is over the limit");
         }
         if (top.value->contains(k)) {
-            return fail("parse.duplicate_key",
-                        "duplicate key " + quote_untrusted(k) +
-                            ": each key may appear once, so every reader sees the same value");
+            return fail("parse.duplicate_key", "duplicate key " + quote_untrusted(k) +
+                                                   ": each key may appear once, so every reader sees the same value");
         }
         return true;
     }
@@ -82,8 +78,7 @@ public:
     bool end_object() { return close(); }
     bool end_array() { return close(); }
 
-    bool parse_error(std::size_t /*position*/, const std::string& last_token,
-                     const json::exception& ex) {
+    bool parse_error(std::size_t /*position*/, const std::string& last_token, const json::exception& ex) {
         next_item(); // inside an array, the error is in what follows the last item read
         if (!failed_) {
             fail("parse.syntax", describe_syntax_error(ex.what(), last_token));
@@ -105,9 +100,8 @@ private:
     bool open(json::value_t type) {
         next_item();
         if (stack_.size() >= limits_.max_depth) {
-            return fail("parse.limit.depth", "nesting deeper than " +
-                                                 std::to_string(limits_.max_depth) +
-                                                 " levels is over the limit");
+            return fail("parse.limit.depth",
+                        "nesting deeper than " + std::to_string(limits_.max_depth) + " levels is over the limit");
         }
         json* slot = place(json(type));
         if (slot == nullptr) {
@@ -137,8 +131,8 @@ private:
     json* place(json&& v) {
         next_item();
         if (++values_ > limits_.max_values) {
-            fail("parse.limit.values", "more than " + std::to_string(limits_.max_values) +
-                                           " values in one reply is over the limit");
+            fail("parse.limit.values",
+                 "more than " + std::to_string(limits_.max_values) + " values in one reply is over the limit");
             return nullptr;
         }
         if (stack_.empty()) {
@@ -148,8 +142,7 @@ private:
         frame& top = stack_.back();
         if (top.value->is_array()) {
             if (top.value->size() >= limits_.max_container_items) {
-                fail("parse.limit.items", "an array with more than " +
-                                              std::to_string(limits_.max_container_items) +
+                fail("parse.limit.items", "an array with more than " + std::to_string(limits_.max_container_items) +
                                               " items is over the limit");
                 return nullptr;
             }
@@ -184,8 +177,8 @@ private:
     /// nlohmann's message minus its exception id and its raw echo of the input, plus a hint
     /// for the mistakes models make most (quotes, commas, comments, NaN).
     static std::string describe_syntax_error(std::string what, const std::string& last_token) {
-        if (const auto bracket = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
-                                                  bracket != std::string::npos) {
+        if (const auto bracket = what.find("] ");
+            what.rfind("[json.exception.", 0) == 0 && bracket != std::string::npos) {
             what.erase(0, bracket + 2);
         }
         // nlohmann echoes the token as "; last read: '" + last_token + "'": cut exactly that,

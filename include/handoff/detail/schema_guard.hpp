@@ -54,8 +54,7 @@ inline constexpr std::size_t max_pattern_key_bytes = 256;
 /// breadth-first: stack use is bounded by the pattern, not by the string, and time is linear
 /// in the string. It refuses back-references, which a schema then cannot use.
 #if defined(__GLIBCXX__)
-inline constexpr std::regex::flag_type schema_regex_flags =
-    std::regex::ECMAScript | std::regex_constants::__polynomial;
+inline constexpr std::regex::flag_type schema_regex_flags = std::regex::ECMAScript | std::regex_constants::__polynomial;
 #else
 inline constexpr std::regex::flag_type schema_regex_flags = std::regex::ECMAScript;
 #endif
@@ -76,7 +75,9 @@ struct guarded_check {
     std::string format;                      // format: date, time or date-time
 };
 
-struct guarded_schema {
+// nlohmann::json's destructor keeps a stack of children, which may throw bad_alloc; like any
+// allocation failure in a destructor, that terminates.
+struct guarded_schema {      // NOLINT(bugprone-exception-escape)
     nlohmann::json document; // what valijson parses
     std::vector<guarded_check> checks;
     bool has_pattern_properties = false;
@@ -89,7 +90,7 @@ private:
     valijson::constraints::Constraint* cloneInto(void* where) const override {
         return new (where) Derived(static_cast<const Derived&>(*this));
     }
-    std::size_t sizeOf() const override { return sizeof(Derived); }
+    [[nodiscard]] std::size_t sizeOf() const override { return sizeof(Derived); }
 };
 
 class pattern_constraint final : public guard_constraint<pattern_constraint> {
@@ -138,8 +139,8 @@ public:
         }
         if (results != nullptr) {
             // valijson's own sentences, so messages do not depend on who counted.
-            results->pushError(context, std::string("String should be no ") + (is_max_ ? "more" : "fewer") +
-                                            " than " + std::to_string(bound_) + " characters in length.");
+            results->pushError(context, std::string("String should be no ") + (is_max_ ? "more" : "fewer") + " than " +
+                                            std::to_string(bound_) + " characters in length.");
         }
         return false;
     }
@@ -175,9 +176,9 @@ private:
         return re;
     }
     static const std::regex& time_regex() {
-        static const std::regex re(
-            "^([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(\\.[0-9]+)?(([Zz])|([\\+|\\-]([01][0-9]|2[0-3]):[0-5][0-9]))$",
-            schema_regex_flags);
+        static const std::regex re("^([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]|60)(\\.[0-9]+)?(([Zz])|([\\+|\\-]([01]"
+                                   "[0-9]|2[0-3]):[0-5][0-9]))$",
+                                   schema_regex_flags);
         return re;
     }
     static const std::regex& date_time_regex() {
@@ -197,7 +198,7 @@ private:
         return day <= limit;
     }
 
-    bool valid(const std::string& s) const {
+    [[nodiscard]] bool valid(const std::string& s) const {
         if (s.size() > max_format_length) {
             return false;
         }
@@ -221,7 +222,7 @@ public:
 
     guard_builder(const std::vector<guarded_check>& checks, kind k) : checks_(checks), kind_(k) {}
 
-    valijson::constraints::Constraint* make(const valijson::adapters::Adapter& value) const override {
+    [[nodiscard]] valijson::constraints::Constraint* make(const valijson::adapters::Adapter& value) const override {
         std::int64_t index = -1;
         if (!value.getInteger(index) || index < 0 || static_cast<std::size_t>(index) >= checks_.size()) {
             throw std::invalid_argument("handoff: internal keyword with a bad index");
@@ -332,8 +333,8 @@ private:
                 collect(item.value(), child(child(where, "dependencies"), item.key())); // arrays are skipped
             }
         }
-        for (const char* key : {"additionalProperties", "additionalItems", "contains", "propertyNames", "if",
-                                "then", "else", "not", "items"}) {
+        for (const char* key : {"additionalProperties", "additionalItems", "contains", "propertyNames", "if", "then",
+                                "else", "not", "items"}) {
             if (const auto it = node.find(key); it != node.end()) {
                 collect(*it, child(where, key));
             }
@@ -390,8 +391,7 @@ private:
             if (!max_length || *max_length > max_pattern_length) {
                 refuse(at, "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(max_pattern_length) +
                                " beside it, so no long string is ever matched against it (found " +
-                               (max_length ? "maxLength " + std::to_string(*max_length) : std::string("none")) +
-                               ")");
+                               (max_length ? "maxLength " + std::to_string(*max_length) : std::string("none")) + ")");
             }
             const auto& pattern = it->get_ref<const std::string&>();
             guarded_check check;
