@@ -193,10 +193,12 @@ public:
 
     void check(const std::string& text, const std::string& source) {
         const auto receipt = receiver_.receive(text, context_);
-        nlohmann::json line = handoff::to_json(receipt);
-        line["source"] = source;
-        // Invalid UTF-8 in a message must not make dump() throw: replace it.
-        std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        // Written directly, not through a DOM (which cost as much as checking a small
+        // envelope); invalid UTF-8 in a message is replaced, never thrown about.
+        line_.clear();
+        handoff::append_json(line_, receipt, source);
+        line_ += '\n';
+        std::cout << line_;
         contract_failures_ += receipt.contract_failure() ? 1U : 0U;
     }
 
@@ -206,6 +208,7 @@ public:
 private:
     handoff::receiver<> receiver_;
     handoff::attempt_context context_;
+    std::string line_; // reused: one allocation for the whole stream
     std::size_t contract_failures_ = 0;
 };
 
@@ -214,9 +217,9 @@ int run_check(const options& opts) {
     receiver_options.strict = opts.strict;
     std::optional<checker> check;
     try {
-        check.emplace(opts.task_schema
-                          ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema), receiver_options)
-                          : handoff::receiver<>(receiver_options),
+        check.emplace(opts.task_schema ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema),
+                                                             receiver_options)
+                                       : handoff::receiver<>(receiver_options),
                       opts.context);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check: " << e.what() << "\n";
@@ -418,8 +421,8 @@ int run_prompt(int argc, char** argv) {
         return exit_usage;
     }
     if (const auto findings = handoff::lint_schema(plain); !findings.empty()) {
-        std::cerr << "handoff-check prompt: note: `handoff-check lint " << *task_schema << "` finds "
-                  << findings.size() << " problem" << (findings.size() == 1 ? "" : "s") << " in the task schema\n";
+        std::cerr << "handoff-check prompt: note: `handoff-check lint " << *task_schema << "` finds " << findings.size()
+                  << " problem" << (findings.size() == 1 ? "" : "s") << " in the task schema\n";
     }
     std::cout << handoff::worker_prompt(ordered);
     return exit_ok;
