@@ -2,16 +2,15 @@
 // handoff-check as a user runs it: a child process, its stdout lines and its exit status.
 
 #include "support/catch.hpp"
+#include "support/process.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>  // popen, fread
 #include <fstream> // ofstream
 #include <sstream> // istringstream
 #include <string>  // string
+#include <utility> // move
 #include <vector>  // vector
-
-#include <sys/wait.h> // WEXITSTATUS
 
 #ifndef HANDOFF_CHECK_EXE
 #error "HANDOFF_CHECK_EXE must name the handoff-check binary"
@@ -32,17 +31,10 @@ struct run_result {
 /// Runs `handoff-check ARGS` through the shell, stdin from `stdin_file` if given.
 run_result run(const std::string& args, const std::string& stdin_file = "/dev/null") {
     const std::string command = "'" + exe + "' " + args + " < '" + stdin_file + "' 2>/dev/null";
+    handoff_test::shell_result ran = handoff_test::run_shell(command);
     run_result result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-        result.out.append(buffer, n);
-    }
-    const int status = ::pclose(pipe);
-    REQUIRE(WIFEXITED(status));
-    result.exit_status = WEXITSTATUS(status);
+    result.exit_status = ran.exit_status;
+    result.out = std::move(ran.out);
     std::istringstream lines(result.out);
     for (std::string line; std::getline(lines, line);) {
         auto parsed = nlohmann::json::parse(line, nullptr, false);

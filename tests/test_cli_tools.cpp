@@ -3,6 +3,7 @@
 // their stdout, stderr and exit status (test_cli.cpp covers the check mode the same way).
 
 #include "support/catch.hpp"
+#include "support/process.hpp"
 
 // tests/CMakeLists.txt defines HANDOFF_CHECK_EXE and HANDOFF_CLI_TEMP_DIR whenever examples/
 // builds handoff-check; a build without examples has no binary to run, and then no CLI tests.
@@ -12,14 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>  // popen, fread, remove
+#include <cstdio>  // remove
 #include <fstream> // ifstream, ofstream
 #include <sstream> // istringstream, ostringstream
 #include <string>  // string
+#include <utility> // move
 #include <vector>  // vector
 
-#include <sys/wait.h> // WEXITSTATUS
-#include <unistd.h>   // getpid
+#include <unistd.h> // getpid
 
 namespace {
 
@@ -50,17 +51,10 @@ tool_result run(const std::string& args, const std::string& dir = HANDOFF_FIXTUR
                                  "." + std::to_string(++runs) + ".txt";
     const std::string command =
         "cd '" + dir + "' && '" + exe + "' " + args + " < '" + stdin_file + "' 2>'" + err_file + "'";
+    handoff_test::shell_result ran = handoff_test::run_shell(command);
     tool_result result;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) {
-        result.out.append(buffer, n);
-    }
-    const int status = ::pclose(pipe);
-    REQUIRE(WIFEXITED(status));
-    result.exit_status = WEXITSTATUS(status);
+    result.exit_status = ran.exit_status;
+    result.out = std::move(ran.out);
     result.err = slurp(err_file);
     std::remove(err_file.c_str());
     std::istringstream lines(result.out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Layer 3: the bounded feedback loop, driven by scripted model replies.
 
-#include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/dead_letter.hpp>
 #include <handoff/receiver.hpp>
@@ -11,9 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>  // size_t
-#include <fstream>  // ifstream
 #include <optional> // optional
-#include <sstream>  // ostringstream
 #include <string>   // string
 #include <vector>   // vector
 
@@ -21,27 +19,9 @@ using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string reply(const std::string& name) { return read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/" + name); }
-
-nlohmann::json invoice_schema() {
-    return nlohmann::json::parse(
-        read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
-}
-
-handoff::receiver<> invoice_receiver() {
-    handoff::receiver<> r(invoice_schema());
-    r.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount", {}, "/calculated_total"));
-    r.add_check(handoff::quote_in_source("/vendor_quote"));
-    return r;
-}
+using handoff_test::invoice_receiver;
+using handoff_test::invoice_schema;
+using handoff_test::reply;
 
 handoff::repair_request invoice_request() {
     handoff::repair_request request;

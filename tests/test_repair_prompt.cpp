@@ -1,35 +1,21 @@
 // SPDX-License-Identifier: MIT
 // Repair prompts are an injection channel: what they may and may not repeat.
 
-#include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/receiver.hpp>
 #include <handoff/repair_prompt.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <fstream> // ifstream
-#include <sstream> // ostringstream
-#include <string>  // string
+#include <string> // string
 
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string reply(const std::string& name) { return read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/" + name); }
-
-nlohmann::json invoice_schema() {
-    return nlohmann::json::parse(
-        read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
-}
+using handoff_test::invoice_schema;
+using handoff_test::reply;
 
 const std::string original = "Extract the invoice below as a handoff envelope.\n\nINVOICE No. INV-2041 ...";
 

@@ -1,43 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Layer 2: semantic checks attached to a receiver, and the two built-ins of seed 001.
 
-#include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/receiver.hpp>
 #include <handoff/semantic.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>   // ifstream
-#include <sstream>   // ostringstream
 #include <stdexcept> // runtime_error
 #include <string>    // string
 #include <vector>    // vector
 
 namespace {
 
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::string reply(const std::string& name) { return read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/" + name); }
-
-nlohmann::json invoice_schema() {
-    return nlohmann::json::parse(
-        read_text(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/invoice.schema.json"));
-}
-
-/// The invoice receiver of seed 001: stated vs summed total, the model's own sum, provenance.
-handoff::receiver<> invoice_receiver() {
-    handoff::receiver<> r(invoice_schema());
-    r.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount", {}, "/calculated_total"));
-    r.add_check(handoff::quote_in_source("/vendor_quote"));
-    return r;
-}
+using handoff_test::invoice_receiver;
+using handoff_test::invoice_schema;
+using handoff_test::reply;
 
 /// An ok envelope around `result`, for checks that need no schema.
 std::string ok_envelope(const nlohmann::json& result) {
@@ -62,7 +41,7 @@ handoff::problem_list semantic_problems(const handoff::receipt<>& r) {
 
 /// The invoice the worker read (read lazily: REQUIRE needs a running test).
 const std::string& invoice_source() {
-    static const std::string text = read_text(std::string(HANDOFF_FIXTURES_DIR) + "/replies/invoice_source.txt");
+    static const std::string text = reply("invoice_source.txt");
     return text;
 }
 

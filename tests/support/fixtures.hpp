@@ -59,6 +59,22 @@ inline nlohmann::json sections_schema() { return read_fixture_json("schemas/seed
 /// The task schema of the worked example: {records: [{id, name, price, currency, sku}]}.
 inline nlohmann::json records_schema() { return read_fixture_json("schemas/product_records.schema.json"); }
 
+/// A reply under tests/fixtures/replies/ (seed 001's invoices, the repair-loop turns).
+inline std::string reply(const std::string& name) { return read_fixture("replies/" + name); }
+
+/// The invoice task schema of seed 001, as examples/invoice_extractor.cpp ships it.
+inline nlohmann::json invoice_schema() {
+    return nlohmann::json::parse(read_fixture("../../examples/schemas/invoice.schema.json"));
+}
+
+/// The invoice receiver of seed 001: stated vs summed total, the model's own sum, provenance.
+inline handoff::receiver<> invoice_receiver() {
+    handoff::receiver<> r(invoice_schema());
+    r.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount", {}, "/calculated_total"));
+    r.add_check(handoff::quote_in_source("/vendor_quote"));
+    return r;
+}
+
 /// The codes of a problem list, in order: one CHECK shows every problem at once.
 inline std::vector<std::string> codes(const handoff::problem_list& problems) {
     std::vector<std::string> out;
