@@ -7,6 +7,7 @@ packages=(
   cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
   nlohmann-json3-dev libvalijson-dev  # the library's dependencies
   catch2                              # tests (Debian ships Catch2 v2)
+  libbenchmark-dev                    # the benchmark kit, compiled (not run) by the gcc20 stage
   clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes
   clang-format clang-tidy             # scripts/test.sh lint
   llvm-14                             # llvm-symbolizer: sanitizer reports with file:line

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Turns a build tree's compile_commands.json into one shell script per translation unit that
-# parses and type-checks it without generating code (-fsyntax-only): the test and example
+# parses and type-checks it without generating code (-fsyntax-only): the test, benchmark and example
 # sources and the per-header TUs of all_verify_interface_header_sets. scripts/test.sh runs the
 # scripts in parallel for its compile-only stages (gcc20, clang17).
 #
@@ -19,7 +19,7 @@ if(_count GREATER 0)
   math(EXPR _last "${_count} - 1")
   foreach(_i RANGE ${_last})
     string(JSON _file GET "${_commands}" ${_i} file)
-    if(NOT _file MATCHES "/(tests|examples)/[^/]+\\.cpp$" AND NOT _file MATCHES "verify_interface_header_sets")
+    if(NOT _file MATCHES "/(tests|tests/bench|examples)/[^/]+\\.cpp$" AND NOT _file MATCHES "verify_interface_header_sets")
       continue() # consumer projects build in the default stage
     endif()
     string(JSON _dir GET "${_commands}" ${_i} directory)

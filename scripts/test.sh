@@ -127,14 +127,16 @@ stage_clang() {
   ctest --preset clang-cxx20 -LE consumer
 }
 
-# Compile-only in another compiler/standard pair: every test and example translation unit and
-# every public header on its own, parsed and type-checked with the warning flags (-Werror),
+# Compile-only in another compiler/standard pair: every test, example and benchmark translation
+# unit (the benchmark kit is never built otherwise, so it would rot unseen) and every public
+# header on its own, parsed and type-checked with the warning flags (-Werror),
 # no code generated (a fifth of an optimised build's time).
 compile_only() { # compiler standard build-dir
   local cxx="$1" std="$2" dir="$3"
   cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_STANDARD="$std" \
     -DCMAKE_CXX_STANDARD_REQUIRED=ON -DCMAKE_CXX_EXTENSIONS=OFF -DCMAKE_BUILD_TYPE= \
-    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON \
+    -DHANDOFF_BUILD_BENCHMARKS=ON
   cmake -DCOMPILE_COMMANDS="$dir/compile_commands.json" -DOUT="$dir/syntax-check" \
     -P "$root/scripts/syntax-check.cmake"
   find "$dir/syntax-check" -name '*.sh' -print0 | sort -z | xargs -0 -n1 -P "$jobs" bash
