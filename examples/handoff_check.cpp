@@ -191,7 +191,7 @@ public:
     checker(handoff::receiver<> receiver, handoff::attempt_context context)
         : receiver_(std::move(receiver)), context_(context) {}
 
-    void check(const std::string& text, const std::string& source) {
+    void check(const std::string& text, std::string_view source) {
         const auto receipt = receiver_.receive(text, context_);
         // Written directly, not through a DOM (which cost as much as checking a small
         // envelope); invalid UTF-8 in a message is replaced, never thrown about.
@@ -242,12 +242,16 @@ int run_check(const options& opts) {
             continue;
         }
         std::string line;
+        std::string source = input + ":"; // "FILE:LINE", its prefix kept across lines
+        const std::size_t prefix = source.size();
         line_reader lines(*in.rdbuf());
         for (std::size_t number = 1; lines.next(line, check->limit()); ++number) {
             if (handoff::detail::is_blank(line)) {
                 continue; // JSON Lines allows no blank records; a trailing newline is not one
             }
-            check->check(line, input + ":" + std::to_string(number));
+            source.resize(prefix);
+            source += std::to_string(number);
+            check->check(line, source);
         }
     }
     std::cout.flush();

@@ -5,10 +5,12 @@
 # and fastjsonschema, and AJV, interleaved, in one run; then measures what including each
 # public header costs to compile. Prints figures; never fails on time.
 #
-#   scripts/bench.sh             20k envelopes per size, 5 rounds in process, 3 whole-process
+#   scripts/bench.sh             20k envelopes per size, 5 rounds in process, 5 whole-process
 #                                rounds, then the compile cost of each header
 #   scripts/bench.sh --quick     2k envelopes, 3 rounds, 1 whole-process round, no compile cost
 #   scripts/bench.sh --steps     also run the per-step Google Benchmark program
+#   scripts/bench.sh --readme    also put the report into README.md, between the markers
+#                                <!-- bench:begin --> and <!-- bench:end -->
 #
 #   HANDOFF_BENCH_DIR=DIR        build directory (default: build/bench)
 #   HANDOFF_JOBS=N               parallel compile jobs (default: 2)
@@ -21,14 +23,16 @@ dir="${HANDOFF_BENCH_DIR:-$root/build/bench}"
 jobs="${HANDOFF_JOBS:-2}"
 count=20000
 rounds=5
-process_rounds=3
+process_rounds=5
 steps=0
+readme=0
 include_cost=1
 for arg in "$@"; do
   case "$arg" in
     --quick) count=2000 rounds=3 process_rounds=1 include_cost=0 ;;
     --steps) steps=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --readme) readme=1 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -99,3 +103,16 @@ if ((include_cost)); then
   { echo; cat "$dir/include-cost.md"; } >> "$dir/bench-report.md"
 fi
 echo "bench.sh: report written to $dir/bench-report.md"
+if ((readme)); then
+  python3 - "$root/README.md" "$dir/bench-report.md" <<'EOF'
+import sys
+readme, report = sys.argv[1], open(sys.argv[2]).read().strip()
+text = open(readme).read()
+begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+    sys.exit("bench.sh: README.md needs one %s ... %s pair" % (begin, end))
+head, rest = text.split(begin)
+open(readme, "w").write(head + begin + "\n" + report + "\n" + end + rest.split(end, 1)[1])
+EOF
+  echo "bench.sh: README.md's performance table replaced by this run's report"
+fi

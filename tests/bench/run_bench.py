@@ -105,6 +105,11 @@ def run_process(argv, stdin_files=None, env=None):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
+def paired_ratio(times, base_times):
+    """The median of times[i] / base_times[i]: round i of a contestant against round i of handoff."""
+    return statistics.median(t / b for t, b in zip(times, base_times))
+
+
 def version_of(argv):
     try:
         return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
@@ -142,7 +147,7 @@ def main():
     ap.add_argument("--ajv-dir", required=True, help="where npm installed ajv")
     ap.add_argument("--out", required=True, help="the markdown report to write")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds in process (5)")
-    ap.add_argument("--process-rounds", type=int, default=3, help="interleaved whole-process rounds (3)")
+    ap.add_argument("--process-rounds", type=int, default=5, help="interleaved whole-process rounds (5)")
     ap.add_argument("--jsonschema-stride", type=int, default=10,
                     help="jsonschema checks every Nth envelope (it is ~100x slower) (10)")
     ap.add_argument("--python", default="/usr/bin/python3", help="the Python with Debian's packages")
@@ -198,7 +203,10 @@ def main():
         w.close()
     medians = {name: {size: statistics.median(v[size]) for size in SIZES} for name, v in results.items()}
     wall_medians = {name: {size: statistics.median(v[size]) for size in SIZES} for name, v in wall_results.items()}
-    base = medians["handoff receive"]
+    # A ratio is the median of per-round ratios: each round runs every contestant back to back,
+    # so a machine whose speed drifts during the run (a shared VM does) skews no contestant.
+    ratios = {name: {size: paired_ratio(v[size], results["handoff receive"][size]) for size in SIZES}
+              for name, v in results.items()}
 
     # --- 2. whole processes -----------------------------------------------------------------
     process_rows = []
@@ -230,15 +238,13 @@ def main():
                     cpus[name][size].append(cpu * 1e6 / n)
                     rss[name][size] = peak
             log("process round %d/%d done" % (r + 1, args.process_rounds))
-        pbase = {size: statistics.median(cpus["handoff-check --jsonl"][size]) for size in SIZES}
-        wbase = {size: statistics.median(walls["handoff-check --jsonl"][size]) for size in SIZES}
         for name, _, _, sample in commands:
             row = {"name": name, "sample": sample}
             for size in SIZES:
                 row[size] = statistics.median(cpus[name][size])
-                row[size + "_ratio"] = row[size] / pbase[size]
+                row[size + "_ratio"] = paired_ratio(cpus[name][size], cpus["handoff-check --jsonl"][size])
                 row[size + "_wall"] = statistics.median(walls[name][size])
-                row[size + "_wall_ratio"] = row[size + "_wall"] / wbase[size]
+                row[size + "_wall_ratio"] = paired_ratio(walls[name][size], walls["handoff-check --jsonl"][size])
                 row[size + "_rss"] = rss[name][size]
             process_rows.append(row)
         # Peak RSS with the corpus streamed through stdin once and four times.
@@ -268,8 +274,8 @@ def main():
                     sizes["large"]["mean_bytes"], invalid_share("small"), invalid_share("large")))
     lines.append("")
     lines.append("**In process** (median of %d interleaved passes over the corpus; CPU microseconds per envelope, "
-                 "then how many times handoff's time; wall-clock medians of the same passes at the right):"
-                 % args.rounds)
+                 "then how many times handoff's time, as the median of the per-pass ratios; wall-clock medians of "
+                 "the same passes at the right):" % args.rounds)
     lines.append("")
     lines.append("| contestant | small | large | small vs handoff | large vs handoff | wall small / large |")
     lines.append("|---|---:|---:|---:|---:|---:|")
@@ -278,7 +284,7 @@ def main():
         w = wall_medians[name]
         lines.append("| %s%s | %s | %s | %.2fx | %.2fx | %s / %s |" % (
             name, " (every %sth)" % stride if name.startswith("jsonschema") else "", fmt_us(m["small"]),
-            fmt_us(m["large"]), m["small"] / base["small"], m["large"] / base["large"], fmt_us(w["small"]),
+            fmt_us(m["large"]), ratios[name]["small"], ratios[name]["large"], fmt_us(w["small"]),
             fmt_us(w["large"])))
     lines.append("")
     lines.append("Every contestant found the same envelopes valid (a check that they did the same work):")
@@ -293,8 +299,8 @@ def main():
     if process_rows:
         lines.append("")
         lines.append("**Whole processes** over the corpus file (median of %d interleaved runs; CPU microseconds "
-                     "per envelope, start-up, schema compilation and one output line per envelope included; "
-                     "wall-clock ratios at the right):" % args.process_rounds)
+                     "per envelope, start-up, schema compilation and one output line per envelope included; ratios "
+                     "are medians of the per-round ratios; wall-clock ratios at the right):" % args.process_rounds)
         lines.append("")
         lines.append("| command | small | large | small vs handoff-check | large vs handoff-check | wall ratios |")
         lines.append("|---|---:|---:|---:|---:|---:|")
@@ -324,7 +330,7 @@ def main():
     with open(args.out, "w") as f:
         f.write(report)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
-        json.dump({"medians_cpu_us": medians, "medians_wall_us": wall_medians, "passes_cpu_us": results,
+        json.dump({"medians_cpu_us": medians, "ratios_cpu": ratios, "medians_wall_us": wall_medians, "passes_cpu_us": results,
                    "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows,
                    "load_before": load_before, "load_after": load_after, "manifest": manifest}, f, indent=1)
     print(report)
