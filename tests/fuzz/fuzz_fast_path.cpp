@@ -24,6 +24,7 @@
 #include <cstdio>      // fprintf
 #include <cstdlib>     // abort
 #include <fstream>     // ifstream
+#include <optional>    // optional
 #include <sstream>     // ostringstream
 #include <string>      // string
 #include <string_view> // string_view
@@ -95,13 +96,41 @@ void check_task_schema(const json& value) {
     }
 }
 
+bool same_hint(const std::optional<handoff::retry_hint_info>& a, const std::optional<handoff::retry_hint_info>& b) {
+    return a.has_value() == b.has_value() &&
+           (!a || (a->suggested_action == b->suggested_action && a->suggested_scope == b->suggested_scope &&
+                   a->budget_multiplier == b->budget_multiplier && a->notes == b->notes));
+}
+
+bool same_trace(const std::optional<handoff::trace_info>& a, const std::optional<handoff::trace_info>& b) {
+    return a.has_value() == b.has_value() &&
+           (!a || (a->trace_id == b->trace_id && a->span_id == b->span_id && a->parent_span_id == b->parent_span_id));
+}
+
+bool same_budget(const std::optional<handoff::budget_info>& a, const std::optional<handoff::budget_info>& b) {
+    return a.has_value() == b.has_value() &&
+           (!a || (a->tokens_used == b->tokens_used && a->token_cap == b->token_cap && a->elapsed_ms == b->elapsed_ms &&
+                   a->time_cap_ms == b->time_cap_ms && a->tool_calls == b->tool_calls &&
+                   a->tool_call_cap == b->tool_call_cap));
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    const handoff::parse_limits limits{};
+    // A third of the inputs meet tight limits, so that inputs of fuzzing size reach every
+    // limit (the defaults need a 64 KiB string or 10,000 items). max_bytes stays: the receiver
+    // checks it before either path reads a byte.
+    handoff::parse_limits limits{};
+    if (size % 3 == 0) {
+        limits.max_depth = 4;
+        limits.max_string_bytes = 24;
+        limits.max_container_items = 6;
+        limits.max_values = 40;
+    }
     handoff::decode_options strict;
     strict.strict = true;
+    strict.limits = limits;
 
     handoff::detail::fast_json in(text, limits);
     json fast_value;
@@ -133,9 +162,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             env->coverage.items_completed == checked->coverage.items_completed &&
             env->coverage.unit == checked->coverage.unit && env->coverage.fraction == checked->coverage.fraction &&
             env->steps.completed == checked->steps.completed && env->steps.remaining == checked->steps.remaining &&
-            env->retry_hint.has_value() == checked->retry_hint.has_value() &&
-            env->trace.has_value() == checked->trace.has_value() &&
-            env->budget.has_value() == checked->budget.has_value();
+            same_hint(env->retry_hint, checked->retry_hint) && same_trace(env->trace, checked->trace) &&
+            same_budget(env->budget, checked->budget);
         if (!equal) {
             broken("envelope_reader reads the envelope envelope_checker reads", std::string(text.substr(0, 200)));
         }

@@ -499,6 +499,7 @@ private:
             // once at its final size: no growth, no copies.
             std::vector<json>& pending = scratch()[level_];
             pending.clear();
+            const release_on_exit release{pending}; // also when giving way midway
             while (next_item(c)) {
                 pending.emplace_back();
                 if (!count_value() || !value(pending.back())) {
@@ -512,7 +513,6 @@ private:
             auto& items = *out.get_ptr<json::array_t*>();
             items.reserve(pending.size());
             std::move(pending.begin(), pending.end(), std::back_inserter(items));
-            pending.clear();
             return true;
         }
         case '"': {
@@ -545,6 +545,22 @@ private:
         default: return number(out);
         }
     }
+
+    /// Empties a level's scratch vector when its array is done or abandoned, so a thread keeps
+    /// no values of a reply after it, and gives back the memory of an unusually long array.
+    struct release_on_exit {
+        std::vector<json>& pending;
+        explicit release_on_exit(std::vector<json>& level) noexcept : pending(level) {}
+        release_on_exit(const release_on_exit&) = delete;
+        release_on_exit& operator=(const release_on_exit&) = delete;
+        ~release_on_exit() {
+            if (pending.capacity() > 1024) {
+                std::vector<json>().swap(pending);
+            } else {
+                pending.clear();
+            }
+        }
+    };
 
     /// One vector per nesting level, kept by the thread between replies; the recursion bound
     /// sizes it once, so a reference to one level stays valid while deeper levels are read.

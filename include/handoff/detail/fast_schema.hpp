@@ -182,12 +182,19 @@ private:
     }
 
     static bool bound(const json& v, std::optional<double>& out) {
-        if (!v.is_number()) {
+        // valijson reads an integer bound as int64 first: one past INT64_MAX wraps negative
+        // there, so such a schema is valijson's alone (number_as_valijson does the same for values).
+        if (!v.is_number() ||
+            (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
             return false;
         }
         out = v.get<double>();
         return true;
     }
+
+    /// valijson looks property names up by their C string, so a name with a NUL in it means
+    /// something else there: such a schema is valijson's alone.
+    static bool plain_name(const std::string& name) noexcept { return name.find('\0') == std::string::npos; }
 
     static bool type_of(const json& v, std::uint8_t& out) {
         static constexpr std::pair<std::string_view, std::uint8_t> names[] = {
@@ -247,6 +254,9 @@ private:
                     return false;
                 }
                 const auto& s = name.get_ref<const std::string&>();
+                if (!plain_name(s)) {
+                    return false;
+                }
                 std::size_t i = 0;
                 while (i < n.properties.size() && n.properties[i].first != s) {
                     ++i;
@@ -332,7 +342,7 @@ private:
             }
             for (const auto& [name, sub] : v.items()) {
                 std::uint32_t child = none;
-                if (!add_child(sub, child)) {
+                if (!plain_name(name) || !add_child(sub, child)) {
                     return false;
                 }
                 n.properties.emplace_back(name, child);
