@@ -8,13 +8,11 @@
 #include <string>      // string, to_string
 #include <string_view> // string_view
 
-namespace handoff::detail {
-
 /// JSON text written straight into a string, byte for byte what nlohmann's
 /// dump(-1, ' ', false, error_handler_t::replace) writes for the same value, without building
 /// a DOM first: handoff-check writes one receipt per envelope, and building the receipt's
 /// object of std::maps cost as much as checking a small envelope.
-namespace json_writer {
+namespace handoff::detail::json_writer {
 
 /// True for well-formed UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing
 /// past U+10FFFF), the same rule nlohmann's serializer applies.
@@ -111,5 +109,4 @@ inline void append_key(std::string& out, std::string_view key) {
     out += "\":";
 }
 
-} // namespace json_writer
-} // namespace handoff::detail
+} // namespace handoff::detail::json_writer
