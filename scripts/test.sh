@@ -177,11 +177,12 @@ stage_catch2v3() {
   fi
   local source
   source="$(cd "$dir/Catch2-$version" && pwd)"
+  # A FetchContent source directory wins over find_package, so Debian's v2 is not picked up.
   cmake -S . -B "$dir/build" -DCMAKE_BUILD_TYPE= -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON \
-    -DCMAKE_DISABLE_FIND_PACKAGE_Catch2=ON -DFETCHCONTENT_SOURCE_DIR_CATCH2="$source"
+    -DFETCHCONTENT_SOURCE_DIR_CATCH2="$source"
   cmake --build "$dir/build" -j"$jobs"
   # The binary says which Catch2 it was built with: it must be this one, not Debian's v2.
-  "$dir/build/tests/handoff_tests" --libidentify | tee /dev/stderr | grep -q "^version: $version"
+  "$dir/build/tests/handoff_tests" --libidentify | tee /dev/stderr | grep -Eq "^version:[[:space:]]+$version\$"
   ctest --test-dir "$dir/build" --output-on-failure --no-tests=error -j"$jobs" -LE consumer
 }
 
