@@ -141,6 +141,7 @@ public:
     bool next(std::string& line, std::size_t limit) {
         line.clear();
         bool any = false;
+        bool cut = false; // bytes past limit + 1 were dropped
         for (;;) {
             if (pos_ == end_ && !refill()) {
                 if (!any) {
@@ -152,16 +153,18 @@ public:
             const char* start = buffer_.data() + pos_;
             const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
             const std::size_t n = newline != nullptr ? static_cast<std::size_t>(newline - start) : end_ - pos_;
-            if (line.size() <= limit) {
-                line.append(start, std::min(n, limit + 1 - line.size()));
-            }
+            const std::size_t room = line.size() <= limit ? limit + 1 - line.size() : 0;
+            line.append(start, std::min(n, room));
+            cut = cut || n > room;
             pos_ += n;
             if (newline != nullptr) {
                 ++pos_;
                 break;
             }
         }
-        if (!line.empty() && line.back() == '\r') {
+        // A cut line keeps limit + 1 bytes, so the receiver refuses it by size, even when the
+        // byte it was cut after is a '\r'.
+        if (!cut && !line.empty() && line.back() == '\r') {
             line.pop_back();
         }
         return true;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // handoff-check as a user runs it: a child process, its stdout lines and its exit status.
 
-#include "support/catch.hpp"
+#include "support/fixtures.hpp"
 #include "support/process.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef> // size_t
 #include <fstream> // ofstream
 #include <sstream> // istringstream
 #include <string>  // string
@@ -121,6 +122,29 @@ TEST_CASE("handoff-check --jsonl reads one envelope per line and skips blank lin
     CHECK(r.receipts[2]["decision"]["budget_multiplier"] == 0.0);
     CHECK(r.receipts[2]["decision"]["partial_result"]["claims"] == 1);
     CHECK(r.receipts[2]["source"].get<std::string>().find("stream.jsonl:4") != std::string::npos);
+}
+
+TEST_CASE("handoff-check --jsonl refuses a line over the byte limit even when a CR sits at the limit", "[cli]") {
+    // An ok envelope padded with spaces to exactly the default limit (1 MiB), then a line end.
+    // With "\r\n" the line is the envelope and is accepted; with "\r" followed by more bytes
+    // the line is over the limit, even though the byte at the limit is a '\r'.
+    std::string envelope = nlohmann::json::parse(handoff_test::read_file(cli_fixtures + "ok_accept.json")).dump();
+    const std::size_t limit = std::size_t{1024} * 1024;
+    REQUIRE(envelope.size() < limit);
+    envelope += std::string(limit - envelope.size(), ' ');
+    const std::string fits = write_temp("limit_crlf.jsonl", envelope + "\r\n");
+    const std::string over = write_temp("limit_cr_more.jsonl", envelope + "\r{\"more\":1}\n");
+
+    const auto ok = run("--jsonl " + fits);
+    REQUIRE(ok.receipts.size() == 1);
+    CHECK(ok.receipts[0]["route"] == "ACCEPT");
+
+    const auto refused = run("--jsonl " + over);
+    CHECK(refused.exit_status == 1);
+    REQUIRE(refused.receipts.size() == 1);
+    CHECK(refused.receipts[0]["route"] == "REPAIR");
+    REQUIRE(refused.receipts[0]["problems"].size() == 1);
+    CHECK(refused.receipts[0]["problems"][0]["code"] == "parse.limit.bytes");
 }
 
 TEST_CASE("handoff-check reads stdin with - and with no file at all", "[cli]") {
