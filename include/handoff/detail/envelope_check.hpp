@@ -151,14 +151,6 @@ private:
         }
     }
 
-    static std::size_t code_points(const std::string& s) noexcept {
-        std::size_t n = 0;
-        for (char c : s) {
-            n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1U : 0U;
-        }
-        return n;
-    }
-
     std::optional<std::string> read_string(const json& v, const std::string& pointer, std::size_t min_length,
                                            std::size_t max_length, bool nullable) {
         if (nullable && v.is_null()) {
@@ -169,7 +161,7 @@ private:
             return std::nullopt;
         }
         const auto& s = v.get_ref<const std::string&>();
-        const std::size_t length = code_points(s);
+        const std::uint64_t length = count_code_points(s);
         if (length > max_length) {
             fail("envelope.max_length", pointer,
                  "a string of " + std::to_string(length) + " characters is longer than the " +

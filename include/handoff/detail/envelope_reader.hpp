@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/fast_json.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/limits.hpp>
@@ -81,20 +82,12 @@ private:
         return true;
     }
 
-    static std::size_t code_points(std::string_view s) noexcept {
-        std::size_t n = 0;
-        for (char c : s) {
-            n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1U : 0U;
-        }
-        return n;
-    }
-
     /// A string of min..max characters (code points), as envelope_checker::read_string.
     bool read_text(std::string& out, std::size_t min_length, std::size_t max_length) {
         if (!in_.read_string(out)) {
             return false;
         }
-        const std::size_t n = code_points(out);
+        const std::uint64_t n = count_code_points(out);
         return n >= min_length && n <= max_length;
     }
 

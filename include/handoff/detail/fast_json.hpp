@@ -378,6 +378,12 @@ private:
 
     static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
+    void skip_digits() noexcept {
+        while (p_ < end_ && is_digit(*p_)) {
+            ++p_;
+        }
+    }
+
     /// JSON's number grammar exactly; integers are exact or give way (json_builder refuses
     /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod.
     bool number(json& out) {
@@ -393,9 +399,7 @@ private:
         if (*p_ == '0') {
             ++p_;
         } else {
-            while (p_ < end_ && is_digit(*p_)) {
-                ++p_;
-            }
+            skip_digits();
         }
         const char* digits_end = p_;
         bool integer = true;
@@ -404,9 +408,7 @@ private:
             if (p_ == end_ || !is_digit(*p_)) {
                 return give_way();
             }
-            while (p_ < end_ && is_digit(*p_)) {
-                ++p_;
-            }
+            skip_digits();
             integer = false;
         }
         if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
@@ -417,9 +419,7 @@ private:
             if (p_ == end_ || !is_digit(*p_)) {
                 return give_way();
             }
-            while (p_ < end_ && is_digit(*p_)) {
-                ++p_;
-            }
+            skip_digits();
             integer = false;
         }
         if (integer) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/text.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>   // all_of, sort
@@ -369,14 +371,6 @@ private:
         return false;
     }
 
-    static std::uint64_t code_points(const std::string& s) noexcept {
-        std::uint64_t n = 0;
-        for (char c : s) {
-            n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1U : 0U;
-        }
-        return n;
-    }
-
     /// valijson reads an integer as int64 and then as a double; one beyond int64 is refused
     /// here so valijson decides.
     static bool number_as_valijson(const json& v, double& out) {
@@ -461,7 +455,7 @@ private:
 
     [[nodiscard]] bool accepts_string(const std::string& s, const node& n) const {
         if (n.min_length > 0 || n.max_length != unbounded) {
-            const std::uint64_t length = code_points(s);
+            const std::uint64_t length = count_code_points(s);
             if (length < n.min_length || length > n.max_length) {
                 return false;
             }

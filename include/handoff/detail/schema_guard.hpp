@@ -59,15 +59,6 @@ inline constexpr std::regex::flag_type schema_regex_flags = std::regex::ECMAScri
 inline constexpr std::regex::flag_type schema_regex_flags = std::regex::ECMAScript;
 #endif
 
-/// Characters (code points) in UTF-8 text, every byte counted, NUL included.
-[[nodiscard]] inline std::uint64_t count_code_points(std::string_view s) noexcept {
-    std::uint64_t n = 0;
-    for (char c : s) {
-        n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1U : 0U;
-    }
-    return n;
-}
-
 /// One prepared check, found by its index in guarded_schema::checks.
 struct guarded_check {
     std::shared_ptr<const std::regex> regex; // pattern: the wrapped pattern

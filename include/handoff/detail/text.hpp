@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
 #include <cstdio>      // snprintf
 #include <string>      // string
 #include <string_view> // string_view
@@ -20,6 +21,16 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
             pointer.push_back(c);
         }
     }
+}
+
+/// Characters (code points) in UTF-8 text, every byte counted, NUL included: the length JSON
+/// Schema's minLength/maxLength and the envelope's bounds speak of.
+[[nodiscard]] inline std::uint64_t count_code_points(std::string_view s) noexcept {
+    std::uint64_t n = 0;
+    for (char c : s) {
+        n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1U : 0U;
+    }
+    return n;
 }
 
 /// Length of the longest prefix of `s` of at most `max_bytes` that ends on a UTF-8 boundary.
