@@ -11,6 +11,7 @@ packages=(
   clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes
   clang-format clang-tidy             # scripts/test.sh lint
   llvm-14                             # llvm-symbolizer: sanitizer reports with file:line
+  ccache                              # compiler cache: test.sh uses it when present
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

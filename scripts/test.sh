@@ -192,7 +192,7 @@ stage_catch2v3() {
 stage_lint() {
   banner "stage lint: clang-format --dry-run --Werror, clang-tidy"
   local files=()
-  mapfile -t files < <(find include tests examples -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort)
+  mapfile -t files < <(find include tests examples tools -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort)
   clang-format --dry-run --Werror "${files[@]}"
   echo "clang-format: ${#files[@]} files formatted as .clang-format says"
   local tu="$build_root/lint/all_headers.cpp"

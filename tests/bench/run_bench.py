@@ -161,7 +161,7 @@ def main():
         manifest = json.load(f)
     files = {size: os.path.join(args.corpus, size + ".jsonl") for size in SIZES}
     compare = os.path.join(args.build, "tests", "bench", "handoff_bench_compare")
-    check = os.path.join(args.build, "examples", "handoff-check")
+    check = os.path.join(args.build, "tools", "handoff-check")
     node_env = dict(os.environ, AJV_DIR=args.ajv_dir)
     schemas = ["--envelope-schema", envelope_schema, "--task-schema", task_schema]
     serve = ["--serve"] + ["%s=%s" % (size, files[size]) for size in SIZES]

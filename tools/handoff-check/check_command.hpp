@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// handoff-check: runs the five-step receipt check on envelopes from files or stdin and prints
-// one JSON receipt per envelope (JSON Lines). See SPEC §7 and `handoff-check --help`.
+#pragma once
+// handoff-check [options] [FILE|-]...: the five-step receipt check, one JSON receipt per envelope.
+
+#include "exit_status.hpp"
 
 #include <handoff/handoff.hpp>
 
@@ -15,11 +17,7 @@
 #include <string_view> // string_view
 #include <vector>      // vector
 
-namespace {
-
-constexpr int exit_ok = 0;
-constexpr int exit_contract_failure = 1;
-constexpr int exit_usage = 2;
+namespace handoff_cli {
 
 constexpr const char* usage_text =
     "usage: handoff-check [--task-schema FILE] [--jsonl] [--strict] [FILE|-]...\n"
@@ -51,12 +49,12 @@ struct options {
     std::vector<std::string> inputs;
 };
 
-int usage_error(const std::string& message) {
+inline int usage_error(const std::string& message) {
     std::cerr << "handoff-check: " << message << "\n\n" << usage_text;
     return exit_usage;
 }
 
-std::optional<std::uint32_t> parse_count(const std::string& text) {
+inline std::optional<std::uint32_t> parse_count(const std::string& text) {
     if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
         return std::nullopt;
     }
@@ -64,7 +62,7 @@ std::optional<std::uint32_t> parse_count(const std::string& text) {
 }
 
 /// Parses the command line; returns an exit status when the program should stop now.
-std::optional<int> parse_args(int argc, char** argv, options& out) {
+inline std::optional<int> parse_args(int argc, char** argv, options& out) {
     bool only_files = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -117,7 +115,7 @@ std::optional<int> parse_args(int argc, char** argv, options& out) {
 
 /// Reads at most `limit` + 1 bytes: enough for the receiver to see that the input is over its
 /// byte limit, without holding a hostile multi-gigabyte file in memory.
-std::string read_bounded(std::istream& in, std::size_t limit) {
+inline std::string read_bounded(std::istream& in, std::size_t limit) {
     std::string text;
     char buffer[65536];
     while (text.size() <= limit && in.read(buffer, sizeof buffer).gcount() > 0) {
@@ -215,7 +213,7 @@ private:
     std::size_t contract_failures_ = 0;
 };
 
-int run_check(const options& opts) {
+inline int run_check(const options& opts) {
     handoff::receiver_options receiver_options;
     receiver_options.strict = opts.strict;
     std::optional<checker> check;
@@ -264,191 +262,4 @@ int run_check(const options& opts) {
     return check->contract_failures() > 0 ? exit_contract_failure : exit_ok;
 }
 
-// --- handoff-check lint -------------------------------------------------------------------
-
-constexpr const char* lint_usage_text =
-    "usage: handoff-check lint [--routing-fields LIST] [--routing-field NAME]\n"
-    "                          [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
-    "\n"
-    "Lints JSON Schemas as if a hostile intern will fill them (seed 004): objects without\n"
-    "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
-    "without maxLength, free strings in fields that route, money not in integer cents,\n"
-    "required names that no property defines, schemas valijson cannot compile.\n"
-    "One line per finding: FILE:POINTER: code: message\n"
-    "\n"
-    "  SCHEMA, -               a schema file, or - for stdin\n"
-    "  --routing-fields LIST   comma-separated names of fields that route (replaces the default:\n"
-    "                          label,status,kind,category,severity,action,route,type,reason_code,priority)\n"
-    "  --routing-field NAME    one more field that routes\n"
-    "  --money-fields LIST     comma-separated names of money fields (replaces the default)\n"
-    "  --money-field NAME      one more money field\n"
-    "\n"
-    "A schema waives a rule where it is wrong on purpose, with the reason:\n"
-    "  \"x-lint-allow\": {\"lint.money_not_cents\": \"amounts are decimals as printed\"}\n"
-    "\n"
-    "exit status: 0 no findings, 1 findings, 2 usage error or unreadable file\n";
-
-int lint_usage_error(const std::string& message) {
-    std::cerr << "handoff-check lint: " << message << "\n\n" << lint_usage_text;
-    return exit_usage;
-}
-
-std::vector<std::string> split_list(const std::string& list) {
-    std::vector<std::string> out;
-    std::string item;
-    for (char c : list + ",") {
-        if (c != ',') {
-            item.push_back(c);
-        } else if (!item.empty()) {
-            out.push_back(item);
-            item.clear();
-        }
-    }
-    return out;
-}
-
-/// `handoff-check lint ...`; argv[0] is "lint".
-int run_lint(int argc, char** argv) {
-    handoff::lint_options options;
-    std::vector<std::string> schemas;
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
-            schemas.push_back(arg);
-            continue;
-        }
-        if (arg == "--") {
-            only_files = true;
-            continue;
-        }
-        if (arg == "--help" || arg == "-h") {
-            std::cout << lint_usage_text;
-            return exit_ok;
-        }
-        const bool list = arg == "--routing-fields" || arg == "--money-fields";
-        const bool one = arg == "--routing-field" || arg == "--money-field";
-        if (!list && !one) {
-            return lint_usage_error("unknown option " + handoff::detail::quote_untrusted(arg, 40));
-        }
-        if (i + 1 >= argc) {
-            return lint_usage_error(arg + " needs a value");
-        }
-        const std::string value = argv[++i];
-        auto& names = arg.rfind("--routing", 0) == 0 ? options.routing_names : options.money_names;
-        if (list) {
-            names = split_list(value);
-        } else if (!value.empty()) {
-            names.push_back(value);
-        }
-    }
-    if (schemas.empty()) {
-        return lint_usage_error("no schema given");
-    }
-    bool unreadable = false;
-    std::size_t findings = 0;
-    for (const std::string& path : schemas) {
-        std::ifstream file;
-        if (path != "-") {
-            file.open(path, std::ios::binary);
-            if (!file) {
-                std::cerr << "handoff-check lint: cannot read " << path << "\n";
-                unreadable = true;
-                continue;
-            }
-        }
-        std::istream& in = path == "-" ? std::cin : file;
-        for (const auto& finding : handoff::lint_schema_text(read_bounded(in, options.limits.max_bytes), options)) {
-            std::cout << handoff::format_lint_finding(path, finding) << '\n';
-            ++findings;
-        }
-    }
-    std::cout.flush();
-    if (unreadable) {
-        return exit_usage;
-    }
-    return findings > 0 ? exit_contract_failure : exit_ok;
-}
-
-// --- handoff-check prompt -----------------------------------------------------------------
-
-constexpr const char* prompt_usage_text =
-    "usage: handoff-check prompt [--task-schema FILE]\n"
-    "\n"
-    "Prints the worker-side instructions for the envelope, generated from the schemas the\n"
-    "receiver checks: the envelope's fields, the reason codes and when each applies, the\n"
-    "retry-hint vocabulary, and the task schema's fields and enums.\n"
-    "\n"
-    "exit status: 0 printed, 2 usage error (bad flag, unreadable or invalid schema file)\n";
-
-int prompt_usage_error(const std::string& message) {
-    std::cerr << "handoff-check prompt: " << message << "\n\n" << prompt_usage_text;
-    return exit_usage;
-}
-
-/// `handoff-check prompt ...`; argv[0] is "prompt".
-int run_prompt(int argc, char** argv) {
-    std::optional<std::string> task_schema;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::cout << prompt_usage_text;
-            return exit_ok;
-        }
-        if (arg != "--task-schema") {
-            return prompt_usage_error("unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
-        }
-        if (i + 1 >= argc) {
-            return prompt_usage_error("--task-schema needs a value");
-        }
-        task_schema = argv[++i];
-    }
-    if (!task_schema) {
-        std::cout << handoff::worker_prompt_without_task();
-        return exit_ok;
-    }
-    std::ifstream file(*task_schema, std::ios::binary);
-    if (!file) {
-        std::cerr << "handoff-check prompt: cannot read " << *task_schema << "\n";
-        return exit_usage;
-    }
-    const std::string text = read_bounded(file, handoff::lint_options{}.limits.max_bytes);
-    // The prompt keeps the author's field order (ordered_json); the receiver's checks need the
-    // schema to compile, so a schema the receiver would refuse gets no prompt either.
-    const auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
-    const auto plain = nlohmann::json::parse(text, nullptr, false);
-    if (ordered.is_discarded() || plain.is_discarded()) {
-        std::cerr << "handoff-check prompt: schema file " << *task_schema << " is not valid JSON\n";
-        return exit_usage;
-    }
-    try {
-        static_cast<void>(handoff::compiled_schema::from_json(plain));
-    } catch (const handoff::schema_error& e) {
-        std::cerr << "handoff-check prompt: " << e.what() << " (" << *task_schema << ")\n";
-        return exit_usage;
-    }
-    if (const auto findings = handoff::lint_schema(plain); !findings.empty()) {
-        std::cerr << "handoff-check prompt: note: `handoff-check lint " << *task_schema << "` finds " << findings.size()
-                  << " problem" << (findings.size() == 1 ? "" : "s") << " in the task schema\n";
-    }
-    std::cout << handoff::worker_prompt(ordered);
-    return exit_ok;
-}
-
-} // namespace
-
-int main(int argc, char** argv) {
-    std::ios::sync_with_stdio(false);
-    // Tool subcommands come as the first word (SPEC §7); anything else is the check mode.
-    if (argc >= 2 && std::string_view(argv[1]) == "lint") {
-        return run_lint(argc - 1, argv + 1);
-    }
-    if (argc >= 2 && std::string_view(argv[1]) == "prompt") {
-        return run_prompt(argc - 1, argv + 1);
-    }
-    options opts;
-    if (const auto stop = parse_args(argc, argv, opts)) {
-        return *stop;
-    }
-    return run_check(opts);
-}
+} // namespace handoff_cli

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// handoff-check lint: advice on task schemas, one finding per line.
+
+#include "exit_status.hpp"
+
+#include <handoff/handoff.hpp>
+
+#include <algorithm>   // max, min
+#include <array>       // array
+#include <cstdio>      // EOF
+#include <cstring>     // memchr
+#include <fstream>     // ifstream
+#include <iostream>    // cin, cout, cerr
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff_cli {
+
+// --- handoff-check lint -------------------------------------------------------------------
+
+constexpr const char* lint_usage_text =
+    "usage: handoff-check lint [--routing-fields LIST] [--routing-field NAME]\n"
+    "                          [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
+    "\n"
+    "Lints JSON Schemas as if a hostile intern will fill them (seed 004): objects without\n"
+    "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
+    "without maxLength, free strings in fields that route, money not in integer cents,\n"
+    "required names that no property defines, schemas valijson cannot compile.\n"
+    "One line per finding: FILE:POINTER: code: message\n"
+    "\n"
+    "  SCHEMA, -               a schema file, or - for stdin\n"
+    "  --routing-fields LIST   comma-separated names of fields that route (replaces the default:\n"
+    "                          label,status,kind,category,severity,action,route,type,reason_code,priority)\n"
+    "  --routing-field NAME    one more field that routes\n"
+    "  --money-fields LIST     comma-separated names of money fields (replaces the default)\n"
+    "  --money-field NAME      one more money field\n"
+    "\n"
+    "A schema waives a rule where it is wrong on purpose, with the reason:\n"
+    "  \"x-lint-allow\": {\"lint.money_not_cents\": \"amounts are decimals as printed\"}\n"
+    "\n"
+    "exit status: 0 no findings, 1 findings, 2 usage error or unreadable file\n";
+
+inline int lint_usage_error(const std::string& message) {
+    std::cerr << "handoff-check lint: " << message << "\n\n" << lint_usage_text;
+    return exit_usage;
+}
+
+inline std::vector<std::string> split_list(const std::string& list) {
+    std::vector<std::string> out;
+    std::string item;
+    for (char c : list + ",") {
+        if (c != ',') {
+            item.push_back(c);
+        } else if (!item.empty()) {
+            out.push_back(item);
+            item.clear();
+        }
+    }
+    return out;
+}
+
+/// `handoff-check lint ...`; argv[0] is "lint".
+inline int run_lint(int argc, char** argv) {
+    handoff::lint_options options;
+    std::vector<std::string> schemas;
+    bool only_files = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
+            schemas.push_back(arg);
+            continue;
+        }
+        if (arg == "--") {
+            only_files = true;
+            continue;
+        }
+        if (arg == "--help" || arg == "-h") {
+            std::cout << lint_usage_text;
+            return exit_ok;
+        }
+        const bool list = arg == "--routing-fields" || arg == "--money-fields";
+        const bool one = arg == "--routing-field" || arg == "--money-field";
+        if (!list && !one) {
+            return lint_usage_error("unknown option " + handoff::detail::quote_untrusted(arg, 40));
+        }
+        if (i + 1 >= argc) {
+            return lint_usage_error(arg + " needs a value");
+        }
+        const std::string value = argv[++i];
+        auto& names = arg.rfind("--routing", 0) == 0 ? options.routing_names : options.money_names;
+        if (list) {
+            names = split_list(value);
+        } else if (!value.empty()) {
+            names.push_back(value);
+        }
+    }
+    if (schemas.empty()) {
+        return lint_usage_error("no schema given");
+    }
+    bool unreadable = false;
+    std::size_t findings = 0;
+    for (const std::string& path : schemas) {
+        std::ifstream file;
+        if (path != "-") {
+            file.open(path, std::ios::binary);
+            if (!file) {
+                std::cerr << "handoff-check lint: cannot read " << path << "\n";
+                unreadable = true;
+                continue;
+            }
+        }
+        std::istream& in = path == "-" ? std::cin : file;
+        for (const auto& finding : handoff::lint_schema_text(read_bounded(in, options.limits.max_bytes), options)) {
+            std::cout << handoff::format_lint_finding(path, finding) << '\n';
+            ++findings;
+        }
+    }
+    std::cout.flush();
+    if (unreadable) {
+        return exit_usage;
+    }
+    return findings > 0 ? exit_contract_failure : exit_ok;
+}
+
+} // namespace handoff_cli
