@@ -81,7 +81,7 @@ corpus="$dir/bench-corpus"
 if ! python3 - "$corpus/manifest.json" "$count" <<'EOF' 2>/dev/null; then
 import json, sys
 m = json.load(open(sys.argv[1]))
-sys.exit(0 if m["count"] == int(sys.argv[2]) and m["generator_version"] >= 1 else 1)
+sys.exit(0 if m["count"] == int(sys.argv[2]) and m["generator_version"] >= 2 else 1)
 EOF
   python3 "$root/tests/bench/make_corpus.py" --out "$corpus" --count "$count"
 else

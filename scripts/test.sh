@@ -217,7 +217,19 @@ done
 banner "dependencies"
 bash "$root/scripts/install-deps.sh"
 
+# ccache (installed above) caches every compile: a rerun recompiles only what changed.
+# CMake reads the launcher from the environment when a build directory is first configured.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
+fi
+
+timings=()
+run_started=$SECONDS
 for stage in "${stages[@]}"; do
+  stage_started=$SECONDS
   "stage_$stage"
+  timings+=("$(printf '%-10s %5d s' "$stage" $((SECONDS - stage_started)))")
 done
 banner "all stages passed: ${stages[*]}"
+printf '%s\n' "${timings[@]}"
+printf '%-10s %5d s\n' total $((SECONDS - run_started))

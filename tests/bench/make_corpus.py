@@ -20,7 +20,7 @@ import os
 import random
 import sys
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: the schema variants of the keyword-cost table
 
 TASK_SCHEMA = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -55,6 +55,23 @@ TASK_SCHEMA = {
             },
         },
     },
+}
+
+# The same schema with one keyword more, each on a field every record has or may have, so
+# that every variant accepts exactly the envelopes the plain schema accepts: the cost of the
+# keyword alone ("Keyword cost" in the report).
+def _variant(edit):
+    schema = json.loads(json.dumps(TASK_SCHEMA))
+    edit(schema["properties"]["records"]["items"])
+    return schema
+
+
+SCHEMA_VARIANTS = {
+    "plain": TASK_SCHEMA,
+    "multipleOf": _variant(lambda r: r["properties"]["quantity"].update({"multipleOf": 1})),
+    "pattern": _variant(lambda r: r["properties"]["sku"].update({"pattern": "^[A-Z0-9-]{4,20}$"})),
+    "patternProperties": _variant(lambda r: r.update(
+        {"patternProperties": {"^x-": {"type": "string", "maxLength": 64}}})),
 }
 
 REASONS = ["TOKEN_CAP", "TIME_CAP", "TOOL_CALL_CAP", "CONTEXT_OVERFLOW", "DEPENDENCY_FAILED",
@@ -226,6 +243,11 @@ def main():
     with open(os.path.join(args.out, "task.schema.json"), "w", encoding="utf-8") as f:
         json.dump(TASK_SCHEMA, f, indent=2)
         f.write("\n")
+    for name, schema in SCHEMA_VARIANTS.items():
+        with open(os.path.join(args.out, "task.%s.schema.json" % name), "w", encoding="utf-8") as f:
+            json.dump(schema, f, indent=2)
+            f.write("\n")
+    manifest["schema_variants"] = sorted(SCHEMA_VARIANTS)
     # Each size has its own stream, so --count changes neither size's first envelopes.
     for size, (lo, hi) in (("small", (1, 1)), ("large", (100, 133))):
         rng = random.Random("%d/%s" % (args.seed, size))

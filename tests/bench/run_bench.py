@@ -140,6 +140,69 @@ def fmt_us(x):
     return "%.1f" % x if x >= 10 else "%.2f" % x
 
 
+def keyword_cost(args, check, ajv, node_env, envelope_schema, corpus_file, manifest):
+    """Whole processes over the small corpus with each schema variant of make_corpus.py: the
+    same schema with one keyword more, accepting the same envelopes. Returns one row per
+    command: CPU us per envelope per variant, and each variant's cost as the median of the
+    per-round ratios to the plain schema (interleaved like the other tables)."""
+    variants = manifest.get("schema_variants", [])
+    if "plain" not in variants:
+        return []
+    variants = ["plain"] + [v for v in variants if v != "plain"]
+    schema = lambda v: os.path.join(args.corpus, "task.%s.schema.json" % v)
+    commands = [
+        ("handoff-check --jsonl", lambda v: [check, "--jsonl", "--task-schema", schema(v), corpus_file], None),
+        ("AJV (Node.js)", lambda v: ajv + ["--envelope-schema", envelope_schema, "--task-schema", schema(v),
+                                           "--stream", corpus_file], node_env),
+    ]
+    n = manifest["sizes"]["small"]["envelopes"]
+    cpus = {(name, v): [] for name, _, _ in commands for v in variants}
+    for r in range(args.process_rounds):
+        for name, argv, env in commands[r % 2:] + commands[:r % 2]:
+            for v in (variants if r % 2 == 0 else variants[::-1]):
+                _, cpu, _ = run_process(argv(v), env=env)
+                cpus[(name, v)].append(cpu * 1e6 / n)
+        log("keyword-cost round %d/%d done" % (r + 1, args.process_rounds))
+    rows = []
+    for name, _, _ in commands:
+        row = {"name": name, "variants": {}}
+        for v in variants:
+            row["variants"][v] = {"cpu_us": statistics.median(cpus[(name, v)]),
+                                  "vs_plain": paired_ratio(cpus[(name, v)], cpus[(name, "plain")])}
+        rows.append(row)
+    handoff_row = rows[0]["variants"]
+    for v in variants:
+        rows[1]["variants"][v]["vs_handoff"] = paired_ratio(cpus[("AJV (Node.js)", v)],
+                                                            cpus[("handoff-check --jsonl", v)])
+        handoff_row[v]["vs_handoff"] = 1.0
+    return rows
+
+
+def keyword_cost_lines(rows, rounds):
+    if not rows:
+        return []
+    variants = list(rows[0]["variants"])
+    lines = ["", "**Keyword cost** (whole processes over the small corpus, median of %d interleaved runs): the "
+             "product-records schema plain, then with one keyword more that accepts the same envelopes. CPU "
+             "microseconds per envelope; in brackets the cost against the plain schema (median of per-round "
+             "ratios), and for AJV its time against handoff-check's with the same schema:" % rounds, ""]
+    lines.append("| command | " + " | ".join("`%s`" % v if v != "plain" else "plain" for v in variants) + " |")
+    lines.append("|---|" + "---:|" * len(variants))
+    for row in rows:
+        cells = []
+        for v in variants:
+            c = row["variants"][v]
+            extra = "" if v == "plain" else " (%.2fx)" % c["vs_plain"]
+            if row["name"].startswith("AJV"):
+                extra += " [%.2fx handoff]" % c["vs_handoff"]
+            cells.append(fmt_us(c["cpu_us"]) + extra)
+        lines.append("| %s | %s |" % (row["name"], " | ".join(cells)))
+    lines.append("")
+    lines.append("Variants: `multipleOf` 1 on `quantity`; `pattern` `^[A-Z0-9-]{4,20}$` on `sku` (no `maxLength` "
+                 "beside it but the schema's 32); `patternProperties` `^x-` on each record.")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description="handoff's side-by-side benchmark")
     ap.add_argument("--build", required=True, help="the CMake build directory (Release, benchmarks on)")
@@ -257,6 +320,9 @@ def main():
                 row[size] = (one, four)
             memory_rows.append(row)
             log("memory: %s done" % name)
+        keyword_rows = keyword_cost(args, check, ajv, node_env, envelope_schema, files["small"], manifest)
+    else:
+        keyword_rows = []
     load_after = os.getloadavg()
 
     # --- report -----------------------------------------------------------------------------
@@ -318,6 +384,7 @@ def main():
             lines.append("| %s | %.1f | %.1f | %.1f | %.1f |" % (
                 row["name"], row["small"][0] / 1024, row["small"][1] / 1024, row["large"][0] / 1024,
                 row["large"][1] / 1024))
+    lines.extend(keyword_cost_lines(keyword_rows, args.process_rounds))
     lines.append("")
     lines.append("Versions: %s; Python %s, jsonschema %s, fastjsonschema %s; Node.js %s, ajv %s." % (
         version_of(["c++", "--version"]), version_of([args.python, "-c", "import sys; print(sys.version.split()[0])"]),
@@ -331,7 +398,7 @@ def main():
         f.write(report)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
         json.dump({"medians_cpu_us": medians, "ratios_cpu": ratios, "medians_wall_us": wall_medians, "passes_cpu_us": results,
-                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows,
+                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows, "keyword_cost": keyword_rows,
                    "load_before": load_before, "load_after": load_after, "manifest": manifest}, f, indent=1)
     print(report)
 
