@@ -15,7 +15,7 @@ namespace handoff {
 /// 1/8 (0.125); 0.2 does not. The extra 1e-9 absorbs binary floating point.
 inline constexpr double default_fraction_tolerance = 0.005 + 1e-9;
 
-/// SPEC §3 step 4: the arithmetic of `coverage`.
+/// Step 4 of the receipt check: the arithmetic of `coverage`.
 ///
 /// - items_completed never exceeds items_expected;
 /// - fraction agrees with items_completed / items_expected within `tolerance`;

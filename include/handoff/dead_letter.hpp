@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Dead letters (SPEC §6, seed 004): every final failure of the repair loop leaves one JSON
+// Dead letters: every final failure of the repair loop leaves one JSON
 // Lines record with what a person needs to see why, a week later, without rerunning anything:
 // the request id, the trace ids, the raw text of every attempt (capped at 8 KiB each, cut on a
 // UTF-8 boundary and marked as cut), the problems, the outcome and a UTC timestamp.
@@ -38,7 +38,8 @@
 
 namespace handoff {
 
-/// Raw text kept per attempt, in bytes (seed 004: "raw text (capped at 8 KiB)").
+/// Raw text kept per attempt, in bytes: enough to see what the model wrote, bounded so one
+/// runaway reply cannot grow the dead-letter file without limit.
 inline constexpr std::size_t default_dead_letter_raw_bytes = std::size_t{8} * 1024;
 
 /// One model reply as the dead letter keeps it.

@@ -112,7 +112,7 @@ struct decision_rationale {
     }
 };
 
-/// What the orchestrator does next with a capped envelope, and with what (SPEC §4).
+/// What the orchestrator does next with a capped envelope, and with what.
 struct decision {
     handoff::action action = handoff::action::fail;
     /// The table's own action; differs from `action` only when the policy turned it into FAIL.
@@ -187,7 +187,7 @@ namespace detail {
     return ranges;
 }
 
-/// SPEC §4 route step for a capped envelope that passed steps 1, 2 and 4.
+/// The route step for a capped envelope that passed steps 1, 2 and 4.
 /// `result_usable` is false when step 3 discarded the partial result (or there was none).
 [[nodiscard]] inline decision plan(reason_code reason, const coverage_info& coverage, const steps_info& steps,
                                    const std::optional<retry_hint_info>& hint, bool result_usable,

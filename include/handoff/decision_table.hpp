@@ -28,7 +28,7 @@ struct decision_table {
     band_edges edges{};
 };
 
-/// The rules every table must honour (SPEC §4); `table_rule::ok` when none is broken.
+/// The rules every table must honour; `table_rule::ok` when none is broken.
 enum class table_rule : std::uint8_t {
     ok,
     every_reason_has_one_row, // a reason code missing or listed twice
@@ -107,7 +107,8 @@ namespace detail {
     return band::high;
 }
 
-/// SPEC §4 default table.
+/// The default table: a budget cause with most of the work done resumes, a fresh context or a
+/// smaller scope narrows, anything with little done splits, a failed dependency escalates.
 inline constexpr decision_table default_table{{{
     {reason_code::token_cap, action::split, action::split, action::resume},
     {reason_code::tool_call_cap, action::split, action::split, action::resume},

@@ -15,7 +15,7 @@
 
 namespace handoff {
 
-/// What the tolerant decode removed to find the JSON object (SPEC §3 step 1). Each is recorded
+/// What the tolerant decode removed to find the JSON object (step 1 of the receipt check). Each is recorded
 /// so an orchestrator can count workers that fence or chatter and fix their prompts.
 enum class tolerance : std::uint8_t {
     byte_order_mark, // a UTF-8 BOM before the text
@@ -142,7 +142,7 @@ inline problem parse_problem(std::string code, std::string message) {
 
 } // namespace detail
 
-/// SPEC §3 step 1. Never throws for any input; never "fixes" single quotes, trailing commas,
+/// Step 1 of the receipt check, parse. Never throws for any input; never "fixes" single quotes, trailing commas,
 /// comments or NaN: those are `parse` problems that name the offending token.
 [[nodiscard]] inline decode_result decode(std::string_view text, const decode_options& options = {}) {
     decode_result result;

@@ -16,7 +16,7 @@ namespace handoff {
 
 /// Counts disagreements between a worker's retry hint and the decision table, per
 /// (reason_code, band, table action, hint action): over weeks it shows which cells of a table
-/// workers keep contradicting (SPEC §4). Lock-free; one ledger may serve many threads.
+/// workers keep contradicting. Lock-free; one ledger may serve many threads.
 class disagreement_ledger {
 public:
     void record(reason_code reason, band coverage_band, action table_action, action hint_action) noexcept {

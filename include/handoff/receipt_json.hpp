@@ -57,7 +57,7 @@ namespace handoff {
     return out;
 }
 
-/// One receipt as a JSON object (SPEC §7): route, step, schema_ok, problems, decision, plus
+/// One receipt as a JSON object, as handoff-check prints it: route, step, schema_ok, problems, decision, plus
 /// status, reason_code and tolerances. An ESCALATE decision carries the partial result and
 /// the problems, so whoever picks it up needs nothing else.
 template <class Task>

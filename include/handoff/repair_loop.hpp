@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Layer 3 (SPEC §6, seeds 001 and 004): the bounded feedback loop. The caller supplies the
+// Layer 3: the bounded feedback loop. The caller supplies the
 // model call; handoff does no I/O. The loop checks each reply with one receiver (the schemas
 // never change between attempts), feeds the specific problems back with the original prompt
 // and the last failed reply only, and stops after a fixed number of repairs. It classifies
@@ -110,7 +110,8 @@ struct fallback_request {
 };
 
 struct repair_options {
-    /// Calls after the first; seed 004: "one repair retry is enough".
+    /// Calls after the first. One repair is the default: a model that fails twice on the same
+    /// specific errors rarely succeeds on a third try, and every retry costs a full call.
     std::uint32_t max_retries = 1;
     /// Stop reasons that mean "cut off at the output cap". Add "length" for OpenAI-style APIs.
     std::vector<std::string> truncation_stop_reasons{"max_tokens"};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Layer 2 (SPEC §6, seed 001): checks of what a schema-valid result *means*. A schema can say
+// Layer 2: checks of what a schema-valid result *means*. A schema can say
 // that stated_total is a number; only application code can see that it disagrees with the sum
 // of the line items, or that a quoted "source" appears nowhere in the source. Checks attach to
 // a receiver (`receiver<Task>::add_check`) and run after the task schema passed; their problems
@@ -233,7 +233,7 @@ inline void select_into(const nlohmann::json* at, const std::vector<std::string>
 
 /// How money is written in the result.
 enum class money_format : std::uint8_t {
-    /// Integer minor units ("amount_cents": 52000), the schema habit seed 004 recommends. A
+    /// Integer minor units ("amount_cents": 52000), the schema habit that keeps money exact. A
     /// number with a fractional part is a problem, never rounded.
     integer_minor_units,
     /// Decimal numbers ("amount": 520.00), rounded to `decimals` places before summing, so
@@ -253,7 +253,7 @@ struct money_options {
     bool check_capped = false;
 };
 
-/// Built-in check (seed 001): the total stated in the result equals the sum of its line items.
+/// Built-in check: the total stated in the result equals the sum of its line items.
 ///
 ///     receiver.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount"));
 ///
@@ -431,7 +431,7 @@ struct quote_options {
     bool allow_missing = false;
 };
 
-/// Built-in check (seed 001's provenance triple): every quote the pattern selects must occur in
+/// Built-in check (provenance): every quote the pattern selects must occur in
 /// the source text, compared after lower-casing ASCII and collapsing whitespace.
 ///
 ///     receiver.add_check(handoff::quote_in_source("/customer/source_quote"));
