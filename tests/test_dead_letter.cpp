@@ -190,14 +190,14 @@ TEST_CASE("raw text that is not UTF-8 is kept byte for byte as base64", "[dead_l
 }
 
 TEST_CASE("strict UTF-8 validation refuses overlong forms, surrogates and truncated sequences", "[dead_letter]") {
-    using handoff::detail::valid_utf8;
-    CHECK(valid_utf8("plain ascii"));
-    CHECK(valid_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80")); // é € 😀
-    CHECK_FALSE(valid_utf8("\xC0\xAF"));                       // overlong '/'
-    CHECK_FALSE(valid_utf8("\xED\xA0\x80"));                   // a surrogate
-    CHECK_FALSE(valid_utf8("\xF4\x90\x80\x80"));               // above U+10FFFF
-    CHECK_FALSE(valid_utf8("\xE2\x82"));                       // cut short
-    CHECK_FALSE(valid_utf8("\x80"));                           // a lone continuation byte
+    using handoff::detail::is_valid_utf8;
+    CHECK(is_valid_utf8("plain ascii"));
+    CHECK(is_valid_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80")); // é € 😀
+    CHECK_FALSE(is_valid_utf8("\xC0\xAF"));                       // overlong '/'
+    CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));                   // a surrogate
+    CHECK_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));               // above U+10FFFF
+    CHECK_FALSE(is_valid_utf8("\xE2\x82"));                       // cut short
+    CHECK_FALSE(is_valid_utf8("\x80"));                           // a lone continuation byte
 }
 
 TEST_CASE("a record is exactly one line, whatever the raw text contains", "[dead_letter]") {

@@ -91,48 +91,6 @@ namespace detail {
     return buf;
 }
 
-/// Strict UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF).
-[[nodiscard]] inline bool valid_utf8(std::string_view s) noexcept {
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        std::size_t n = 0;
-        std::uint32_t cp = 0;
-        if (c < 0x80U) {
-            ++i;
-            continue;
-        }
-        if ((c & 0xE0U) == 0xC0U) {
-            n = 1;
-            cp = c & 0x1FU;
-        } else if ((c & 0xF0U) == 0xE0U) {
-            n = 2;
-            cp = c & 0x0FU;
-        } else if ((c & 0xF8U) == 0xF0U) {
-            n = 3;
-            cp = c & 0x07U;
-        } else {
-            return false;
-        }
-        if (i + n >= s.size()) {
-            return false;
-        }
-        for (std::size_t k = 1; k <= n; ++k) {
-            const auto cc = static_cast<unsigned char>(s[i + k]);
-            if ((cc & 0xC0U) != 0x80U) {
-                return false;
-            }
-            cp = (cp << 6U) | (cc & 0x3FU);
-        }
-        const std::uint32_t min_cp = n == 1 ? 0x80U : n == 2 ? 0x800U : 0x10000U;
-        if (cp < min_cp || cp > 0x10FFFFU || (cp >= 0xD800U && cp <= 0xDFFFU)) {
-            return false;
-        }
-        i += n + 1;
-    }
-    return true;
-}
-
 [[nodiscard]] inline std::string base64(std::string_view bytes) {
     static constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string out;
@@ -189,7 +147,7 @@ namespace detail {
     for (const dead_letter_attempt& a : d.attempts) {
         const std::size_t keep = detail::utf8_prefix_length(a.raw_text, max_raw_bytes);
         const std::string_view kept = std::string_view(a.raw_text).substr(0, keep);
-        const bool utf8 = detail::valid_utf8(kept);
+        const bool utf8 = detail::is_valid_utf8(kept);
         nlohmann::ordered_json attempt = {
             {"attempt", a.number},
             {"stop_reason", a.stop_reason},

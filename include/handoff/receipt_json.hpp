@@ -17,111 +17,51 @@
 
 namespace handoff {
 
-[[nodiscard]] inline nlohmann::json to_json(const problem& p) {
-    return {{"step", to_string(p.step)}, {"code", p.code}, {"pointer", p.pointer}, {"message", p.message}};
-}
-
-[[nodiscard]] inline nlohmann::json to_json(const problem_list& problems) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const problem& p : problems) {
-        out.push_back(to_json(p));
-    }
-    return out;
-}
-
-/// The decision as handoff-check prints it: `scope` for RESUME and NARROW, `ranges` for SPLIT,
-/// `budget_multiplier` from the policy, `hint_disagreement` null or {hint, table}.
-[[nodiscard]] inline nlohmann::json to_json(const decision& d) {
-    nlohmann::json out = {
-        {"action", to_string(d.action)},      {"table_action", to_string(d.table_action)},
-        {"reason_code", to_string(d.reason)}, {"usable_coverage", d.usable_coverage},
-        {"band", to_string(d.coverage_band)}, {"budget_multiplier", d.budget_multiplier},
-        {"hint_disagreement", nullptr},       {"rationale", d.rationale.str()},
-    };
-    if (d.action == action::resume || d.action == action::narrow || !d.scope.empty()) {
-        out["scope"] = d.scope;
-    }
-    if (d.action == action::split) {
-        nlohmann::json ranges = nlohmann::json::array();
-        for (const item_range& r : d.ranges) {
-            ranges.push_back({{"from", r.from}, {"to", r.to}});
-        }
-        out["ranges"] = std::move(ranges);
-        out["unit"] = d.unit;
-        out["chunk"] = d.chunk;
-    }
-    if (d.disagreement) {
-        out["hint_disagreement"] = {{"hint", to_string(d.disagreement->hint_action)},
-                                    {"table", to_string(d.disagreement->table_action)}};
-    }
-    return out;
-}
-
-/// One receipt as a JSON object, as handoff-check prints it: route, step, schema_ok, problems, decision, plus
-/// status, reason_code and tolerances. An ESCALATE decision carries the partial result and
-/// the problems, so whoever picks it up needs nothing else.
-template <class Task>
-[[nodiscard]] nlohmann::json to_json(const receipt<Task>& r) {
-    nlohmann::json out = {
-        {"route", to_string(r.route)},
-        {"step", r.failed_step ? nlohmann::json(to_string(*r.failed_step)) : nlohmann::json(nullptr)},
-        {"schema_ok", r.schema_ok},
-        {"problems", to_json(r.problems)},
-        {"decision", nullptr},
-    };
-    nlohmann::json tolerances = nlohmann::json::array();
-    for (tolerance t : r.tolerances) {
-        tolerances.push_back(to_string(t));
-    }
-    out["tolerances"] = std::move(tolerances);
-    if (r.envelope) {
-        out["status"] = to_string(r.envelope->status);
-        out["reason_code"] =
-            r.envelope->reason_code ? nlohmann::json(to_string(*r.envelope->reason_code)) : nlohmann::json(nullptr);
-        if (r.envelope->trace) {
-            out["trace"] = {{"trace_id", r.envelope->trace->trace_id}, {"span_id", r.envelope->trace->span_id}};
-        }
-    }
-    if (r.decision) {
-        out["decision"] = to_json(*r.decision);
-        if (r.decision->action == action::escalate && r.envelope) {
-            out["decision"]["partial_result"] =
-                r.envelope->partial_result ? nlohmann::json(*r.envelope->partial_result) : nlohmann::json(nullptr);
-            out["decision"]["problems"] = to_json(r.problems);
-        }
-    }
-    return out;
-}
-
 namespace detail {
 
-inline void append_json(std::string& out, const problem_list& problems) {
+inline void append_json(std::string& out, const problem& p) {
     namespace w = json_writer;
+    out += '{';
+    w::append_key(out, "code");
+    w::append_string(out, p.code);
+    out += ',';
+    w::append_key(out, "message");
+    w::append_string(out, p.message);
+    out += ',';
+    w::append_key(out, "pointer");
+    w::append_string(out, p.pointer);
+    out += ',';
+    w::append_key(out, "step");
+    w::append_string(out, to_string(p.step));
+    out += '}';
+}
+
+inline void append_json(std::string& out, const problem_list& problems) {
     out += '[';
     for (std::size_t i = 0; i < problems.size(); ++i) {
-        const problem& p = problems[i];
-        out += i == 0 ? "{" : ",{";
-        w::append_key(out, "code");
-        w::append_string(out, p.code);
-        out += ',';
-        w::append_key(out, "message");
-        w::append_string(out, p.message);
-        out += ',';
-        w::append_key(out, "pointer");
-        w::append_string(out, p.pointer);
-        out += ',';
-        w::append_key(out, "step");
-        w::append_string(out, to_string(p.step));
-        out += '}';
+        if (i != 0) {
+            out += ',';
+        }
+        append_json(out, problems[i]);
     }
     out += ']';
 }
 
-template <class Task>
-void append_decision_json(std::string& out, const receipt<Task>& r) {
+/// What an ESCALATE decision carries besides the decision: the partial result, already
+/// written as JSON, and the problems.
+struct escalation {
+    std::string_view partial_result_json;
+    const problem_list& problems;
+};
+
+/// The writer's text read back: the one way every to_json below is made, so that a value and
+/// its receipt line can never disagree.
+[[nodiscard]] inline nlohmann::json parse_written(const std::string& text) {
+    return nlohmann::json::parse(text, nullptr, true, false);
+}
+
+inline void append_json(std::string& out, const decision& d, const escalation* escalated = nullptr) {
     namespace w = json_writer;
-    const decision& d = *r.decision;
-    const bool escalated = d.action == action::escalate && r.envelope;
     const auto key = [&](std::string_view name) {
         out += ',';
         w::append_key(out, name);
@@ -148,18 +88,11 @@ void append_decision_json(std::string& out, const receipt<Task>& r) {
     } else {
         out += "null";
     }
-    if (escalated) {
+    if (escalated != nullptr) {
         key("partial_result");
-        if (!r.envelope->partial_result) {
-            out += "null";
-        } else if constexpr (std::is_same_v<Task, nlohmann::json>) {
-            out += r.envelope->partial_result->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        } else {
-            out += nlohmann::json(*r.envelope->partial_result)
-                       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        }
+        out += escalated->partial_result_json;
         key("problems");
-        append_json(out, r.problems);
+        append_json(out, escalated->problems);
     }
     if (d.action == action::split) {
         key("ranges");
@@ -198,13 +131,59 @@ void append_decision_json(std::string& out, const receipt<Task>& r) {
     out += '}';
 }
 
+/// The partial result of an escalated receipt as JSON text ("null" when there is none).
+template <class Task>
+[[nodiscard]] std::string partial_result_json(const receipt<Task>& r) {
+    if (!r.envelope || !r.envelope->partial_result) {
+        return "null";
+    }
+    if constexpr (std::is_same_v<Task, nlohmann::json>) {
+        return r.envelope->partial_result->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    } else {
+        return nlohmann::json(*r.envelope->partial_result)
+            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+}
+
+template <class Task>
+void append_decision_json(std::string& out, const receipt<Task>& r) {
+    if (r.decision->action == action::escalate && r.envelope) {
+        const std::string partial = partial_result_json(r);
+        const escalation escalated{partial, r.problems};
+        append_json(out, *r.decision, &escalated);
+    } else {
+        append_json(out, *r.decision);
+    }
+}
+
 } // namespace detail
 
-/// Appends to `out` the receipt as one line of JSON, byte for byte
-/// `to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)` (with a
-/// `"source"` member when `source` is given), but written directly: no DOM is built, which
-/// makes it several times faster (handoff-check writes every receipt with it). Invalid UTF-8
-/// in untrusted text is replaced, never thrown about.
+/// A problem as a JSON object: {code, message, pointer, step}.
+[[nodiscard]] inline nlohmann::json to_json(const problem& p) {
+    std::string text;
+    detail::append_json(text, p);
+    return detail::parse_written(text);
+}
+
+[[nodiscard]] inline nlohmann::json to_json(const problem_list& problems) {
+    std::string text;
+    detail::append_json(text, problems);
+    return detail::parse_written(text);
+}
+
+/// The decision as handoff-check prints it: `scope` for RESUME and NARROW, `ranges` for SPLIT,
+/// `budget_multiplier` from the policy, `hint_disagreement` null or {hint, table}.
+[[nodiscard]] inline nlohmann::json to_json(const decision& d) {
+    std::string text;
+    detail::append_json(text, d);
+    return detail::parse_written(text);
+}
+
+/// Appends to `out` the receipt as one line of JSON, written directly without a DOM (handoff-check
+/// writes every receipt with it), with a `"source"` member when `source` is given. Members come
+/// in nlohmann's order and numbers in its format, so the line is exactly what
+/// `to_json(r).dump()` prints; to_json is this line read back. Invalid UTF-8 in untrusted text
+/// is replaced, never thrown about.
 template <class Task>
 void append_json(std::string& out, const receipt<Task>& r, std::optional<std::string_view> source = std::nullopt) {
     namespace w = detail::json_writer;
@@ -265,6 +244,16 @@ void append_json(std::string& out, const receipt<Task>& r, std::optional<std::st
         out += '}';
     }
     out += '}';
+}
+
+/// One receipt as a JSON object, as handoff-check prints it: route, step, schema_ok, problems,
+/// decision, plus status, reason_code, tolerances and trace. An ESCALATE decision carries the
+/// partial result and the problems, so whoever picks it up needs nothing else.
+template <class Task>
+[[nodiscard]] nlohmann::json to_json(const receipt<Task>& r) {
+    std::string text;
+    append_json(text, r);
+    return detail::parse_written(text);
 }
 
 } // namespace handoff

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/text.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>     // size_t
@@ -14,54 +16,10 @@
 /// object of std::maps cost as much as checking a small envelope.
 namespace handoff::detail::json_writer {
 
-/// True for well-formed UTF-8 (Unicode table 3-7: no overlong forms, no surrogates, nothing
-/// past U+10FFFF), the same rule nlohmann's serializer applies.
-[[nodiscard]] inline bool is_utf8(std::string_view s) noexcept {
-    std::size_t i = 0;
-    const std::size_t n = s.size();
-    while (i < n) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x80U) {
-            ++i;
-            continue;
-        }
-        std::size_t length = 0;
-        unsigned char low = 0x80U; // bounds of the second byte
-        unsigned char high = 0xBFU;
-        if (c >= 0xC2U && c <= 0xDFU) {
-            length = 2;
-        } else if (c >= 0xE0U && c <= 0xEFU) {
-            length = 3;
-            low = c == 0xE0U ? 0xA0U : 0x80U;  // no overlong form
-            high = c == 0xEDU ? 0x9FU : 0xBFU; // no surrogate
-        } else if (c >= 0xF0U && c <= 0xF4U) {
-            length = 4;
-            low = c == 0xF0U ? 0x90U : 0x80U;  // no overlong form
-            high = c == 0xF4U ? 0x8FU : 0xBFU; // nothing past U+10FFFF
-        } else {
-            return false;
-        }
-        if (n - i < length) {
-            return false;
-        }
-        const auto second = static_cast<unsigned char>(s[i + 1]);
-        if (second < low || second > high) {
-            return false;
-        }
-        for (std::size_t k = 2; k < length; ++k) {
-            if ((static_cast<unsigned char>(s[i + k]) & 0xC0U) != 0x80U) {
-                return false;
-            }
-        }
-        i += length;
-    }
-    return true;
-}
-
 /// A JSON string. Invalid UTF-8 (untrusted text can hold anything) is left to nlohmann, whose
 /// replacement of bad bytes is then exactly its own.
 inline void append_string(std::string& out, std::string_view s) {
-    if (!is_utf8(s)) {
+    if (!is_valid_utf8(s)) {
         out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         return;
     }

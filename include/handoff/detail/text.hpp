@@ -72,6 +72,23 @@ inline void append_pointer_token(std::string& pointer, std::string_view token) {
     return 0;
 }
 
+/// True for well-formed UTF-8 throughout (RFC 3629 and Unicode table 3-7: no overlong forms,
+/// no surrogates, nothing past U+10FFFF), the rule nlohmann's serializer applies.
+[[nodiscard]] inline bool is_valid_utf8(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size();) {
+        if (static_cast<unsigned char>(s[i]) < 0x80U) {
+            ++i;
+            continue;
+        }
+        const std::size_t n = utf8_sequence_length(s.substr(i));
+        if (n == 0) {
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
 /// The code point of a well-formed sequence that must not reach a log or a terminal raw, or 0:
 /// C1 controls (U+0080..U+009F; U+009B is a one-byte CSI, an ANSI escape), the line and
 /// paragraph separators U+2028/U+2029 (line breaks to many log viewers), and the bidirectional
