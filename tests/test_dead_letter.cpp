@@ -31,7 +31,7 @@ handoff::dead_letter sample(std::string raw = "{\"status\": \"ok\"}") {
     d.request_id = "inv-2041";
     d.trace_id = "trace-abc";
     d.span_id = "span-1";
-    d.outcome = "retries_exhausted";
+    d.outcome = handoff::loop_outcome::retries_exhausted;
     d.reason = "still rejected after 2 attempts (1 repair allowed)";
     d.time = std::chrono::system_clock::time_point(std::chrono::milliseconds(1764452985123));
     handoff::dead_letter_attempt a;

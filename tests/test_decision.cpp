@@ -184,7 +184,7 @@ TEST_CASE("a TOKEN_CAP at 0.35 splits the items not yet done", "[route]") {
     CHECK(d.scope.empty());
     CHECK(d.budget_multiplier == 1.0);
     CHECK_FALSE(d.disagreement.has_value());
-    CHECK(d.rationale == "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT");
+    CHECK(d.rationale.str() == "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT");
 }
 
 TEST_CASE("a TIME_CAP at 0.6 coverage narrows to the remaining steps", "[route]") {
@@ -195,7 +195,7 @@ TEST_CASE("a TIME_CAP at 0.6 coverage narrows to the remaining steps", "[route]"
     CHECK(d.ranges.empty());
     CHECK(d.chunk == 0);
     CHECK(d.budget_multiplier == 1.0); // NARROW: same budget
-    CHECK(d.rationale == "TIME_CAP at usable coverage 0.60 (mid band): the table says NARROW");
+    CHECK(d.rationale.str() == "TIME_CAP at usable coverage 0.60 (mid band): the table says NARROW");
 }
 
 TEST_CASE("a RESUME continues the remaining steps on the policy's budget", "[route][budget]") {
@@ -265,7 +265,7 @@ TEST_CASE("when the partial result was discarded, routing uses coverage 0", "[ro
     REQUIRE(d.disagreement.has_value());
     CHECK(d.disagreement->hint_action == action::resume);
     CHECK(d.disagreement->table_action == action::split);
-    CHECK(d.rationale == "TOKEN_CAP at usable coverage 0.00 (low band): the table says SPLIT");
+    CHECK(d.rationale.str() == "TOKEN_CAP at usable coverage 0.00 (low band): the table says SPLIT");
 }
 
 TEST_CASE("a kept result splits completed+1..expected, a discarded one 1..expected", "[route][usable]") {
@@ -315,8 +315,8 @@ TEST_CASE("FAIL by policy once the attempts are used up", "[route][fail]") {
     CHECK(d.table_action == action::resume);
     CHECK(d.budget_multiplier == 0.0);
     CHECK(d.scope.empty());
-    CHECK(d.rationale == "TOKEN_CAP at usable coverage 0.90 (high band): the table says RESUME; attempt 3 of 3 "
-                         "exhausts the policy, so FAIL");
+    CHECK(d.rationale.str() == "TOKEN_CAP at usable coverage 0.90 (high band): the table says RESUME; attempt 3 of 3 "
+                               "exhausts the policy, so FAIL");
     // One attempt earlier it still resumes.
     CHECK(plan(reason_code::token_cap, cov(10, 9, 0.9), steps, std::nullopt, true, routing_policy{}, {2, 0}).action ==
           action::resume);
@@ -338,8 +338,9 @@ TEST_CASE("FAIL by policy when a split would go deeper than allowed", "[route][f
     CHECK(d.ranges.empty());
     CHECK(d.budget_multiplier == 0.0);
     CHECK_FALSE(d.disagreement.has_value()); // the hint agreed with the table
-    CHECK(d.rationale == "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT; split depth 2 reached "
-                         "the policy's limit of 2, so FAIL");
+    CHECK(d.rationale.str() ==
+          "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT; split depth 2 reached "
+          "the policy's limit of 2, so FAIL");
     // A split worker that is one level deep may still split; depth does not stop a NARROW.
     CHECK(plan(reason_code::token_cap, cov(40, 14, 0.35), steps, std::nullopt, true, routing_policy{}, {1, 1}).action ==
           action::split);

@@ -62,8 +62,8 @@ struct dead_letter {
     /// The orchestrator's trace ids for this request (empty: not traced).
     std::string trace_id;
     std::string span_id;
-    /// retries_exhausted, truncated or not_retryable (repair_loop.hpp's loop_outcome).
-    std::string outcome;
+    /// How the loop ended: retries_exhausted, truncated or not_retryable.
+    loop_outcome outcome = loop_outcome::retries_exhausted;
     /// One sentence: why the loop ended there.
     std::string reason;
     std::vector<dead_letter_attempt> attempts;
@@ -175,7 +175,7 @@ namespace detail {
         {"request_id", d.request_id},
         {"trace_id", d.trace_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.trace_id)},
         {"span_id", d.span_id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.span_id)},
-        {"outcome", d.outcome},
+        {"outcome", to_string(d.outcome)},
         {"reason", d.reason},
         {"attempts", std::move(attempts)},
         {"problems", detail::problems_json(d.problems)},

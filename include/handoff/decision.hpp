@@ -62,7 +62,7 @@ struct attempt_context {
 /// Why a decision is what it is, as one sentence for logs:
 /// "TOKEN_CAP at usable coverage 0.35 (low band): the table says SPLIT". It holds the facts,
 /// not the sentence, so routing allocates nothing for it; the sentence is written when read:
-/// str(), a conversion to std::string, <<, or == against text.
+/// str() or <<.
 struct decision_rationale {
     /// What turned the table's action into FAIL, if anything.
     enum class overrule : std::uint8_t { none, attempts_exhausted, split_depth_reached };
@@ -95,13 +95,6 @@ struct decision_rationale {
         return s;
     }
 
-    /// Code that kept the sentence as a std::string keeps working.
-    operator std::string() const { return str(); } // NOLINT(google-explicit-constructor)
-
-    friend bool operator==(const decision_rationale& r, std::string_view text) { return r.str() == text; }
-    friend bool operator==(std::string_view text, const decision_rationale& r) { return r.str() == text; }
-    friend bool operator!=(const decision_rationale& r, std::string_view text) { return !(r == text); }
-    friend bool operator!=(std::string_view text, const decision_rationale& r) { return !(r == text); }
     friend bool operator==(const decision_rationale& a, const decision_rationale& b) { return a.str() == b.str(); }
     friend bool operator!=(const decision_rationale& a, const decision_rationale& b) { return !(a == b); }
 

@@ -15,25 +15,6 @@
 
 namespace handoff {
 
-/// What the tolerant decode removed to find the JSON object (step 1 of the receipt check). Each is recorded
-/// so an orchestrator can count workers that fence or chatter and fix their prompts.
-enum class tolerance : std::uint8_t {
-    byte_order_mark, // a UTF-8 BOM before the text
-    code_fence,      // a markdown ``` fence around the object
-    leading_prose,   // non-blank text before the first '{'
-    trailing_prose,  // non-blank text after the last '}'
-};
-
-[[nodiscard]] constexpr std::string_view to_string(tolerance t) noexcept {
-    switch (t) {
-    case tolerance::byte_order_mark: return "byte_order_mark";
-    case tolerance::code_fence: return "code_fence";
-    case tolerance::leading_prose: return "leading_prose";
-    case tolerance::trailing_prose: return "trailing_prose";
-    }
-    return "?";
-}
-
 struct decode_options {
     /// Strict: the text must be exactly one JSON value (whitespace around it is JSON's own);
     /// no fence, prose or BOM is removed.

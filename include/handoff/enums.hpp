@@ -114,6 +114,50 @@ enum class band : std::uint8_t { low, mid, high };
     return route::fail;
 }
 
+/// What the tolerant decode removed to find the JSON object (step 1 of the receipt check). Each is recorded
+/// so an orchestrator can count workers that fence or chatter and fix their prompts.
+enum class tolerance : std::uint8_t {
+    byte_order_mark, // a UTF-8 BOM before the text
+    code_fence,      // a markdown ``` fence around the object
+    leading_prose,   // non-blank text before the first '{'
+    trailing_prose,  // non-blank text after the last '}'
+};
+
+[[nodiscard]] constexpr std::string_view to_string(tolerance t) noexcept {
+    switch (t) {
+    case tolerance::byte_order_mark: return "byte_order_mark";
+    case tolerance::code_fence: return "code_fence";
+    case tolerance::leading_prose: return "leading_prose";
+    case tolerance::trailing_prose: return "trailing_prose";
+    }
+    return "?";
+}
+
+/// How the loop ended. Check it before reading anything else.
+enum class loop_outcome : std::uint8_t {
+    /// A reply passed every check (route ACCEPT); `attempts` says how many calls it took.
+    succeeded,
+    /// A valid capped envelope routed RESUME, SPLIT or NARROW: act on the receipt's decision.
+    routed,
+    /// Every repair was spent (and the fallback, if any, did not help).
+    retries_exhausted,
+    /// The last reply hit the output cap and the cap was not (or could no longer be) raised.
+    truncated,
+    /// The reply said something no re-prompt can change (ESCALATE or FAIL by the table).
+    not_retryable,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(loop_outcome o) noexcept {
+    switch (o) {
+    case loop_outcome::succeeded: return "succeeded";
+    case loop_outcome::routed: return "routed";
+    case loop_outcome::retries_exhausted: return "retries_exhausted";
+    case loop_outcome::truncated: return "truncated";
+    case loop_outcome::not_retryable: return "not_retryable";
+    }
+    return "?";
+}
+
 inline constexpr reason_code all_reason_codes[reason_code_count] = {
     reason_code::token_cap,        reason_code::time_cap,          reason_code::tool_call_cap,
     reason_code::context_overflow, reason_code::dependency_failed, reason_code::scope_too_broad,

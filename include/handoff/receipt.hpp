@@ -2,7 +2,6 @@
 #pragma once
 
 #include <handoff/decision.hpp>
-#include <handoff/decode.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
@@ -38,6 +37,11 @@ struct [[nodiscard]] receipt {
     std::vector<tolerance> tolerances;
 
     [[nodiscard]] bool accepted() const noexcept { return route == handoff::route::accept; }
+
+    /// The accepted, validated result; null unless the route is ACCEPT.
+    [[nodiscard]] const Task* result() const noexcept {
+        return accepted() && envelope && envelope->partial_result ? &*envelope->partial_result : nullptr;
+    }
     [[nodiscard]] bool contract_failure() const noexcept { return route == handoff::route::repair; }
 };
 

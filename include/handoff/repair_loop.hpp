@@ -49,31 +49,6 @@ struct model_reply {
     std::string stop_reason;
 };
 
-/// How the loop ended. Check it before reading anything else.
-enum class loop_outcome : std::uint8_t {
-    /// A reply passed every check (route ACCEPT); `attempts` says how many calls it took.
-    succeeded,
-    /// A valid capped envelope routed RESUME, SPLIT or NARROW: act on the receipt's decision.
-    routed,
-    /// Every repair was spent (and the fallback, if any, did not help).
-    retries_exhausted,
-    /// The last reply hit the output cap and the cap was not (or could no longer be) raised.
-    truncated,
-    /// The reply said something no re-prompt can change (ESCALATE or FAIL by the table).
-    not_retryable,
-};
-
-[[nodiscard]] constexpr std::string_view to_string(loop_outcome o) noexcept {
-    switch (o) {
-    case loop_outcome::succeeded: return "succeeded";
-    case loop_outcome::routed: return "routed";
-    case loop_outcome::retries_exhausted: return "retries_exhausted";
-    case loop_outcome::truncated: return "truncated";
-    case loop_outcome::not_retryable: return "not_retryable";
-    }
-    return "?";
-}
-
 /// One unit of work for the loop.
 struct repair_request {
     /// The first prompt, exactly as the caller sends it (instructions and source). Every repair
@@ -263,7 +238,7 @@ public:
         d.request_id = request.request_id;
         d.trace_id = request.trace_id;
         d.span_id = request.span_id;
-        d.outcome = std::string(to_string(result.outcome));
+        d.outcome = result.outcome;
         d.reason = result.reason;
         d.problems = result.problems;
         for (const attempt_record<Task>& a : result.history) {
@@ -320,10 +295,10 @@ private:
         if (outcome == loop_outcome::not_retryable) {
             result.problems = checked.problems;
             result.reason = "not retryable: " +
-                            (checked.decision ? checked.decision->rationale : std::string(to_string(checked.route)));
+                            (checked.decision ? checked.decision->rationale.str() : std::string(to_string(checked.route)));
         } else if (outcome == loop_outcome::routed && checked.decision) {
             result.problems.clear(); // an earlier truncation no longer matters
-            result.reason = checked.decision->rationale;
+            result.reason = checked.decision->rationale.str();
         } else {
             result.problems.clear();
             result.reason = "accepted on attempt " + std::to_string(result.attempts);
