@@ -194,8 +194,9 @@ inline void read_responses_item(const nlohmann::json& item, provider_reply& repl
 
 } // namespace detail
 
-/// Reads a parsed response body of any supported provider; never throws.
-[[nodiscard]] inline provider_reply read_provider_reply(const nlohmann::json& body) {
+/// Reads a parsed response body of any supported provider; never throws. (A separate name: a
+/// string converts to nlohmann::json, so an overload would be ambiguous.)
+[[nodiscard]] inline provider_reply read_provider_reply_json(const nlohmann::json& body) {
     using namespace detail;
     const std::string* type = string_at(body, "type");
     const std::string* object = string_at(body, "object");
@@ -234,7 +235,7 @@ inline void read_responses_item(const nlohmann::json& item, provider_reply& repl
         unknown.problem = "the response body is not JSON";
         return unknown;
     }
-    return read_provider_reply(body);
+    return read_provider_reply_json(body);
 }
 
 } // namespace handoff
