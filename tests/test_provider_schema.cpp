@@ -148,7 +148,7 @@ std::vector<std::string> openai_strict_violations(const ojson& schema) {
 }
 
 /// Anthropic's refused keywords
-/// (https://docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations).
+/// (https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations).
 std::vector<std::string> anthropic_violations(const ojson& schema) {
     static const std::set<std::string> refused{"minimum",
                                                "maximum",

@@ -89,7 +89,7 @@ inline constexpr std::array<keyword_rule, 29> openai_rules{{
 }};
 
 // Anthropic structured outputs (output_config.format) and strict tool input_schema.
-// https://docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations
+// https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
 // Supported: all basic types, enum (primitives), const, anyOf, allOf, local $ref/$defs/definitions,
 // required, additionalProperties false, the listed string formats, minItems 0 or 1, simple
 // patterns. Not supported: recursive schemas, numerical constraints (minimum, maximum,
@@ -240,7 +240,7 @@ inline constexpr std::array<provider_profile, provider_count> provider_profiles{
      false},
     {provider::anthropic,
      "Anthropic",
-     "https://docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations",
+     "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations",
      table_of(anthropic_rules),
      {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
      true,
@@ -311,7 +311,7 @@ struct schema_limit {
 };
 
 // OpenAI: https://platform.openai.com/docs/guides/structured-outputs#objects-have-limitations-on-nesting-depth-and-size
-// Anthropic: https://docs.claude.com/en/docs/build-with-claude/structured-outputs#schema-complexity-limits
+// Anthropic: https://platform.claude.com/docs/en/build-with-claude/structured-outputs#schema-complexity-limits
 // Gemini and llama.cpp document no numeric limits (Gemini: the schema counts toward the input
 // tokens; a schema that is too large or deep is rejected by the API).
 inline constexpr std::array<schema_limit, 7> schema_limits{{

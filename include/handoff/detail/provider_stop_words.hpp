@@ -21,7 +21,7 @@ struct stop_word {
     stop_class stop;
 };
 
-// https://docs.claude.com/en/api/handling-stop-reasons
+// https://platform.claude.com/docs/en/api/handling-stop-reasons
 inline constexpr std::array<stop_word, 7> anthropic_stop_words{{
     {"end_turn", stop_class::complete},
     {"stop_sequence", stop_class::complete},
