@@ -483,6 +483,17 @@ TEST_CASE("patterns, formats and minItems are kept or dropped by the provider's 
     CHECK_FALSE(kept(provider::llama_cpp, "e", "multipleOf"));
 }
 
+TEST_CASE("llama.cpp gets no anyOf beside properties in one schema, and the note says why", "[provider_schema]") {
+    const ojson task = {{"type", "object"},
+                        {"properties", {{"a", {{"type", "string"}}}}},
+                        {"anyOf", {{{"required", {"a"}}}, {{"required", ojson::array()}}}}};
+    const auto r = handoff::provider_schema(provider::llama_cpp, &task);
+    CHECK_FALSE(r.schema["properties"]["partial_result"]["anyOf"][0].contains("anyOf"));
+    CHECK(task_notes(r, schema_note_kind::not_enforced) ==
+          std::set<std::pair<std::string, std::string>>{{"", "anyOf"}});
+    CHECK(handoff::provider_schema(provider::json_schema, &task).notes.empty());
+}
+
 TEST_CASE("without a task schema, OpenAI closes partial_result and says so", "[provider_schema]") {
     const auto r = handoff::provider_schema(provider::openai, nullptr);
     CHECK(openai_strict_violations(r.schema).empty());

@@ -109,6 +109,7 @@ namespace handoff::detail {
     case keep_when::anchored_pattern:
         return value.is_string() && pattern_is_anchored(value.get_ref<const std::string&>());
     case keep_when::integer_only: return node.contains("type") && node["type"] == "integer";
+    case keep_when::without_properties: return !node.contains("properties");
     }
     return false;
 }
@@ -127,6 +128,8 @@ namespace handoff::detail {
         return who + " needs a pattern anchored with ^ and $; the receiver still checks it";
     case keep_when::integer_only:
         return who + " enforces numeric bounds on integers only; the receiver still checks it";
+    case keep_when::without_properties:
+        return who + " cannot mix properties with anyOf/oneOf in one schema; the receiver still checks it";
     default: return who + " does not support this keyword; the receiver still checks it";
     }
 }

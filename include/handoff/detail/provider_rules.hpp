@@ -30,6 +30,7 @@ enum class keep_when : std::uint8_t {
     simple_pattern,        // pattern: kept without lookaround, backreferences or word boundaries
     anchored_pattern,      // pattern: kept when it starts with ^ and ends with $
     integer_only,          // numeric bounds: kept on "type": "integer" only
+    without_properties,    // anyOf/oneOf: kept unless the same schema has properties
 };
 
 struct keyword_rule {
@@ -163,8 +164,8 @@ inline constexpr std::array<keyword_rule, 24> gemini_rules{{
 // llama-server `json_schema` / `response_format`, converted by common/json-schema-to-grammar.cpp.
 // https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md#json-schemas--gbnf
 // Known limitations there: additionalProperties defaults to false; unsupported features are
-// skipped silently; minimum/maximum/exclusive* only for "type": "integer"; patterns must start
-// with ^ and end with $; prefixItems is broken; formats lack uri and email; no
+// skipped silently; properties cannot be mixed with anyOf/oneOf in the same schema; minimum/maximum/exclusive* only for
+// "type": "integer"; patterns must start with ^ and end with $; prefixItems is broken; formats lack uri and email; no
 // patternProperties; unsupported and unlikely: uniqueItems, contains, not, if/then/else,
 // dependentSchemas, $anchor.
 inline constexpr std::array<keyword_rule, 32> llama_cpp_rules{{
@@ -175,8 +176,8 @@ inline constexpr std::array<keyword_rule, 32> llama_cpp_rules{{
     {"items", keep_when::always},
     {"enum", keep_when::always},
     {"const", keep_when::always},
-    {"anyOf", keep_when::always},
-    {"oneOf", keep_when::always},
+    {"anyOf", keep_when::without_properties},
+    {"oneOf", keep_when::without_properties},
     {"allOf", keep_when::always},
     {"$ref", keep_when::always},
     {"$defs", keep_when::always},
