@@ -439,6 +439,16 @@ TEST_CASE("a schema over a documented limit comes back with a limit_exceeded not
         CHECK(r.notes.back().value == ojson{{"count", 25}, {"limit", 24}});
         CHECK(handoff::provider_schema(provider::openai, &task).within_limits()); // all required there
     }
+    SECTION("Anthropic: a recursive schema") {
+        const ojson task = {{"type", "object"},
+                            {"additionalProperties", false},
+                            {"required", {"children"}},
+                            {"properties", {{"children", {{"type", "array"}, {"items", {{"$ref", "#"}}}}}}}};
+        const auto r = handoff::provider_schema(provider::anthropic, &task);
+        CHECK_FALSE(r.within_limits());
+        CHECK(r.notes.back().keyword == "anthropic.no_recursive_schemas");
+        CHECK(handoff::provider_schema(provider::openai, &task).within_limits()); // OpenAI takes recursion
+    }
 }
 
 TEST_CASE("a task schema's local $refs point at its new place under partial_result", "[provider_schema]") {

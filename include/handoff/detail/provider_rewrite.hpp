@@ -58,20 +58,6 @@ struct schema_note {
 
 namespace handoff::detail {
 
-[[nodiscard]] inline std::string pointer_token(std::string_view key) {
-    std::string out;
-    for (const char c : key) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 [[nodiscard]] inline bool pattern_is_simple(std::string_view p) {
     for (const std::string_view bad : {"(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B", "\\k<"}) {
         if (p.find(bad) != std::string_view::npos) {

@@ -302,6 +302,7 @@ enum class schema_counter : std::uint8_t {
     large_enum_length,    // the longest total string length of one enum with more than 250 values
     optional_properties,  // properties not listed in their object's "required"
     union_types,          // schemas using anyOf or a list of types
+    recursive_refs,       // local $refs to a schema that contains them
 };
 
 struct schema_limit {
@@ -315,7 +316,7 @@ struct schema_limit {
 // Anthropic: https://platform.claude.com/docs/en/build-with-claude/structured-outputs#schema-complexity-limits
 // Gemini and llama.cpp document no numeric limits (Gemini: the schema counts toward the input
 // tokens; a schema that is too large or deep is rejected by the API).
-inline constexpr std::array<schema_limit, 7> schema_limits{{
+inline constexpr std::array<schema_limit, 8> schema_limits{{
     {provider::openai, "openai.max_object_properties", schema_counter::object_properties, 5000},
     {provider::openai, "openai.max_nesting_depth", schema_counter::nesting_depth, 10},
     {provider::openai, "openai.max_enum_values", schema_counter::enum_values, 1000},
@@ -323,6 +324,7 @@ inline constexpr std::array<schema_limit, 7> schema_limits{{
     {provider::openai, "openai.max_large_enum_string_length", schema_counter::large_enum_length, 15000},
     {provider::anthropic, "anthropic.max_optional_parameters", schema_counter::optional_properties, 24},
     {provider::anthropic, "anthropic.max_union_type_parameters", schema_counter::union_types, 16},
+    {provider::anthropic, "anthropic.no_recursive_schemas", schema_counter::recursive_refs, 0},
 }};
 
 } // namespace handoff::detail

@@ -9,9 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // max, find
-#include <cstdint>   // uint64_t
-#include <string>    // string
+#include <algorithm>   // max, find
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <string>      // string, to_string
+#include <string_view> // string_view
 
 namespace handoff::detail {
 
@@ -23,6 +25,7 @@ struct schema_stats {
     std::uint64_t large_enum_length = 0;
     std::uint64_t optional_properties = 0;
     std::uint64_t union_types = 0;
+    std::uint64_t recursive_refs = 0;
 
     [[nodiscard]] std::uint64_t get(schema_counter c) const noexcept {
         switch (c) {
@@ -33,6 +36,7 @@ struct schema_stats {
         case schema_counter::large_enum_length: return large_enum_length;
         case schema_counter::optional_properties: return optional_properties;
         case schema_counter::union_types: return union_types;
+        case schema_counter::recursive_refs: return recursive_refs;
         }
         return 0;
     }
@@ -89,13 +93,27 @@ inline void count_properties(const nlohmann::ordered_json& node, schema_stats& s
     }
 }
 
-/// Counts `node` and everything below it; `depth` is the number of object schemas above it.
-inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth, schema_stats& stats) {
-    if (!node.is_object()) {
-        return;
+/// A JSON pointer token for `key` (~ and / escaped).
+[[nodiscard]] inline std::string pointer_token(std::string_view key) {
+    std::string out;
+    for (const char c : key) {
+        out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
     }
-    const std::uint64_t here = is_object_schema(node) ? depth + 1 : depth;
-    stats.nesting_depth = std::max(stats.nesting_depth, here);
+    return out;
+}
+
+/// A local $ref whose target contains the reference itself: the schema recurses.
+[[nodiscard]] inline bool refers_to_ancestor(const nlohmann::ordered_json& node, const std::string& pointer) {
+    const auto ref = node.find("$ref");
+    if (ref == node.end() || !ref->is_string() || ref->get_ref<const std::string&>().rfind('#', 0) != 0) {
+        return false;
+    }
+    const std::string target = ref->get<std::string>().substr(1);
+    return target.empty() || pointer == target || pointer.rfind(target + "/", 0) == 0;
+}
+
+/// The counts of one schema object, without its subschemas.
+inline void count_node(const nlohmann::ordered_json& node, const std::string& pointer, schema_stats& stats) {
     count_properties(node, stats);
     if (const auto e = node.find("enum"); e != node.end()) {
         count_enum(*e, stats);
@@ -107,31 +125,47 @@ inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth
     if (node.contains("anyOf") || (type != node.end() && type->is_array())) {
         ++stats.union_types;
     }
+    if (refers_to_ancestor(node, pointer)) {
+        ++stats.recursive_refs;
+    }
+}
+
+/// Counts `node` (at `pointer`) and everything below it; `depth` is the number of object
+/// schemas above it.
+inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth, const std::string& pointer,
+                         schema_stats& stats) {
+    if (!node.is_object()) {
+        return;
+    }
+    const std::uint64_t here = is_object_schema(node) ? depth + 1 : depth;
+    stats.nesting_depth = std::max(stats.nesting_depth, here);
+    count_node(node, pointer, stats);
     for (const auto& item : node.items()) {
         const std::string& key = item.key();
         const auto& value = item.value();
+        const std::string below = pointer + "/" + pointer_token(key);
         if (key == "properties" || key == "$defs" || key == "definitions") {
             for (const auto& sub : value.items()) {
                 if (key != "properties") {
                     stats.schema_string_length += sub.key().size();
                 }
-                count_schema(sub.value(), here, stats);
+                count_schema(sub.value(), here, below + "/" + pointer_token(sub.key()), stats);
             }
         } else if (key == "enum" || key == "const" || key == "required") {
             continue;
         } else if (value.is_array()) {
-            for (const auto& sub : value) {
-                count_schema(sub, here, stats);
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                count_schema(value[i], here, below + "/" + std::to_string(i), stats);
             }
         } else {
-            count_schema(value, here, stats);
+            count_schema(value, here, below, stats);
         }
     }
 }
 
 [[nodiscard]] inline schema_stats measure_schema(const nlohmann::ordered_json& schema) {
     schema_stats stats;
-    count_schema(schema, 0, stats);
+    count_schema(schema, 0, "", stats);
     return stats;
 }
 
