@@ -514,3 +514,26 @@ TEST_CASE("without a task schema, OpenAI closes partial_result and says so", "[p
     const auto from_plain = handoff::provider_schema(provider::anthropic, &plain);
     CHECK(anthropic_violations(from_plain.schema).empty());
 }
+
+TEST_CASE("a malformed task schema is rewritten without an exception for every provider", "[provider_schema]") {
+    const std::vector<ojson> odd{
+        ojson(true),
+        ojson(false),
+        ojson::array({1, 2}),
+        ojson("a string"),
+        ojson::object(),
+        {{"type", "object"}, {"required", "x"}, {"properties", {{"x", true}, {"y", false}}}},
+        {{"type", "object"}, {"properties", ojson::array({1})}},
+        {{"type", "object"}, {"properties", 5}, {"additionalProperties", {{"type", "string"}}}},
+        {{"type", ojson::array({"object", "null"})}, {"properties", {{"a", {{"enum", 7}}}}}},
+        {{"items", 3}, {"anyOf", 4}, {"enum", "x"}, {"$ref", 5}, {"pattern", 7}, {"format", 1}, {"minItems", -1}},
+        {{"$ref", "#/nowhere"}, {"definitions", {{"a", {{"$ref", "#"}}}}}},
+    };
+    for (const ojson& task : odd) {
+        INFO(task.dump());
+        for (const provider p : handoff::all_providers) {
+            INFO(handoff::to_string(p));
+            CHECK_NOTHROW(static_cast<void>(handoff::provider_schema(p, &task)));
+        }
+    }
+}

@@ -176,7 +176,7 @@ struct rewriter {
         if (profile.close_objects && is_object_schema(node)) {
             close_object(node, out, pointer);
         }
-        if (profile.require_all && out.contains("properties")) {
+        if (profile.require_all && out.contains("properties") && out["properties"].is_object()) {
             require_all(out, pointer);
         }
         return out;
@@ -241,7 +241,10 @@ struct rewriter {
 }
 
 inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string& pointer) const {
-    nlohmann::ordered_json required = out.value("required", nlohmann::ordered_json::array());
+    // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
+    const auto listed = out.find("required");
+    nlohmann::ordered_json required =
+        listed != out.end() && listed->is_array() ? *listed : nlohmann::ordered_json::array();
     for (auto& item : out["properties"].items()) {
         if (std::find(required.begin(), required.end(), item.key()) != required.end()) {
             continue;
