@@ -23,6 +23,7 @@ constexpr const char* usage_text =
     "usage: handoff-check [--task-schema FILE] [--jsonl] [--strict] [FILE|-]...\n"
     "       handoff-check lint [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
     "       handoff-check prompt [--task-schema FILE]\n"
+    "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
     "\n"
     "Checks subagent envelopes in five steps (parse, envelope schema, task schema,\n"
     "coverage, route) and prints one JSON receipt per envelope on stdout.\n"

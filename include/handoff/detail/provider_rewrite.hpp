@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The rewrite behind provider_schema(): one walk over the merged schema that applies a
+// provider's keyword table (provider_rules.hpp), closes objects and makes optional properties
+// nullable where the provider demands it, and records every change. Invariant: a constraint
+// leaves the schema only together with a note naming its pointer, keyword and value.
+
+#include <handoff/detail/provider_rules.hpp>
+#include <handoff/detail/schema_stats.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // find, any_of
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t, uint64_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+namespace handoff {
+
+/// What a note says about the schema that is sent.
+enum class schema_note_kind : std::uint8_t {
+    /// A constraint was removed: the provider will not enforce it; the receiver still checks it.
+    not_enforced,
+    /// The provider's schema is stricter than the original (an object closed).
+    tightened,
+    /// An optional property became required and nullable (OpenAI strict mode): the model sends
+    /// null for "absent", which the receiver refuses where the original schema had no null.
+    made_nullable,
+    /// The schema is over a documented provider limit: `keyword` names the limit, `value` holds
+    /// {"count", "limit"}. The provider would refuse the request.
+    limit_exceeded,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(schema_note_kind k) noexcept {
+    switch (k) {
+    case schema_note_kind::not_enforced: return "not_enforced";
+    case schema_note_kind::tightened: return "tightened";
+    case schema_note_kind::made_nullable: return "made_nullable";
+    case schema_note_kind::limit_exceeded: return "limit_exceeded";
+    }
+    return "?";
+}
+
+struct schema_note {
+    schema_note_kind kind = schema_note_kind::not_enforced;
+    /// JSON pointer into the merged draft-07 schema (empty: the whole schema).
+    std::string pointer;
+    std::string keyword;
+    nlohmann::ordered_json value;
+    std::string note;
+};
+
+} // namespace handoff
+
+namespace handoff::detail {
+
+[[nodiscard]] inline bool pattern_is_simple(std::string_view p) {
+    for (const std::string_view bad : {"(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B", "\\k<"}) {
+        if (p.find(bad) != std::string_view::npos) {
+            return false;
+        }
+    }
+    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+        if (p[i] == '\\' && p[i + 1] >= '1' && p[i + 1] <= '9') {
+            return false; // a backreference
+        }
+        if (p[i] == '\\') {
+            ++i; // an escaped character is never the start of anything above
+        }
+    }
+    return true;
+}
+
+[[nodiscard]] inline bool pattern_is_anchored(std::string_view p) {
+    return p.size() >= 2 && p.front() == '^' && p.back() == '$' && p[p.size() - 2] != '\\';
+}
+
+/// Whether the row lets this keyword, with this value in this schema, through unchanged.
+[[nodiscard]] inline bool rule_keeps(const provider_profile& profile, keep_when when,
+                                     const nlohmann::ordered_json& value, const nlohmann::ordered_json& node) {
+    switch (when) {
+    case keep_when::always: return true;
+    case keep_when::never:
+    case keep_when::annotation: return false;
+    case keep_when::false_only: return value.is_boolean() && !value.get<bool>();
+    case keep_when::min_items_zero_or_one: return value.is_number_unsigned() && value.get<std::uint64_t>() <= 1;
+    case keep_when::known_format:
+        return value.is_string() && std::find(profile.formats.begin(), profile.formats.end(),
+                                              value.get_ref<const std::string&>()) != profile.formats.end();
+    case keep_when::simple_pattern: return value.is_string() && pattern_is_simple(value.get_ref<const std::string&>());
+    case keep_when::anchored_pattern:
+        return value.is_string() && pattern_is_anchored(value.get_ref<const std::string&>());
+    case keep_when::integer_only: return node.contains("type") && node["type"] == "integer";
+    case keep_when::without_properties: return !node.contains("properties");
+    }
+    return false;
+}
+
+[[nodiscard]] inline std::string drop_note(const provider_profile& profile, const keyword_rule* rule) {
+    const std::string who(profile.display_name);
+    if (rule == nullptr) {
+        return who + " does not list this keyword; the receiver still checks it";
+    }
+    switch (rule->when) {
+    case keep_when::min_items_zero_or_one: return who + " takes minItems 0 or 1 only; the receiver still checks it";
+    case keep_when::known_format: return who + " does not enforce this format; the receiver still checks it";
+    case keep_when::simple_pattern:
+        return who + " refuses lookaround, backreferences and word boundaries; the receiver still checks it";
+    case keep_when::anchored_pattern:
+        return who + " needs a pattern anchored with ^ and $; the receiver still checks it";
+    case keep_when::integer_only:
+        return who + " enforces numeric bounds on integers only; the receiver still checks it";
+    case keep_when::without_properties:
+        return who + " cannot mix properties with anyOf/oneOf in one schema; the receiver still checks it";
+    default: return who + " does not support this keyword; the receiver still checks it";
+    }
+}
+
+struct rewriter {
+    const provider_profile& profile;
+    std::vector<schema_note>& notes;
+
+    void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, nlohmann::ordered_json value,
+              std::string text) const {
+        notes.push_back(schema_note{kind, pointer, std::string(keyword), std::move(value), std::move(text)});
+    }
+
+    /// A subschema-bearing value, rewritten below `pointer` (the keyword's own pointer).
+    [[nodiscard]] nlohmann::ordered_json descend(const std::string& keyword, const nlohmann::ordered_json& value,
+                                                 const std::string& pointer) const {
+        const bool is_map = keyword == "properties" || keyword == "$defs" || keyword == "definitions" ||
+                            keyword == "patternProperties" || keyword == "dependencies";
+        if (is_map && value.is_object()) {
+            nlohmann::ordered_json out = nlohmann::ordered_json::object();
+            for (const auto& item : value.items()) {
+                out[item.key()] = rewrite(item.value(), pointer + "/" + pointer_token(item.key()));
+            }
+            return out;
+        }
+        const bool is_list = keyword == "anyOf" || keyword == "allOf" || keyword == "oneOf" ||
+                             keyword == "prefixItems" || keyword == "items";
+        if (is_list && value.is_array()) {
+            nlohmann::ordered_json out = nlohmann::ordered_json::array();
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                out.push_back(rewrite(value[i], pointer + "/" + std::to_string(i)));
+            }
+            return out;
+        }
+        const bool is_schema = keyword == "items" || keyword == "additionalProperties" || keyword == "not" ||
+                               keyword == "if" || keyword == "then" || keyword == "else" || keyword == "contains" ||
+                               keyword == "propertyNames" || keyword == "additionalItems";
+        return is_schema ? rewrite(value, pointer) : value;
+    }
+
+    [[nodiscard]] nlohmann::ordered_json rewrite(const nlohmann::ordered_json& node, const std::string& pointer) const {
+        if (!node.is_object()) {
+            return node;
+        }
+        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        for (const auto& item : node.items()) {
+            const std::string& keyword = item.key();
+            const std::string here = pointer + "/" + pointer_token(keyword);
+            const keyword_rule* rule = profile.keep_everything ? nullptr : find_rule(profile, keyword);
+            if (profile.keep_everything || (rule != nullptr && rule_keeps(profile, rule->when, item.value(), node))) {
+                out[keyword] = descend(keyword, item.value(), here);
+            } else if (rule != nullptr && rule->when == keep_when::false_only) {
+                continue; // close_object() below closes it and says so
+            } else if (rule == nullptr || rule->when != keep_when::annotation) {
+                note(schema_note_kind::not_enforced, pointer, keyword, item.value(), drop_note(profile, rule));
+            }
+        }
+        if (profile.close_objects && is_object_schema(node)) {
+            close_object(node, out, pointer);
+        }
+        if (profile.require_all && out.contains("properties") && out["properties"].is_object()) {
+            require_all(out, pointer);
+        }
+        return out;
+    }
+
+    void close_object(const nlohmann::ordered_json& node, nlohmann::ordered_json& out,
+                      const std::string& pointer) const {
+        const auto original = node.find("additionalProperties");
+        if (original != node.end() && original->is_boolean() && !original->get<bool>()) {
+            return;
+        }
+        if (original != node.end() && out.contains("additionalProperties")) {
+            return; // kept as written (llama.cpp takes additionalProperties: true)
+        }
+        out["additionalProperties"] = false;
+        note(schema_note_kind::tightened, pointer, "additionalProperties",
+             original == node.end() ? nlohmann::ordered_json() : *original,
+             std::string(profile.display_name) + " closes this object (additionalProperties: false): properties the "
+                                                 "schema allowed here are refused by the provider");
+    }
+
+    void require_all(nlohmann::ordered_json& out, const std::string& pointer) const;
+};
+
+/// `schema` also accepts null (OpenAI's form of "optional").
+[[nodiscard]] inline bool accepts_null(const nlohmann::ordered_json& schema) {
+    const auto type = schema.find("type");
+    if (type != schema.end()) {
+        const bool typed_null =
+            type->is_array() ? std::find(type->begin(), type->end(), "null") != type->end() : *type == "null";
+        if (!typed_null) {
+            return false;
+        }
+        const auto values = schema.find("enum");
+        return values == schema.end() || std::find(values->begin(), values->end(), nullptr) != values->end();
+    }
+    const auto any = schema.find("anyOf");
+    return any != schema.end() &&
+           std::any_of(any->begin(), any->end(), [](const auto& s) { return s.is_object() && accepts_null(s); });
+}
+
+/// The same schema, also accepting null: a type list grows "null" (and an enum grows null),
+/// anything else becomes anyOf [schema, {"type": "null"}].
+[[nodiscard]] inline nlohmann::ordered_json with_null(nlohmann::ordered_json schema) {
+    // Objects and arrays get the anyOf form: a type list next to properties or items is the
+    // form providers document least.
+    const auto type = schema.find("type");
+    const bool scalar = type != schema.end() && (type->is_string() || type->is_array()) && !is_object_schema(schema) &&
+                        !schema.contains("items") && *type != "array";
+    if (scalar && !schema.contains("anyOf")) {
+        nlohmann::ordered_json types = type->is_array() ? *type : nlohmann::ordered_json::array({*type});
+        types.push_back("null");
+        *type = std::move(types);
+        if (const auto values = schema.find("enum"); values != schema.end()) {
+            values->push_back(nullptr);
+        }
+        return schema;
+    }
+    nlohmann::ordered_json wrapped = nlohmann::ordered_json::object();
+    wrapped["anyOf"] = nlohmann::ordered_json::array({std::move(schema), {{"type", "null"}}});
+    return wrapped;
+}
+
+inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string& pointer) const {
+    // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
+    const auto listed = out.find("required");
+    nlohmann::ordered_json required =
+        listed != out.end() && listed->is_array() ? *listed : nlohmann::ordered_json::array();
+    for (auto& item : out["properties"].items()) {
+        if (std::find(required.begin(), required.end(), item.key()) != required.end()) {
+            continue;
+        }
+        required.push_back(item.key());
+        if (!accepts_null(item.value())) {
+            item.value() = with_null(std::move(item.value()));
+            note(schema_note_kind::made_nullable, pointer + "/properties/" + pointer_token(item.key()), "required",
+                 item.key(),
+                 "OpenAI strict mode requires every property: null now stands for \"absent\", and the receiver "
+                 "refuses null here; remove the key when it is null before checking the reply");
+        }
+    }
+    out["required"] = std::move(required);
+}
+
+} // namespace handoff::detail

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The stop-word tables and JSON accessors behind provider_reply.hpp. Each table cites the API
+// reference its words come from; a word no table names maps to stop_class::other, so a value
+// a provider adds later is never mistaken for a clean finish.
+
+#include <handoff/stop_class.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>       // array
+#include <cstddef>     // size_t
+#include <string>      // string
+#include <string_view> // string_view
+
+namespace handoff::detail {
+
+struct stop_word {
+    std::string_view word;
+    stop_class stop;
+};
+
+// https://platform.claude.com/docs/en/api/handling-stop-reasons
+inline constexpr std::array<stop_word, 7> anthropic_stop_words{{
+    {"end_turn", stop_class::complete},
+    {"stop_sequence", stop_class::complete},
+    {"max_tokens", stop_class::truncated},
+    {"model_context_window_exceeded", stop_class::truncated},
+    {"refusal", stop_class::refused},
+    {"tool_use", stop_class::tool_call},
+    {"pause_turn", stop_class::other},
+}};
+
+// https://platform.openai.com/docs/api-reference/chat/object (choices[].finish_reason); llama-server's
+// OpenAI-compatible endpoint uses the same words.
+inline constexpr std::array<stop_word, 5> openai_finish_reasons{{
+    {"stop", stop_class::complete},
+    {"length", stop_class::truncated},
+    {"content_filter", stop_class::refused},
+    {"tool_calls", stop_class::tool_call},
+    {"function_call", stop_class::tool_call},
+}};
+
+// https://platform.openai.com/docs/api-reference/responses/object (incomplete_details.reason)
+inline constexpr std::array<stop_word, 2> openai_incomplete_reasons{{
+    {"max_output_tokens", stop_class::truncated},
+    {"content_filter", stop_class::refused},
+}};
+
+// https://ai.google.dev/api/generate-content#FinishReason
+inline constexpr std::array<stop_word, 12> gemini_finish_reasons{{
+    {"STOP", stop_class::complete},
+    {"MAX_TOKENS", stop_class::truncated},
+    {"SAFETY", stop_class::refused},
+    {"RECITATION", stop_class::refused},
+    {"BLOCKLIST", stop_class::refused},
+    {"PROHIBITED_CONTENT", stop_class::refused},
+    {"SPII", stop_class::refused},
+    {"IMAGE_SAFETY", stop_class::refused},
+    {"LANGUAGE", stop_class::other},
+    {"MALFORMED_FUNCTION_CALL", stop_class::other},
+    {"OTHER", stop_class::other},
+    {"FINISH_REASON_UNSPECIFIED", stop_class::other},
+}};
+
+// https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (POST /completion: stop_type)
+inline constexpr std::array<stop_word, 4> llama_cpp_stop_types{{
+    {"eos", stop_class::complete},
+    {"word", stop_class::complete},
+    {"limit", stop_class::truncated},
+    {"none", stop_class::other},
+}};
+
+template <std::size_t N>
+[[nodiscard]] constexpr stop_class classify(const std::array<stop_word, N>& table, std::string_view word) noexcept {
+    for (const stop_word& row : table) {
+        if (row.word == word) {
+            return row.stop;
+        }
+    }
+    return stop_class::other;
+}
+
+/// The string at `key` of an object, or nullptr (absent, null, not a string, not an object).
+[[nodiscard]] inline const std::string* string_at(const nlohmann::json& object, std::string_view key) {
+    if (!object.is_object()) {
+        return nullptr;
+    }
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+/// The array at `key`, or nullptr.
+[[nodiscard]] inline const nlohmann::json* array_at(const nlohmann::json& object, std::string_view key) {
+    if (!object.is_object()) {
+        return nullptr;
+    }
+    const auto it = object.find(key);
+    return it != object.end() && it->is_array() ? &*it : nullptr;
+}
+
+/// A tool's arguments as text: a string is taken as it is (OpenAI sends JSON in a string), an
+/// object is serialised (Anthropic's `input`, Gemini's `args`).
+[[nodiscard]] inline std::string arguments_text(const nlohmann::json& arguments) {
+    return arguments.is_string() ? arguments.get<std::string>() : arguments.dump();
+}
+
+} // namespace handoff::detail

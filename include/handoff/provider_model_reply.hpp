@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The bridge from a provider's reply (provider_reply.hpp) to the repair loop's model_reply
+// (repair_loop.hpp), kept apart so that reading replies does not pull in the receiver.
+//
+// The stop reason handed to the loop is the class's canonical word, not the provider's: the
+// loop's default truncation_stop_reasons ({"max_tokens"}) then recognises a cut-off reply from
+// every provider ("length", "MAX_TOKENS", "max_output_tokens", "limit"), and no provider's
+// word for a refusal can be mistaken for a truncation.
+
+#include <handoff/provider_reply.hpp>
+#include <handoff/repair_loop.hpp>
+#include <handoff/stop_class.hpp>
+
+#include <string>      // string
+#include <string_view> // string_view
+
+namespace handoff {
+
+/// The word the repair loop sees for a stop class; `other` keeps the provider's own word.
+[[nodiscard]] inline std::string canonical_stop_reason(const provider_reply& reply) {
+    switch (reply.stop) {
+    case stop_class::complete: return "end_turn";
+    case stop_class::truncated: return "max_tokens";
+    case stop_class::refused: return "refusal";
+    case stop_class::tool_call: return "tool_use";
+    case stop_class::other: return reply.stop_reason.empty() ? std::string("other") : reply.stop_reason;
+    }
+    return "other";
+}
+
+/// {text, canonical stop reason}. A refusal's own message stays in provider_reply::refusal: the
+/// text checked by the receiver is only what the model wrote as its answer.
+[[nodiscard]] inline model_reply to_model_reply(const provider_reply& reply) {
+    return model_reply{reply.text, canonical_stop_reason(reply)};
+}
+
+/// Reads a response body and converts it in one step; never throws.
+[[nodiscard]] inline model_reply model_reply_from_body(std::string_view body) {
+    return to_model_reply(read_provider_reply(body));
+}
+
+} // namespace handoff

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// OpenAI strict mode has no optional properties: provider_schema() makes each one required and
+// nullable, and notes it (schema_note_kind::made_nullable). A reply decoded under that schema
+// therefore says `"budget": null` where the envelope means "no budget", and the receiver, which
+// checks the real contract, refuses the null. remove_nulled_optionals() undoes exactly that:
+// it removes a key whose value is null only where a made_nullable note put the null, so a null
+// the contract itself allows (reason_code) or forbids anywhere else is left for the receiver.
+//
+// The text is parsed and written again. Use it on replies produced under the provider's
+// constrained decoding (which cannot contain duplicate keys or comments); a text that is not
+// plain JSON is returned unchanged, for the receiver to report.
+
+#include <handoff/detail/provider_rewrite.hpp>
+#include <handoff/provider_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // min
+#include <cstddef>     // size_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff {
+
+namespace detail {
+
+/// A JSON pointer token as the key it names (~1 is "/", ~0 is "~").
+[[nodiscard]] inline std::string unescape_token(std::string_view token) {
+    std::string key;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+        if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+            key += token[++i] == '0' ? '~' : '/';
+        } else {
+            key += token[i];
+        }
+    }
+    return key;
+}
+
+/// The instance path a schema pointer stands for: property names, "*" for every array item.
+/// anyOf branches are the same instance; a pointer through $defs or definitions names no fixed
+/// place in the instance, so it yields nothing.
+[[nodiscard]] inline std::vector<std::string> instance_path(const std::string& schema_pointer) {
+    std::vector<std::string> tokens;
+    for (std::size_t at = 1; at <= schema_pointer.size() && !schema_pointer.empty();) {
+        const std::size_t next = std::min(schema_pointer.find('/', at), schema_pointer.size());
+        tokens.push_back(unescape_token(schema_pointer.substr(at, next - at)));
+        at = next + 1;
+    }
+    std::vector<std::string> path;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i] == "properties" && i + 1 < tokens.size()) {
+            path.push_back(tokens[++i]);
+        } else if (tokens[i] == "anyOf" || tokens[i] == "oneOf" || tokens[i] == "allOf") {
+            ++i; // the branch index
+        } else if (tokens[i] == "items") {
+            path.emplace_back("*");
+        } else {
+            return {};
+        }
+    }
+    return path;
+}
+
+/// Removes the last key of `path` below `node` wherever it is null.
+inline void remove_null_at(nlohmann::ordered_json& node, const std::vector<std::string>& path, std::size_t depth) {
+    if (depth + 1 == path.size()) {
+        const auto it = node.is_object() ? node.find(path[depth]) : node.end();
+        if (node.is_object() && it != node.end() && it->is_null()) {
+            node.erase(it);
+        }
+        return;
+    }
+    if (path[depth] == "*" && node.is_array()) {
+        for (auto& item : node) {
+            remove_null_at(item, path, depth + 1);
+        }
+    } else if (node.is_object() && node.contains(path[depth])) {
+        remove_null_at(node[path[depth]], path, depth + 1);
+    }
+}
+
+} // namespace detail
+
+/// Removes, in place, every null the provider schema introduced for an optional property.
+inline void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schema_result& sent) {
+    for (const schema_note& note : sent.notes) {
+        if (note.kind != schema_note_kind::made_nullable) {
+            continue;
+        }
+        const std::vector<std::string> path = detail::instance_path(note.pointer);
+        if (!path.empty() && path.back() != "*") {
+            detail::remove_null_at(reply, path, 0);
+        }
+    }
+}
+
+/// The same on reply text; a text that does not parse as JSON comes back unchanged. Never throws.
+[[nodiscard]] inline std::string remove_nulled_optionals(std::string_view reply_text,
+                                                         const provider_schema_result& sent) {
+    if (sent.count(schema_note_kind::made_nullable) == 0) {
+        return std::string(reply_text);
+    }
+    nlohmann::ordered_json reply = nlohmann::ordered_json::parse(reply_text, nullptr, false);
+    if (reply.is_discarded()) {
+        return std::string(reply_text);
+    }
+    remove_nulled_optionals(reply, sent);
+    return reply.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+} // namespace handoff

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Why a provider's reply ended, in five classes that every provider's stop words map onto
+// (provider_reply.hpp reads them), and the reply as read. The class is what the caller acts on:
+// `truncated` is never retried on the same budget, `refused` is the provider's decision that no
+// repair prompt changes, `tool_call` means the text is a tool's arguments.
+
+#include <cstdint>     // uint8_t
+#include <string>      // string
+#include <string_view> // string_view
+
+namespace handoff {
+
+enum class stop_class : std::uint8_t {
+    /// The model finished on its own (or at a stop sequence).
+    complete,
+    /// Cut off at the output limit (or the context window): the text is incomplete.
+    truncated,
+    /// The provider or the model declined: refusal, content filter, safety, recitation.
+    refused,
+    /// The model stopped to call a tool; `text` holds the tool's arguments (JSON).
+    tool_call,
+    /// Anything else, including a stop word no table knows and a reply still in progress.
+    other,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(stop_class s) noexcept {
+    switch (s) {
+    case stop_class::complete: return "complete";
+    case stop_class::truncated: return "truncated";
+    case stop_class::refused: return "refused";
+    case stop_class::tool_call: return "tool_call";
+    case stop_class::other: return "other";
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr bool is_truncation(stop_class s) noexcept { return s == stop_class::truncated; }
+[[nodiscard]] constexpr bool is_refusal(stop_class s) noexcept { return s == stop_class::refused; }
+
+/// Which response shape a body was read as.
+enum class reply_format : std::uint8_t {
+    anthropic_messages,   // POST /v1/messages
+    openai_chat,          // POST /v1/chat/completions (also llama-server's OpenAI-compatible form)
+    openai_responses,     // POST /v1/responses
+    gemini,               // models/*:generateContent
+    llama_cpp_completion, // llama-server POST /completion
+    unknown,
+};
+
+[[nodiscard]] constexpr std::string_view to_string(reply_format f) noexcept {
+    switch (f) {
+    case reply_format::anthropic_messages: return "anthropic_messages";
+    case reply_format::openai_chat: return "openai_chat";
+    case reply_format::openai_responses: return "openai_responses";
+    case reply_format::gemini: return "gemini";
+    case reply_format::llama_cpp_completion: return "llama_cpp_completion";
+    case reply_format::unknown: return "unknown";
+    }
+    return "?";
+}
+
+struct [[nodiscard]] provider_reply {
+    reply_format format = reply_format::unknown;
+    stop_class stop = stop_class::other;
+    /// The model's text (text parts joined in order), or a tool call's arguments as JSON.
+    std::string text;
+    /// The provider's own stop word, verbatim ("max_tokens", "length", "MAX_TOKENS", ...).
+    std::string stop_reason;
+    /// The refusal message, when the provider sent one apart from the text.
+    std::string refusal;
+    /// Why the body could not be read (format unknown), or what was missing from it.
+    std::string problem;
+
+    [[nodiscard]] bool recognised() const noexcept { return format != reply_format::unknown; }
+};
+
+} // namespace handoff

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// `handoff-check schema` as a user runs it: the provider schema on stdout, one line per
+// constraint the provider will not enforce on stderr, exit 1 over a provider limit, 2 for a
+// usage error.
+
+#include "support/catch.hpp"
+#include "support/process.hpp"
+
+// tests/CMakeLists.txt defines HANDOFF_CHECK_EXE and HANDOFF_CLI_TEMP_DIR whenever it builds
+// handoff-check; without the binary there is nothing to run.
+#if defined(HANDOFF_CHECK_EXE) && defined(HANDOFF_CLI_TEMP_DIR)
+
+#include <handoff/provider_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>  // remove
+#include <fstream> // ifstream
+#include <sstream> // istringstream, ostringstream
+#include <string>  // string
+#include <utility> // move
+#include <vector>  // vector
+
+#include <unistd.h> // getpid
+
+namespace {
+
+struct schema_run {
+    int exit_status = -1;
+    std::string out;
+    std::vector<std::string> err_lines;
+};
+
+/// Runs `handoff-check schema ARGS` in the repository root (so example paths are short).
+schema_run run_schema(const std::string& args) {
+    static int runs = 0;
+    const std::string err_file = std::string(HANDOFF_CLI_TEMP_DIR) + "/schema_stderr." + std::to_string(::getpid()) +
+                                 "." + std::to_string(++runs) + ".txt";
+    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/../..";
+    handoff_test::shell_result ran = handoff_test::run_shell("cd '" + root + "' && '" + HANDOFF_CHECK_EXE +
+                                                             "' schema " + args + " </dev/null 2>'" + err_file + "'");
+    schema_run result;
+    result.exit_status = ran.exit_status;
+    result.out = std::move(ran.out);
+    std::ifstream err(err_file, std::ios::binary);
+    for (std::string line; std::getline(err, line);) {
+        result.err_lines.push_back(line);
+    }
+    std::remove(err_file.c_str());
+    return result;
+}
+
+bool has_line(const schema_run& r, const std::string& line) {
+    for (const auto& l : r.err_lines) {
+        if (l == line) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("handoff-check schema prints the provider schema and each constraint it will not enforce", "[cli][schema]") {
+    const auto r = run_schema("--for anthropic --task-schema examples/schemas/ticket.schema.json");
+    CHECK(r.exit_status == 0);
+    std::ifstream file(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json");
+    const auto task = nlohmann::ordered_json::parse(file);
+    CHECK(nlohmann::ordered_json::parse(r.out) == handoff::provider_schema(handoff::provider::anthropic, &task).schema);
+    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/summary: minLength 20 not enforced by anthropic; "
+                      "the receiver still checks it"));
+    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/citations: maxItems 5 not enforced by anthropic; "
+                      "the receiver still checks it"));
+    CHECK(has_line(r, "(root): else {\"properties\":{\"reason_code\":{\"type\":\"null\"}}} not enforced by anthropic; "
+                      "the receiver still checks it"));
+}
+
+TEST_CASE("handoff-check schema for json_schema prints the merged schema and nothing on stderr", "[cli][schema]") {
+    const auto r = run_schema("--for json_schema --task-schema examples/schemas/invoice.schema.json");
+    CHECK(r.exit_status == 0);
+    CHECK(r.err_lines.empty());
+    CHECK(nlohmann::ordered_json::parse(r.out)["properties"]["partial_result"]["anyOf"][0]["title"] == "invoice");
+}
+
+TEST_CASE("handoff-check schema exits 1 and names the limit when the schema is over a provider limit",
+          "[cli][schema]") {
+    const auto r =
+        run_schema("--for anthropic --task-schema tests/fixtures/provider_schemas/too_many_optional.schema.json");
+    CHECK(r.exit_status == 1);
+    CHECK(has_line(r, "handoff-check schema: over the anthropic limit anthropic.max_optional_parameters: "
+                      "{\"count\":25,\"limit\":24}"));
+    CHECK(run_schema("--for openai --task-schema tests/fixtures/provider_schemas/too_many_optional.schema.json")
+              .exit_status == 0);
+}
+
+TEST_CASE("handoff-check schema exits 2 for an unknown provider, a missing flag or an unreadable schema",
+          "[cli][schema]") {
+    const auto unknown = run_schema("--for gpt");
+    CHECK(unknown.exit_status == 2);
+    REQUIRE_FALSE(unknown.err_lines.empty());
+    CHECK(unknown.err_lines[0] ==
+          "handoff-check schema: unknown provider \"gpt\" (openai, anthropic, gemini, llama_cpp, json_schema)");
+    CHECK(run_schema("").exit_status == 2);
+    CHECK(run_schema("--for").exit_status == 2);
+    CHECK(run_schema("--for openai --bogus").exit_status == 2);
+    const auto missing = run_schema("--for openai --task-schema no_such_file.json");
+    CHECK(missing.exit_status == 2);
+    CHECK(missing.err_lines == std::vector<std::string>{"handoff-check schema: cannot read no_such_file.json"});
+    const auto not_schema = run_schema("--for openai --task-schema README.md");
+    CHECK(not_schema.exit_status == 2);
+    CHECK(not_schema.out.empty());
+    CHECK(run_schema("--help").exit_status == 0);
+}
+
+#endif

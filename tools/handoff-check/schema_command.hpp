@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// handoff-check schema: the envelope schema (with a task schema inside) as one provider's
+// constrained decoder takes it, and every constraint that provider will not enforce.
+
+#include "exit_status.hpp"
+
+#include <handoff/detail/text.hpp>
+#include <handoff/provider.hpp>
+#include <handoff/provider_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <fstream>     // ifstream
+#include <iostream>    // cout, cerr
+#include <iterator>    // istreambuf_iterator
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+
+namespace handoff_cli {
+
+constexpr const char* schema_usage_text =
+    "usage: handoff-check schema --for PROVIDER [--task-schema FILE]\n"
+    "\n"
+    "Prints the envelope schema, with the task schema at partial_result, rewritten into what\n"
+    "PROVIDER's constrained decoding accepts (openai, anthropic, gemini, llama_cpp, or\n"
+    "json_schema for the merged draft-07 schema as it is). Every constraint the provider will\n"
+    "not enforce is listed on stderr; the receiver still checks each of them.\n"
+    "\n"
+    "exit status: 0 printed, 1 the schema is over a documented limit of PROVIDER (named on\n"
+    "stderr), 2 usage error (bad flag, unknown provider, unreadable or invalid schema file)\n";
+
+/// A task schema file is refused above this size: no provider takes a schema near it.
+inline constexpr std::size_t schema_file_limit = std::size_t{4} << 20;
+
+inline int schema_usage_error(const std::string& message) {
+    std::cerr << "handoff-check schema: " << message << "\n\n" << schema_usage_text;
+    return exit_usage;
+}
+
+/// One stderr line per note, led by the pointer into the merged draft-07 schema.
+inline void print_schema_note(const handoff::schema_note& note, std::string_view target) {
+    const std::string pointer = note.pointer.empty() ? "(root)" : note.pointer;
+    // A null value is a keyword the original schema did not have (an object closed by default).
+    const std::string value = note.value.is_null()
+                                  ? std::string("(absent)")
+                                  : note.value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    switch (note.kind) {
+    case handoff::schema_note_kind::not_enforced:
+        std::cerr << pointer << ": " << note.keyword << " " << value << " not enforced by " << target
+                  << "; the receiver still checks it\n";
+        return;
+    case handoff::schema_note_kind::tightened:
+        std::cerr << pointer << ": " << note.keyword << " " << value << " tightened by " << target << ": " << note.note
+                  << "\n";
+        return;
+    case handoff::schema_note_kind::made_nullable:
+        std::cerr << pointer << ": made nullable for " << target << ": " << note.note << "\n";
+        return;
+    case handoff::schema_note_kind::limit_exceeded:
+        std::cerr << "handoff-check schema: over the " << target << " limit " << note.keyword << ": " << value << "\n";
+        return;
+    }
+}
+
+/// The task schema file, parsed; nullopt after printing why (a usage error).
+inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        std::cerr << "handoff-check schema: cannot read " << path << "\n";
+        return std::nullopt;
+    }
+    std::string text;
+    std::istreambuf_iterator<char> it(file);
+    for (; it != std::istreambuf_iterator<char>() && text.size() <= schema_file_limit; ++it) {
+        text += *it;
+    }
+    if (text.size() > schema_file_limit) {
+        std::cerr << "handoff-check schema: schema file " << path << " is over " << schema_file_limit << " bytes\n";
+        return std::nullopt;
+    }
+    auto schema = nlohmann::ordered_json::parse(text, nullptr, false);
+    if (schema.is_discarded() || !schema.is_object()) {
+        std::cerr << "handoff-check schema: schema file " << path << " is not a JSON Schema object\n";
+        return std::nullopt;
+    }
+    return schema;
+}
+
+/// `handoff-check schema ...`; argv[0] is "schema".
+inline int run_schema(int argc, char** argv) {
+    std::optional<handoff::provider> target;
+    std::optional<std::string> task_path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::cout << schema_usage_text;
+            return exit_ok;
+        }
+        if ((arg != "--for" && arg != "--task-schema") || i + 1 >= argc) {
+            return schema_usage_error(arg == "--for" || arg == "--task-schema"
+                                          ? arg + " needs a value"
+                                          : "unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
+        }
+        const std::string value = argv[++i];
+        if (arg == "--task-schema") {
+            task_path = value;
+        } else if (!(target = handoff::provider_from_string(value))) {
+            return schema_usage_error("unknown provider " + handoff::detail::quote_untrusted(value, 40) +
+                                      " (openai, anthropic, gemini, llama_cpp, json_schema)");
+        }
+    }
+    if (!target) {
+        return schema_usage_error("--for PROVIDER is required");
+    }
+    std::optional<nlohmann::ordered_json> task;
+    if (task_path && !(task = read_task_schema(*task_path))) {
+        return exit_usage;
+    }
+    const auto result = handoff::provider_schema(*target, task ? &*task : nullptr);
+    std::cout << result.schema.dump(2) << "\n";
+    for (const auto& note : result.notes) {
+        print_schema_note(note, handoff::to_string(*target));
+    }
+    return result.within_limits() ? exit_ok : exit_contract_failure;
+}
+
+} // namespace handoff_cli
