@@ -4,6 +4,7 @@
 #include "support/fixtures.hpp"
 
 #include <handoff/dead_letter.hpp>
+#include <handoff/provider_model_reply.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/repair_loop.hpp>
 #include <handoff/semantic.hpp>
@@ -418,4 +419,67 @@ TEST_CASE("loop outcomes have stable names", "[repair_loop]") {
     STATIC_REQUIRE(handoff::to_string(handoff::loop_outcome::retries_exhausted) == "retries_exhausted");
     STATIC_REQUIRE(handoff::to_string(handoff::loop_outcome::truncated) == "truncated");
     STATIC_REQUIRE(handoff::to_string(handoff::loop_outcome::not_retryable) == "not_retryable");
+}
+
+TEST_CASE("a refusal ends the loop as refused: never read as an envelope, never re-prompted, dead-lettered",
+          "[repair_loop][refusal]") {
+    const auto receiver = invoice_receiver();
+    handoff::memory_dead_letter_sink sink;
+    handoff::repair_options options;
+    options.max_retries = 3; // retries are available, yet a refusal spends none
+    options.dead_letters = &sink;
+    const std::string words = "I can't help with extracting this document.";
+    scripted_model model{{{words, "refusal"}, done(reply("invoice_reconciled.json"))}, {}};
+    const auto result = handoff::repair_loop<>(receiver, options).run(invoice_request(), model);
+
+    CHECK(result.outcome == handoff::loop_outcome::refused);
+    CHECK(result.attempts == 1);
+    CHECK(model.prompts.size() == 1);
+    CHECK(result.last_receipt() == nullptr); // not parsed
+    REQUIRE(result.history.size() == 1);
+    CHECK(result.history[0].refused);
+    REQUIRE(result.problems.size() == 1);
+    CHECK(result.problems[0].code == "reply.refused");
+    CHECK_THAT(result.problems[0].message, ContainsSubstring(words));
+    CHECK(result.reason == "attempt 1 was refused (stop_reason \"refusal\"); not re-prompted");
+    REQUIRE(sink.lines().size() == 1);
+    const auto record = nlohmann::json::parse(sink.lines()[0]);
+    CHECK(record["outcome"] == "refused");
+    CHECK(record["attempts"][0]["raw_text"] == words);
+    CHECK(record["attempts"][0]["problems"][0]["code"] == "reply.refused");
+}
+
+TEST_CASE("every provider's refusal and safety stop is a refusal, and its truncation a truncation, by default",
+          "[repair_loop][refusal]") {
+    const auto receiver = invoice_receiver();
+    const handoff::repair_loop<> loop(receiver);
+    for (const char* word : {"refusal", "content_filter", "SAFETY", "RECITATION", "PROHIBITED_CONTENT"}) {
+        scripted_model model{{{"{}", word}}, {}};
+        CHECK(loop.run(invoice_request(), model).outcome == handoff::loop_outcome::refused);
+    }
+    for (const char* word : {"max_tokens", "length", "MAX_TOKENS", "max_output_tokens", "limit"}) {
+        scripted_model model{{{"{\"status\": \"ok\", ", word}}, {}};
+        CHECK(loop.run(invoice_request(), model).outcome == handoff::loop_outcome::truncated);
+    }
+    // A refusal message sent apart from the text is a refusal whatever the stop word.
+    scripted_model model{{{"", "stop", "I won't do that."}}, {}};
+    const auto result = loop.run(invoice_request(), model);
+    CHECK(result.outcome == handoff::loop_outcome::refused);
+    CHECK_THAT(result.problems[0].message, ContainsSubstring("I won't do that."));
+}
+
+TEST_CASE("an OpenAI refusal read from its response body ends the loop as refused, its words in the dead letter",
+          "[repair_loop][refusal]") {
+    const auto receiver = invoice_receiver();
+    handoff::memory_dead_letter_sink sink;
+    handoff::repair_options options;
+    options.dead_letters = &sink;
+    const handoff::model_reply refused =
+        handoff::model_reply_from_body(handoff_test::read_fixture("providers/openai_chat/refusal.json"));
+    REQUIRE_FALSE(refused.refusal.empty());
+    scripted_model model{{refused}, {}};
+    const auto result = handoff::repair_loop<>(receiver, options).run(invoice_request(), model);
+    CHECK(result.outcome == handoff::loop_outcome::refused);
+    REQUIRE(sink.lines().size() == 1);
+    CHECK(nlohmann::json::parse(sink.lines()[0])["attempts"][0]["refusal"] == refused.refusal);
 }

@@ -48,6 +48,8 @@ struct dead_letter_attempt {
     /// The reply exactly as the model sent it; capped only when serialised.
     std::string raw_text;
     std::string stop_reason;
+    /// A refusal message the provider sent apart from the text (empty when none).
+    std::string refusal{};
     /// The receipt's route, absent when the reply was not checked (a truncated reply).
     std::optional<handoff::route> route;
     std::optional<handoff::step> failed_step;
@@ -62,7 +64,7 @@ struct dead_letter {
     /// The orchestrator's trace ids for this request (empty: not traced).
     std::string trace_id;
     std::string span_id;
-    /// How the loop ended: retries_exhausted, truncated or not_retryable.
+    /// How the loop ended: retries_exhausted, truncated, not_retryable or refused.
     loop_outcome outcome = loop_outcome::retries_exhausted;
     /// One sentence: why the loop ended there.
     std::string reason;
@@ -160,6 +162,9 @@ namespace detail {
             {"raw_text", utf8 ? std::string(kept) : detail::base64(kept)},
             {"problems", detail::problems_json(a.problems)},
         };
+        if (!a.refusal.empty()) { // capped like the raw text: the provider's words are untrusted too
+            attempt["refusal"] = a.refusal.substr(0, detail::utf8_prefix_length(a.refusal, max_raw_bytes));
+        }
         if (a.worker_trace) {
             attempt["worker_trace"] = {{"trace_id", a.worker_trace->trace_id},
                                        {"span_id", a.worker_trace->span_id},

@@ -145,6 +145,9 @@ enum class loop_outcome : std::uint8_t {
     truncated,
     /// The reply said something no re-prompt can change (ESCALATE or FAIL by the table).
     not_retryable,
+    /// The model refused or a provider's safety filter stopped it: never parsed as an envelope
+    /// and never re-prompted with the same request.
+    refused,
 };
 
 [[nodiscard]] constexpr std::string_view to_string(loop_outcome o) noexcept {
@@ -154,6 +157,7 @@ enum class loop_outcome : std::uint8_t {
     case loop_outcome::retries_exhausted: return "retries_exhausted";
     case loop_outcome::truncated: return "truncated";
     case loop_outcome::not_retryable: return "not_retryable";
+    case loop_outcome::refused: return "refused";
     }
     return "?";
 }

@@ -30,10 +30,10 @@ namespace handoff {
     return "other";
 }
 
-/// {text, canonical stop reason}. A refusal's own message stays in provider_reply::refusal: the
-/// text checked by the receiver is only what the model wrote as its answer.
+/// {text, canonical stop reason, refusal}. A refusal's own message travels apart from the text,
+/// so the repair loop ends `refused` with it in the dead letter and never reads it as an answer.
 [[nodiscard]] inline model_reply to_model_reply(const provider_reply& reply) {
-    return model_reply{reply.text, canonical_stop_reason(reply)};
+    return model_reply{reply.text, canonical_stop_reason(reply), reply.refusal};
 }
 
 /// Reads a response body and converts it in one step; never throws.

@@ -22,6 +22,7 @@
 // caller's own model call pass through untouched: handoff does not guess at network errors.)
 
 #include <handoff/dead_letter.hpp>
+#include <handoff/detail/provider_stop_words.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receiver.hpp>
@@ -47,6 +48,10 @@ namespace handoff {
 struct model_reply {
     std::string text;
     std::string stop_reason;
+    /// The refusal message a provider sends apart from the text (OpenAI's `refusal`); a reply
+    /// with one is a refusal whatever its stop reason. (Initialised, so {text, stop_reason} stays
+    /// a complete aggregate initialiser under -Wmissing-field-initializers.)
+    std::string refusal{};
 };
 
 /// One unit of work for the loop.
@@ -88,15 +93,20 @@ struct repair_options {
     /// Calls after the first. One repair is the default: a model that fails twice on the same
     /// specific errors rarely succeeds on a third try, and every retry costs a full call.
     std::uint32_t max_retries = 1;
-    /// Stop reasons that mean "cut off at the output cap". Add "length" for OpenAI-style APIs.
-    std::vector<std::string> truncation_stop_reasons{"max_tokens"};
+    /// Stop reasons that mean "cut off at the output cap": every provider's word for it
+    /// (max_tokens, length, MAX_TOKENS, max_output_tokens, limit, ...).
+    std::vector<std::string> truncation_stop_reasons = detail::stop_words_of(stop_class::truncated);
+    /// Stop reasons that mean the model refused or a safety filter stopped it (refusal,
+    /// content_filter, SAFETY, ...): the loop ends `refused` without reading or re-prompting.
+    std::vector<std::string> refusal_stop_reasons = detail::stop_words_of(stop_class::refused);
     /// Raise the output cap for the next call (the caller's model call owns it) and return
     /// true; return false to stop. Absent: a truncation ends the loop.
     std::function<bool(const truncation_event&)> raise_cap;
     /// Called once when the repairs are spent: a stronger model, a human queue. A reply it
     /// returns is checked by the same receiver; nullopt leaves the outcome retries_exhausted.
     std::function<std::optional<model_reply>(const fallback_request&)> on_exhausted;
-    /// Receives one record per final failure (retries_exhausted, truncated, not_retryable).
+    /// Receives one record per final failure (retries_exhausted, truncated, not_retryable,
+    /// refused).
     /// Not owned.
     dead_letter_sink* dead_letters = nullptr;
     prompt_options prompt{};
@@ -111,6 +121,8 @@ struct attempt_record {
     model_reply reply;
     /// Cut off at the output cap: not checked, so `checked` is empty.
     bool truncated = false;
+    /// Refused by the model or a safety filter: not checked either.
+    bool refused = false;
     /// Came from the on_exhausted hook.
     bool from_fallback = false;
     std::optional<handoff::receipt<Task>> checked;
@@ -188,24 +200,18 @@ public:
             record.prompt = prompt;
             record.reply = model(std::string_view(record.prompt));
             result.attempts = number;
-
-            if (is_truncation(record.reply.stop_reason)) {
-                record.truncated = true;
-                result.problems = {truncation_problem(record.reply)};
-                const truncation_event event{number, record.reply.text.size(), record.reply.stop_reason, raises};
-                result.history.push_back(std::move(record));
-                if (number < max_calls && options_.raise_cap && options_.raise_cap(event)) {
-                    ++raises;
-                    prompt = prompts_.for_truncation(request.prompt, number, event.reply_bytes, event.stop_reason);
-                    continue;
-                }
-                result.reason = "the reply of attempt " + std::to_string(number) + " was cut off at the output cap (" +
-                                detail::one_line(event.stop_reason, 32) + ") and " +
-                                (number < max_calls ? std::string("the cap was not raised")
-                                                    : std::string("no retry is left to raise it"));
-                return finish(std::move(result), loop_outcome::truncated, request);
+            if (is_refusal(record.reply)) {
+                return refuse(std::move(result), std::move(record), request);
             }
-
+            if (is_truncation(record.reply.stop_reason)) {
+                const truncation_event event{number, record.reply.text.size(), record.reply.stop_reason, raises};
+                if (!truncate(result, std::move(record), event, number < max_calls)) {
+                    return finish(std::move(result), loop_outcome::truncated, request);
+                }
+                ++raises;
+                prompt = prompts_.for_truncation(request.prompt, number, event.reply_bytes, event.stop_reason);
+                continue;
+            }
             record.checked = receiver_.receive(record.reply.text, request.context, request.source_text);
             result.history.push_back(std::move(record));
             const attempt_record<Task>& last = result.history.back();
@@ -220,14 +226,7 @@ public:
             if (number < max_calls) {
                 continue;
             }
-            result.problems = last.checked->problems;
-            result.reason = "still rejected after " + std::to_string(number) + " attempt" + (number == 1 ? "" : "s") +
-                            " (" + std::to_string(options_.max_retries) + " repair" +
-                            (options_.max_retries == 1 ? "" : "s") + " allowed)";
-            if (options_.on_exhausted) {
-                return fallback(std::move(result), prompt, request);
-            }
-            return finish(std::move(result), loop_outcome::retries_exhausted, request);
+            return exhausted(std::move(result), prompt, request);
         }
     }
 
@@ -246,8 +245,12 @@ public:
             da.number = a.number;
             da.raw_text = a.reply.text;
             da.stop_reason = a.reply.stop_reason;
+            da.refusal = a.reply.refusal;
             if (a.truncated) {
                 da.problems = {truncation_problem(a.reply)};
+            }
+            if (a.refused) {
+                da.problems = {refusal_problem(a.reply)};
             }
             if (a.checked) {
                 da.route = a.checked->route;
@@ -266,6 +269,62 @@ private:
     [[nodiscard]] bool is_truncation(std::string_view stop_reason) const {
         const auto& reasons = options_.truncation_stop_reasons;
         return std::any_of(reasons.begin(), reasons.end(), [&](const std::string& s) { return s == stop_reason; });
+    }
+
+    [[nodiscard]] bool is_refusal(const model_reply& reply) const {
+        const auto& reasons = options_.refusal_stop_reasons;
+        return !reply.refusal.empty() || std::any_of(reasons.begin(), reasons.end(),
+                                                     [&](const std::string& s) { return s == reply.stop_reason; });
+    }
+
+    /// A refusal ends the loop at once: the same request would be refused again, and the text
+    /// around a refusal is no envelope to read.
+    repair_result<Task> refuse(repair_result<Task> result, attempt_record<Task> record,
+                               const repair_request& request) const {
+        record.refused = true;
+        result.problems = {refusal_problem(record.reply)};
+        result.reason = "attempt " + std::to_string(record.number) + " was refused (stop_reason " +
+                        detail::quote_untrusted(record.reply.stop_reason, 32) + "); not re-prompted";
+        result.history.push_back(std::move(record));
+        return finish(std::move(result), loop_outcome::refused, request);
+    }
+
+    /// Records a truncated reply; true when the caller raised the cap and the loop goes on.
+    bool truncate(repair_result<Task>& result, attempt_record<Task> record, const truncation_event& event,
+                  bool calls_left) const {
+        record.truncated = true;
+        result.problems = {truncation_problem(record.reply)};
+        result.history.push_back(std::move(record));
+        if (calls_left && options_.raise_cap && options_.raise_cap(event)) {
+            return true;
+        }
+        result.reason =
+            "the reply of attempt " + std::to_string(event.attempt) + " was cut off at the output cap (" +
+            detail::one_line(event.stop_reason, 32) + ") and " +
+            (calls_left ? std::string("the cap was not raised") : std::string("no retry is left to raise it"));
+        return false;
+    }
+
+    /// The repairs are spent: the fallback hook if there is one, else retries_exhausted.
+    repair_result<Task> exhausted(repair_result<Task> result, const std::string& prompt,
+                                  const repair_request& request) const {
+        const attempt_record<Task>& last = result.history.back();
+        result.problems = last.checked->problems;
+        result.reason = "still rejected after " + std::to_string(last.number) + " attempt" +
+                        (last.number == 1 ? "" : "s") + " (" + std::to_string(options_.max_retries) + " repair" +
+                        (options_.max_retries == 1 ? "" : "s") + " allowed)";
+        if (options_.on_exhausted) {
+            return fallback(std::move(result), prompt, request);
+        }
+        return finish(std::move(result), loop_outcome::retries_exhausted, request);
+    }
+
+    [[nodiscard]] static problem refusal_problem(const model_reply& reply) {
+        const std::string_view said = reply.refusal.empty() ? std::string_view(reply.text) : reply.refusal;
+        return problem{step::parse, "reply.refused", "",
+                       "the model refused (stop_reason " + detail::quote_untrusted(reply.stop_reason, 32) +
+                           "): " + detail::quote_untrusted(said, 200) +
+                           "; the same request would be refused again, so it is not retried"};
     }
 
     [[nodiscard]] static problem truncation_problem(const model_reply& reply) {
@@ -294,8 +353,8 @@ private:
         const handoff::receipt<Task>& checked = *result.history.back().checked;
         if (outcome == loop_outcome::not_retryable) {
             result.problems = checked.problems;
-            result.reason = "not retryable: " +
-                            (checked.decision ? checked.decision->rationale.str() : std::string(to_string(checked.route)));
+            result.reason = "not retryable: " + (checked.decision ? checked.decision->rationale.str()
+                                                                  : std::string(to_string(checked.route)));
         } else if (outcome == loop_outcome::routed && checked.decision) {
             result.problems.clear(); // an earlier truncation no longer matters
             result.reason = checked.decision->rationale.str();
@@ -343,7 +402,7 @@ private:
     repair_result<Task> finish(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
         result.outcome = outcome;
         if (outcome == loop_outcome::retries_exhausted || outcome == loop_outcome::truncated ||
-            outcome == loop_outcome::not_retryable) {
+            outcome == loop_outcome::not_retryable || outcome == loop_outcome::refused) {
             result.dead_letter_due = true;
             if (options_.dead_letters != nullptr) {
                 result.dead_letter_written = options_.dead_letters->write(make_dead_letter(result, request));

@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // find
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <string>      // string
 #include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -80,6 +82,26 @@ template <std::size_t N>
         }
     }
     return stop_class::other;
+}
+
+/// Every provider's words for one stop class, each once: the repair loop's defaults for
+/// truncation and refusal, so a reply passed on with the provider's own stop word is classified
+/// as the provider meant it.
+[[nodiscard]] inline std::vector<std::string> stop_words_of(stop_class stop) {
+    std::vector<std::string> out;
+    const auto add = [&](const auto& table) {
+        for (const stop_word& row : table) {
+            if (row.stop == stop && std::find(out.begin(), out.end(), row.word) == out.end()) {
+                out.emplace_back(row.word);
+            }
+        }
+    };
+    add(anthropic_stop_words);
+    add(openai_finish_reasons);
+    add(openai_incomplete_reasons);
+    add(gemini_finish_reasons);
+    add(llama_cpp_stop_types);
+    return out;
 }
 
 /// The string at `key` of an object, or nullptr (absent, null, not a string, not an object).
