@@ -16,6 +16,11 @@
 #include <handoff/limits.hpp>
 #include <handoff/lint.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/provider.hpp>
+#include <handoff/provider_model_reply.hpp>
+#include <handoff/provider_nulls.hpp>
+#include <handoff/provider_reply.hpp>
+#include <handoff/provider_schema.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
@@ -23,5 +28,6 @@
 #include <handoff/repair_prompt.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/semantic.hpp>
+#include <handoff/stop_class.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>
