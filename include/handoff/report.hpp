@@ -318,7 +318,9 @@ inline void report_builder::add_record(const nlohmann::json& record, std::string
             report_.tolerances.add(name.is_string() ? name.get<std::string>() : "?", options_.max_keys);
         }
     }
-    add_attempt(record, time, ms, source);
+    // handoff-check names each receipt's input in "source": a better sample than this line.
+    const std::string_view named = text_field(record, "source");
+    add_attempt(record, time, ms, named.empty() ? source : named);
 }
 
 inline bool report_builder::in_window(std::optional<std::int64_t> ms) const {

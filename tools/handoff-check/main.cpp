@@ -5,6 +5,7 @@
 #include "check_command.hpp"
 #include "lint_command.hpp"
 #include "prompt_command.hpp"
+#include "report_command.hpp"
 
 #include <ios>         // ios
 #include <string_view> // string_view
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
     }
     if (argc >= 2 && std::string_view(argv[1]) == "prompt") {
         return run_prompt(argc - 1, argv + 1);
+    }
+    if (argc >= 2 && std::string_view(argv[1]) == "report") {
+        return run_report(argc - 1, argv + 1);
     }
     options opts;
     if (const auto stop = parse_args(argc, argv, opts)) {
