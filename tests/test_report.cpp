@@ -179,7 +179,8 @@ TEST_CASE("receipt lines count only failed routes and record the tolerances they
     CHECK(r.receipts_passed == 1);
     CHECK(r.total == 3);
     CHECK(count(r, fc::enum_violation) == 1);
-    CHECK(count(r, fc::not_json) == 2);
+    CHECK(count(r, fc::not_json) == 1);
+    CHECK(count(r, fc::prose) == 1); // strict mode: the parser choked on the first character, "S"
     CHECK(r.tolerances.counts().at("code_fence") == 1);
     CHECK(r[fc::enum_violation].samples == std::vector<std::string>{"replies.jsonl:1"});
     CHECK(r[fc::enum_violation].first_seen.empty()); // receipts carry no time
@@ -319,4 +320,34 @@ TEST_CASE("handoff-check report exits 2 on usage errors and unreadable files", "
     CHECK(handoff_cli::run_report({"--frobnicate", "x"}, in, out, err) == 2);
     CHECK(handoff_cli::run_report({report_fixtures + "no-such-file.jsonl"}, in, out, err) == 2);
     CHECK(err.str().find("cannot read") != std::string::npos);
+}
+
+TEST_CASE("dead letters written by the invoice_extractor example classify as semantic and truncated", "[report]") {
+    // Captured with build/examples/invoice_extractor --dead-letter FILE.
+    using fc = handoff::failure_class;
+    const handoff::report r = read_report({"invoice_extractor.jsonl"});
+    CHECK(r.dead_letters == 2);
+    CHECK(r.total == 3);
+    CHECK(count(r, fc::semantic) == 2);
+    CHECK(count(r, fc::truncated) == 1);
+    CHECK(r[fc::semantic].samples == std::vector<std::string>{"invoice-INV-2042"});
+    CHECK(r[fc::semantic].codes.counts().at("semantic.total_mismatch") == 2);
+    CHECK(r.outcomes.counts().at("retries_exhausted") == 1);
+    CHECK(r.outcomes.counts().at("truncated") == 1);
+}
+
+TEST_CASE("receipts written by handoff-check over the envelope fixtures classify by their failed step", "[report]") {
+    // Captured with handoff-check tests/fixtures/envelopes/*, then --strict fenced_with_prose.md.
+    using fc = handoff::failure_class;
+    const handoff::report r = read_report({"envelope_receipts.jsonl"});
+    CHECK(r.receipts == 17);
+    CHECK(r.receipts_passed == 11);
+    CHECK(r.total == 6);
+    CHECK(count(r, fc::enum_violation) == 1);
+    CHECK(r[fc::enum_violation].values.at("/reason_code").counts().at("RATE_LIMITED") == 1);
+    CHECK(count(r, fc::missing_field) == 1);
+    CHECK(count(r, fc::unexpected_field) == 1);
+    CHECK(count(r, fc::coverage) == 1);
+    CHECK(count(r, fc::budget_exhausted) == 1);
+    CHECK(count(r, fc::prose) == 1);
 }

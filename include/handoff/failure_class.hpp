@@ -182,7 +182,10 @@ namespace detail::classify {
     const std::size_t first = raw.find_first_not_of(" \t\r\n");
     const std::size_t last = raw.find_last_not_of(" \t\r\n");
     const bool wrapped = first != std::string_view::npos && (raw[first] != '{' || raw[last] != '}');
-    if (has_tolerance(attempt, "leading_prose") || has_tolerance(attempt, "trailing_prose") || wrapped) {
+    // Strict mode parses the text as it came: a first character that is not JSON is prose.
+    const bool strict_prose = contains(message, " at line 1, column 1: ") && !contains(message, "last read: \"{");
+    if (has_tolerance(attempt, "leading_prose") || has_tolerance(attempt, "trailing_prose") || wrapped ||
+        strict_prose) {
         return failure_class::prose;
     }
     return failure_class::not_json;
