@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // any_of
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -137,15 +138,9 @@ namespace detail::classify {
 
 [[nodiscard]] inline bool has_tolerance(const nlohmann::json& attempt, std::string_view name) {
     const auto it = attempt.find("tolerances");
-    if (it == attempt.end() || !it->is_array()) {
-        return false;
-    }
-    for (const auto& t : *it) {
-        if (t.is_string() && t.get_ref<const std::string&>() == name) {
-            return true;
-        }
-    }
-    return false;
+    return it != attempt.end() && it->is_array() && std::any_of(it->begin(), it->end(), [&](const nlohmann::json& t) {
+               return t.is_string() && t.get_ref<const std::string&>() == name;
+           });
 }
 
 [[nodiscard]] inline bool reads_as_refusal(std::string_view text) {
@@ -156,12 +151,7 @@ namespace detail::classify {
     for (char& c : head) {
         c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     }
-    for (const std::string_view p : phrases) {
-        if (contains(head, p)) {
-            return true;
-        }
-    }
-    return false;
+    return std::any_of(phrases.begin(), phrases.end(), [&](std::string_view p) { return contains(head, p); });
 }
 
 /// What wrapped JSON that did not parse: a refusal, a fence, prose, or nothing (not_json).

@@ -236,9 +236,7 @@ struct report {
 /// Feed it lines; read the report at any time.
 class report_builder {
 public:
-    explicit report_builder(report_options options = {}) : options_(std::move(options)) {
-        report_.has_by_day = options_.by_day;
-    }
+    explicit report_builder(report_options options = {}) : options_(options) { report_.has_by_day = options_.by_day; }
 
     /// One JSON Lines line (without its newline); `source` names it ("file:line") in samples of
     /// receipt lines and in the list of skipped lines. Blank lines are ignored. Never throws

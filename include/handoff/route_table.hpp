@@ -82,8 +82,8 @@ namespace detail::routes {
         if (ref == node->end() || !ref->is_string()) {
             return node;
         }
-        const std::string& target = ref->get_ref<const std::string&>();
-        if (target.rfind("#", 0) != 0) {
+        const auto& target = ref->get_ref<const std::string&>();
+        if (target.empty() || target[0] != '#') {
             return nullptr; // only refs inside this document are followed
         }
         const nlohmann::json::json_pointer at(target.substr(1));
@@ -172,19 +172,22 @@ namespace detail::routes {
                      " but the schema has no field there with an enum or const to check the table against"}};
     }
     std::vector<route_mismatch> out;
+    const std::string table = detail::routes::join(table_values);
+    const std::string allowed_list = detail::routes::join(*allowed);
     for (const std::string& v : *allowed) {
         if (table_values.count(v) == 0) {
-            out.push_back({route_mismatch_kind::missing_handler, at, v,
-                           "the schema allows \"" + v + "\" at " + at +
-                               " but the table has no handler for it (table: " + detail::routes::join(table_values) +
-                               ")"});
+            std::string message = "the schema allows \"";
+            message.append(v).append("\" at ").append(at).append(" but the table has no handler for it (table: ");
+            message.append(table).append(")");
+            out.push_back({route_mismatch_kind::missing_handler, at, v, std::move(message)});
         }
     }
     for (const std::string& v : table_values) {
         if (allowed->count(v) == 0) {
-            out.push_back({route_mismatch_kind::unknown_value, at, v,
-                           "the table routes \"" + v + "\" at " + at +
-                               " but the schema does not allow it (schema: " + detail::routes::join(*allowed) + ")"});
+            std::string message = "the table routes \"";
+            message.append(v).append("\" at ").append(at).append(" but the schema does not allow it (schema: ");
+            message.append(allowed_list).append(")");
+            out.push_back({route_mismatch_kind::unknown_value, at, v, std::move(message)});
         }
     }
     return out;
