@@ -351,3 +351,54 @@ TEST_CASE("receipts written by handoff-check over the envelope fixtures classify
     CHECK(count(r, fc::budget_exhausted) == 1);
     CHECK(count(r, fc::prose) == 1);
 }
+
+TEST_CASE("every problem code the library emits maps to one documented class", "[report]") {
+    using fc = handoff::failure_class;
+    // git grep -h -o '"[a-z_]*\.[a-z_.]*"' include | sort -u, less lint.* and dead_letter.*
+    const std::vector<std::pair<std::string, fc>> codes = {
+        {"coverage.completed_exceeds_expected", fc::coverage},
+        {"coverage.fraction_mismatch", fc::coverage},
+        {"coverage.ok_incomplete", fc::coverage},
+        {"envelope.enum", fc::enum_violation},
+        {"envelope.forbidden", fc::unexpected_field},
+        {"envelope.max_items", fc::too_long},
+        {"envelope.max_length", fc::too_long},
+        {"envelope.min_length", fc::other},
+        {"envelope.range", fc::other},
+        {"envelope.required", fc::missing_field},
+        {"envelope.type", fc::wrong_type},
+        {"envelope.unknown_field", fc::unexpected_field},
+        {"parse.byte_order_mark", fc::other},
+        {"parse.duplicate_key", fc::other},
+        {"parse.limit.bytes", fc::too_long},
+        {"parse.limit.depth", fc::too_long},
+        {"parse.limit.items", fc::too_long},
+        {"parse.limit.string", fc::too_long},
+        {"parse.limit.values", fc::too_long},
+        {"parse.no_object", fc::not_json},
+        {"parse.nul_byte", fc::other},
+        {"parse.number_range", fc::other},
+        {"parse.syntax", fc::not_json},
+        {"reply.truncated", fc::truncated},
+        {"semantic.amount_invalid", fc::semantic},
+        {"semantic.amount_missing", fc::semantic},
+        {"semantic.calculated_total_mismatch", fc::semantic},
+        {"semantic.check", fc::semantic},
+        {"semantic.check_threw", fc::semantic},
+        {"semantic.quote_invalid", fc::semantic},
+        {"semantic.quote_missing", fc::semantic},
+        {"semantic.quote_not_in_source", fc::semantic},
+        {"semantic.quote_too_short", fc::semantic},
+        {"semantic.total_mismatch", fc::semantic},
+        {"task.absent", fc::missing_field},
+        {"task.conversion", fc::wrong_type},
+        {"task.schema", fc::other}, // valijson's sentence decides; an unknown sentence is other
+        {"task.self_reported_invalid", fc::other},
+    };
+    for (const auto& [code, expected] : codes) {
+        INFO(code);
+        const nlohmann::json attempt = attempt_with(
+            nlohmann::json::array({{{"step", "parse"}, {"code", code}, {"pointer", ""}, {"message", "x"}}}), "parse");
+        CHECK(handoff::classify_attempt(attempt).kind == expected);
+    }
+}

@@ -16,6 +16,15 @@
 // The decisive problem's code (and, where one code covers several mistakes, its message) names
 // the class. A parse failure without a named syntax hint is blamed on what wrapped the JSON:
 // a refusal sentence, then a code fence, then prose; only then is it `not_json`.
+//
+// Codes: parse.syntax by the decoder's hint (quotes, comments, trailing comma) or the wrapper;
+// parse.no_object by the wrapper; parse.limit.* too_long; parse.byte_order_mark, duplicate_key,
+// nul_byte, number_range other; reply.truncated truncated; envelope.enum enum_violation;
+// envelope.required and task.absent missing_field; envelope.unknown_field and forbidden
+// unexpected_field; envelope.max_length and max_items too_long; envelope.type and
+// task.conversion wrong_type; envelope.min_length, range and task.self_reported_invalid other;
+// task.schema by valijson's sentence (enum or const, required, additionalProperties,
+// "no more than", type; else other); coverage.* coverage; semantic.* semantic.
 
 #include <nlohmann/json.hpp>
 
