@@ -14,6 +14,7 @@
 
 #include <cstddef> // size_t
 #include <fstream> // ifstream
+#include <map>     // map
 #include <sstream> // istringstream, ostringstream
 #include <string>  // string
 #include <vector>  // vector
@@ -106,6 +107,8 @@ TEST_CASE("the hand-written dead letters fall into exactly the expected classes"
     CHECK(count(r, fc::other) == 1);
     CHECK(r.corrupt == 0);
     CHECK(r.foreign == 0);
+    // Dead letters keep no tolerances; the report reads them from the raw text.
+    CHECK(r.tolerances.counts() == std::map<std::string, std::size_t>{{"code_fence", 1}, {"leading_prose", 1}});
 }
 
 TEST_CASE("enum violations count the invented values per pointer", "[report]") {
@@ -146,7 +149,8 @@ TEST_CASE("the first problem of the failed step decides, and a cut reply is trun
           {"pointer", "/partial_result/label"},
           {"message", "/partial_result/label: Value type not permitted by 'type' constraint (got \"7\")"}}});
     CHECK(handoff::classify_attempt(enum_then_type).kind == fc::enum_violation);
-    CHECK(handoff::classify_attempt(enum_then_type).value == std::optional<std::string>("7"));
+    REQUIRE(handoff::classify_attempt(enum_then_type).values.size() == 1);
+    CHECK(handoff::classify_attempt(enum_then_type).values[0].value == "7");
 
     nlohmann::json semantic_listed_first =
         attempt_with({{{"step", "semantic"}, {"code", "semantic.total_mismatch"}, {"pointer", ""}, {"message", ""}},
@@ -168,7 +172,9 @@ TEST_CASE("the first problem of the failed step decides, and a cut reply is trun
                        {"pointer", "/status"},
                        {"message", "/status: \"done\" is not a status: use \"ok\" or \"capped\""}}},
                      "envelope_schema");
-    CHECK(handoff::classify_attempt(envelope_enum).value == std::optional<std::string>("done"));
+    REQUIRE(handoff::classify_attempt(envelope_enum).values.size() == 1);
+    CHECK(handoff::classify_attempt(envelope_enum).values[0].value == "done");
+    CHECK(handoff::classify_attempt(envelope_enum).values[0].pointer == "/status");
     CHECK(handoff::classify_attempt(nlohmann::json("not an attempt")).kind == fc::other);
 }
 
@@ -401,4 +407,19 @@ TEST_CASE("every problem code the library emits maps to one documented class", "
             nlohmann::json::array({{{"step", "parse"}, {"code", code}, {"pointer", ""}, {"message", "x"}}}), "parse");
         CHECK(handoff::classify_attempt(attempt).kind == expected);
     }
+}
+
+TEST_CASE("a ticket_triage dead letter counts every invented label and the fence it tolerated", "[report]") {
+    // Captured with build/examples/ticket_triage --dead-letter FILE: a fenced reply with a
+    // trailing sentence and a too-short summary, then invented label and severity values.
+    using fc = handoff::failure_class;
+    const handoff::report r = read_report({"ticket_triage.jsonl"});
+    CHECK(r.total == 2);
+    CHECK(count(r, fc::other) == 1); // minLength: no class of its own
+    CHECK(count(r, fc::enum_violation) == 1);
+    const auto& values = r[fc::enum_violation].values;
+    CHECK(values.at("/partial_result/label").counts().at("refund") == 1);
+    CHECK(values.at("/partial_result/severity").counts().at("P0!!!") == 1);
+    CHECK(r[fc::enum_violation].pointers.counts().size() == 1); // the decisive problem's pointer only
+    CHECK(r.tolerances.counts() == std::map<std::string, std::size_t>{{"code_fence", 1}, {"trailing_prose", 1}});
 }

@@ -35,6 +35,8 @@
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -94,6 +96,12 @@ inline constexpr std::size_t failure_class_count = 17;
     return std::nullopt;
 }
 
+/// A value outside an enum or const, where the worker wrote it.
+struct invented_value {
+    std::string pointer;
+    std::string value;
+};
+
 /// One attempt's class and the problem that decided it.
 struct attempt_class {
     failure_class kind = failure_class::other;
@@ -102,8 +110,9 @@ struct attempt_class {
     std::string pointer;
     /// The decisive problem's code, empty when no problem decided.
     std::string code;
-    /// enum_violation only: the value the worker invented, when the message quotes it.
-    std::optional<std::string> value;
+    /// enum_violation only: every value the worker invented in the failed step (the message
+    /// quotes it), with its pointer: an attempt counts once, but each invented label shows.
+    std::vector<invented_value> values;
 };
 
 namespace detail::classify {
@@ -311,6 +320,23 @@ namespace detail::classify {
     return out;
 }
 
+/// The enum and const violations among the problems of `step`, each with the value quoted.
+[[nodiscard]] inline std::vector<invented_value> invented_values(const nlohmann::json& attempt, std::string_view step) {
+    std::vector<invented_value> out;
+    for (const auto& p : attempt.at("problems")) {
+        const std::string_view code = string_at(p, "code");
+        const std::string_view message = string_at(p, "message");
+        if (!p.is_object() || string_at(p, "step") != step ||
+            schema_class(code, message) != failure_class::enum_violation) {
+            continue;
+        }
+        if (auto value = quoted_after(message, code == "envelope.enum" ? ": " : "(got ")) {
+            out.push_back({std::string(string_at(p, "pointer")), std::move(*value)});
+        }
+    }
+    return out;
+}
+
 } // namespace detail::classify
 
 /// The class of one failed attempt: a dead letter's `attempts[i]` object, or a receipt line
@@ -347,7 +373,7 @@ namespace detail::classify {
     out.code = std::string(code);
     out.pointer = c::fault_pointer(out.kind, c::string_at(*decisive, "pointer"), message);
     if (out.kind == failure_class::enum_violation) {
-        out.value = c::quoted_after(message, code == "envelope.enum" ? ": " : "(got ");
+        out.values = c::invented_values(attempt, c::string_at(*decisive, "step"));
     }
     return out;
 }

@@ -122,6 +122,36 @@ private:
     return out.empty() ? std::string("(document)") : out;
 }
 
+[[nodiscard]] inline bool blank(std::string_view text) {
+    return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+/// What the tolerant decode strips from a reply, read back from a dead letter's raw text
+/// (dead letters keep the text, not the tolerances): the decoder's rule in short, a fence
+/// before the first '{', non-blank text before it or after the last '}' (and its fence).
+inline void add_raw_tolerances(bounded_counts& counts, std::string_view raw, std::size_t cap) {
+    const std::size_t first = raw.find('{');
+    const std::size_t last = raw.rfind('}');
+    if (first == std::string_view::npos || last == std::string_view::npos || last < first) {
+        return;
+    }
+    const std::size_t fence = raw.find("```");
+    const bool fenced = fence < first;
+    std::string_view after = raw.substr(last + 1);
+    if (const std::size_t close = after.find("```"); fenced && close != std::string_view::npos) {
+        after = after.substr(close + 3);
+    }
+    if (fenced) {
+        counts.add("code_fence", cap);
+    }
+    if (!blank(raw.substr(0, fenced ? fence : first))) {
+        counts.add("leading_prose", cap);
+    }
+    if (!blank(after)) {
+        counts.add("trailing_prose", cap);
+    }
+}
+
 [[nodiscard]] inline std::string_view text_field(const nlohmann::json& object, const char* key) {
     return classify::string_at(object, key);
 }
@@ -199,7 +229,8 @@ struct report {
     std::size_t foreign = 0;
     /// "source: corrupt: why" for the first skipped lines.
     std::vector<std::string> skipped_named;
-    /// Tolerances recorded on failed receipt lines (dead letters do not record them).
+    /// Tolerances on failed attempts: as receipt lines record them, and as read from each dead
+    /// letter attempt's raw text. A tolerated fence is no failure, but it is a prompt bug.
     detail::report_detail::bounded_counts tolerances;
     detail::report_detail::bounded_counts outcomes;
     /// "YYYY-MM-DD" -> per-class counts; filled only with report_options::by_day.
@@ -292,6 +323,8 @@ inline void report_builder::add_record(const nlohmann::json& record, std::string
         report_.outcomes.add(std::string(text_field(record, "outcome")), options_.max_keys);
         const std::string_view id = text_field(record, "request_id");
         for (const auto& attempt : *attempts) {
+            detail::report_detail::add_raw_tolerances(report_.tolerances, detail::classify::raw_text(attempt),
+                                                      options_.max_keys);
             add_attempt(attempt, time, ms, id.empty() ? source : id);
         }
         return;
@@ -359,15 +392,16 @@ inline void report_builder::add_attempt(const nlohmann::json& attempt, std::stri
         s.pointers.add(pointer, options_.max_keys);
         s.codes.add(found.code, options_.max_keys);
     }
-    if (found.value) {
-        auto it = s.values.find(pointer);
+    for (const invented_value& v : found.values) {
+        const std::string at = detail::report_detail::normalise_pointer(v.pointer);
+        auto it = s.values.find(at);
         if (it == s.values.end()) {
             it = s.values
-                     .emplace(s.values.size() < options_.max_keys ? pointer : "(more)",
+                     .emplace(s.values.size() < options_.max_keys ? at : "(more)",
                               detail::report_detail::bounded_counts{})
                      .first;
         }
-        it->second.add(*found.value, options_.max_keys);
+        it->second.add(v.value, options_.max_keys);
     }
     if (options_.by_day && time.size() >= 10 && ms) {
         const std::string day(time.substr(0, 10));
