@@ -3,6 +3,7 @@
 // handoff-check lint: advice on task schemas, one finding per line.
 
 #include "exit_status.hpp"
+#include "routes_command.hpp"
 
 #include <handoff/handoff.hpp>
 
@@ -24,6 +25,7 @@ namespace handoff_cli {
 constexpr const char* lint_usage_text =
     "usage: handoff-check lint [--routing-fields LIST] [--routing-field NAME]\n"
     "                          [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
+    "       handoff-check lint --routes TABLE SCHEMA   (a routing table against the schema's enums)\n"
     "\n"
     "Lints JSON Schemas as if a hostile intern will fill them (seed 004): objects without\n"
     "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
@@ -64,6 +66,9 @@ inline std::vector<std::string> split_list(const std::string& list) {
 
 /// `handoff-check lint ...`; argv[0] is "lint".
 inline int run_lint(int argc, char** argv) {
+    if (argc >= 2 && std::string_view(argv[1]) == "--routes") {
+        return run_lint_routes(argc - 1, argv + 1);
+    }
     handoff::lint_options options;
     std::vector<std::string> schemas;
     bool only_files = false;

@@ -1,31 +1,45 @@
 // SPDX-License-Identifier: MIT
 // handoff-check: runs the five-step receipt check on envelopes from files or stdin and prints
-// one JSON receipt per envelope (JSON Lines); `handoff-check --help` says how.
+// one JSON receipt per envelope (JSON Lines); `handoff-check --help` says how. Tool commands
+// come as the first word; anything else is the check mode.
 
 #include "check_command.hpp"
 #include "lint_command.hpp"
 #include "prompt_command.hpp"
+#include "report_command.hpp"
 #include "schema_command.hpp"
 
 #include <ios>         // ios
 #include <string_view> // string_view
 
+namespace {
+
+struct command {
+    std::string_view name;
+    int (*run)(int argc, char** argv); // argv[0] is the command's name
+};
+
+constexpr command commands[] = {
+    {"lint", handoff_cli::run_lint},
+    {"prompt", handoff_cli::run_prompt},
+    {"schema", handoff_cli::run_schema},
+    {"report", handoff_cli::run_report},
+};
+
+} // namespace
+
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
-    // Tool subcommands come as the first word; anything else is the check mode.
-    using namespace handoff_cli;
-    if (argc >= 2 && std::string_view(argv[1]) == "lint") {
-        return run_lint(argc - 1, argv + 1);
+    if (argc >= 2) {
+        for (const command& c : commands) {
+            if (std::string_view(argv[1]) == c.name) {
+                return c.run(argc - 1, argv + 1);
+            }
+        }
     }
-    if (argc >= 2 && std::string_view(argv[1]) == "prompt") {
-        return run_prompt(argc - 1, argv + 1);
-    }
-    if (argc >= 2 && std::string_view(argv[1]) == "schema") {
-        return run_schema(argc - 1, argv + 1);
-    }
-    options opts;
-    if (const auto stop = parse_args(argc, argv, opts)) {
+    handoff_cli::options opts;
+    if (const auto stop = handoff_cli::parse_args(argc, argv, opts)) {
         return *stop;
     }
-    return run_check(opts);
+    return handoff_cli::run_check(opts);
 }

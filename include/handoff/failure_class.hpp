@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Which prompt bug a failed attempt shows: one named class per attempt, read from what a dead
+// letter attempt or a handoff-check receipt line records (stop reason, route, failed step,
+// problems with their step and code, tolerances, raw text).
+//
+// Precedence, so that every attempt gets exactly one class however many problems it has:
+//  1. The stop reason. A truncation stop reason (max_tokens, length) or a reply.truncated
+//     problem is `truncated`; a refusal stop reason (refusal, content_filter) is `refused`.
+//     Every parse problem of a cut reply is a symptom of the cut, so the cut wins.
+//  2. The decisive problem: the first problem of the attempt's failed step (its `step`). When
+//     no step failed (a capped envelope routed by the table) a route of ESCALATE or FAIL is
+//     `budget_exhausted`: the worker ran out of budget and the table gave up.
+//  3. Otherwise the first problem of the earliest step present decides; with none, `other`.
+// The decisive problem's code (and, where one code covers several mistakes, its message) names
+// the class. A parse failure without a named syntax hint is blamed on what wrapped the JSON:
+// a refusal sentence, then a code fence, then prose; only then is it `not_json`.
+//
+// Codes: parse.syntax by the decoder's hint (quotes, comments, trailing comma) or the wrapper;
+// parse.no_object by the wrapper; parse.limit.* too_long; parse.byte_order_mark, duplicate_key,
+// nul_byte, number_range other; reply.truncated truncated; envelope.enum enum_violation;
+// envelope.required and task.absent missing_field; envelope.unknown_field and forbidden
+// unexpected_field; envelope.max_length and max_items too_long; envelope.type and
+// task.conversion wrong_type; envelope.min_length, range and task.self_reported_invalid other;
+// task.schema by valijson's sentence (enum or const, required, additionalProperties,
+// "no more than", type; else other); coverage.* coverage; semantic.* semantic.
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // any_of
+#include <array>       // array
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+namespace handoff {
+
+/// The stable vocabulary of failure classes; the report's keys are these names.
+enum class failure_class : std::uint8_t {
+    fenced,           // a markdown fence around (or instead of) the JSON
+    prose,            // sentences before or after the JSON
+    comments,         // // or /* */ inside the JSON
+    single_quotes,    // 'strings' instead of "strings"
+    trailing_comma,   // a comma before } or ]
+    truncated,        // the reply was cut at the output cap
+    refused,          // the model declined instead of answering
+    not_json,         // no parsable JSON for any reason above
+    enum_violation,   // a value outside a closed enum or const (an invented label)
+    missing_field,    // a required field left out
+    unexpected_field, // a field the schema does not declare
+    too_long,         // a string, array or reply over its bound
+    wrong_type,       // a value of the wrong JSON type
+    coverage,         // the coverage arithmetic does not add up
+    semantic,         // a layer-2 check failed (per check code)
+    budget_exhausted, // a capped envelope the table escalated or failed
+    other,            // anything the names above do not cover
+};
+inline constexpr std::size_t failure_class_count = 17;
+
+[[nodiscard]] constexpr std::string_view to_string(failure_class c) noexcept {
+    switch (c) {
+    case failure_class::fenced: return "fenced";
+    case failure_class::prose: return "prose";
+    case failure_class::comments: return "comments";
+    case failure_class::single_quotes: return "single_quotes";
+    case failure_class::trailing_comma: return "trailing_comma";
+    case failure_class::truncated: return "truncated";
+    case failure_class::refused: return "refused";
+    case failure_class::not_json: return "not_json";
+    case failure_class::enum_violation: return "enum_violation";
+    case failure_class::missing_field: return "missing_field";
+    case failure_class::unexpected_field: return "unexpected_field";
+    case failure_class::too_long: return "too_long";
+    case failure_class::wrong_type: return "wrong_type";
+    case failure_class::coverage: return "coverage";
+    case failure_class::semantic: return "semantic";
+    case failure_class::budget_exhausted: return "budget_exhausted";
+    case failure_class::other: return "other";
+    }
+    return "?";
+}
+
+/// The inverse of to_string; nullopt for a name outside the vocabulary.
+[[nodiscard]] constexpr std::optional<failure_class> failure_class_from_string(std::string_view name) noexcept {
+    for (std::size_t i = 0; i < failure_class_count; ++i) {
+        const auto c = static_cast<failure_class>(i);
+        if (to_string(c) == name) {
+            return c;
+        }
+    }
+    return std::nullopt;
+}
+
+/// A value outside an enum or const, where the worker wrote it.
+struct invented_value {
+    std::string pointer;
+    std::string value;
+};
+
+/// One attempt's class and the problem that decided it.
+struct attempt_class {
+    failure_class kind = failure_class::other;
+    /// The decisive problem's pointer (with a missing or unexpected property's name appended);
+    /// empty when no problem decided.
+    std::string pointer;
+    /// The decisive problem's code, empty when no problem decided.
+    std::string code;
+    /// enum_violation only: every value the worker invented in the failed step (the message
+    /// quotes it), with its pointer: an attempt counts once, but each invented label shows.
+    std::vector<invented_value> values;
+};
+
+namespace detail::failure_rules {
+
+[[nodiscard]] inline bool contains(std::string_view text, std::string_view part) {
+    return text.find(part) != std::string_view::npos;
+}
+
+[[nodiscard]] inline std::string_view string_at(const nlohmann::json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                                 : std::string_view();
+}
+
+/// The JSON string literal that starts at or after `from` in `message`, decoded; messages
+/// quote untrusted values as JSON strings ("(got \"urgent\")", "\"done\" is not a status").
+[[nodiscard]] inline std::optional<std::string> quoted_after(std::string_view message, std::string_view marker) {
+    const std::size_t at = message.find(marker);
+    if (at == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::size_t open = message.find('"', at + marker.size());
+    if (open == std::string_view::npos) {
+        return std::nullopt;
+    }
+    for (std::size_t i = open + 1; i < message.size(); ++i) {
+        if (message[i] == '\\') {
+            ++i;
+        } else if (message[i] == '"') {
+            const auto decoded = nlohmann::json::parse(message.substr(open, i - open + 1), nullptr, false);
+            return decoded.is_string() ? std::optional<std::string>(decoded.get<std::string>()) : std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The raw text as the model wrote it, when the record kept it readable (not base64).
+[[nodiscard]] inline std::string_view raw_text(const nlohmann::json& attempt) {
+    return string_at(attempt, "raw_encoding") == "base64" ? std::string_view() : string_at(attempt, "raw_text");
+}
+
+[[nodiscard]] inline bool has_tolerance(const nlohmann::json& attempt, std::string_view name) {
+    const auto it = attempt.find("tolerances");
+    return it != attempt.end() && it->is_array() && std::any_of(it->begin(), it->end(), [&](const nlohmann::json& t) {
+               return t.is_string() && t.get_ref<const std::string&>() == name;
+           });
+}
+
+[[nodiscard]] inline bool reads_as_refusal(std::string_view text) {
+    static constexpr std::array<std::string_view, 9> phrases = {"i can't",     "i cannot",   "i can\xE2\x80\x99t",
+                                                                "i'm sorry",   "i am sorry", "i'm unable",
+                                                                "i am unable", "i won't",    "as an ai"};
+    std::string head(text.substr(0, 400));
+    for (char& c : head) {
+        c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return std::any_of(phrases.begin(), phrases.end(), [&](std::string_view p) { return contains(head, p); });
+}
+
+/// What wrapped JSON that did not parse: a refusal, a fence, prose, or nothing (not_json).
+/// Reads the tolerances a receipt records, the raw text a dead letter keeps, and, in strict
+/// mode, the first character the parser choked on (its "last read" token).
+[[nodiscard]] inline failure_class wrapper_class(const nlohmann::json& attempt, std::string_view message,
+                                                 bool no_object) {
+    const std::string_view raw = raw_text(attempt);
+    if (no_object && reads_as_refusal(raw)) {
+        return failure_class::refused;
+    }
+    const std::size_t brace = raw.find('{');
+    const std::size_t fence = raw.find("```");
+    if (has_tolerance(attempt, "code_fence") || (fence != std::string_view::npos && fence < brace) ||
+        contains(message, "last read: \"`")) {
+        return failure_class::fenced;
+    }
+    const std::size_t first = raw.find_first_not_of(" \t\r\n");
+    const std::size_t last = raw.find_last_not_of(" \t\r\n");
+    const bool wrapped = first != std::string_view::npos && (raw[first] != '{' || raw[last] != '}');
+    // Strict mode parses the text as it came: a first character that is not JSON is prose.
+    const bool strict_prose = contains(message, " at line 1, column 1: ") && !contains(message, "last read: \"{");
+    if (has_tolerance(attempt, "leading_prose") || has_tolerance(attempt, "trailing_prose") || wrapped ||
+        strict_prose) {
+        return failure_class::prose;
+    }
+    return failure_class::not_json;
+}
+
+[[nodiscard]] inline failure_class parse_class(const nlohmann::json& attempt, std::string_view code,
+                                               std::string_view message) {
+    if (code == "parse.syntax") {
+        if (contains(message, "(JSON strings take double quotes)")) {
+            return failure_class::single_quotes;
+        }
+        if (contains(message, "(comments are not JSON)")) {
+            return failure_class::comments;
+        }
+        if (contains(message, "(a trailing comma is not JSON)")) {
+            return failure_class::trailing_comma;
+        }
+        return wrapper_class(attempt, message, false);
+    }
+    if (code == "parse.no_object") {
+        return wrapper_class(attempt, message, true);
+    }
+    return code.rfind("parse.limit.", 0) == 0 ? failure_class::too_long : failure_class::other;
+}
+
+/// Envelope codes are one mistake each; task.schema carries valijson's sentence, one per rule.
+[[nodiscard]] inline failure_class schema_class(std::string_view code, std::string_view message) {
+    if (code == "envelope.enum" || contains(message, "Failed to match against any enum values") ||
+        contains(message, "'const' constraint")) {
+        return failure_class::enum_violation;
+    }
+    if (code == "envelope.required" || code == "task.absent" || contains(message, "Missing required property")) {
+        return failure_class::missing_field;
+    }
+    if (code == "envelope.unknown_field" || code == "envelope.forbidden" ||
+        contains(message, "could not be validated using 'properties' or 'additionalProperties'")) {
+        return failure_class::unexpected_field;
+    }
+    if (code == "envelope.max_length" || code == "envelope.max_items" || contains(message, "should be no more than") ||
+        contains(message, "should contain no more than")) {
+        return failure_class::too_long;
+    }
+    if (code == "envelope.type" || code == "task.conversion" || contains(message, "Value type not permitted")) {
+        return failure_class::wrong_type;
+    }
+    return failure_class::other;
+}
+
+[[nodiscard]] inline failure_class code_class(const nlohmann::json& attempt, std::string_view code,
+                                              std::string_view message) {
+    if (code == "reply.truncated") {
+        return failure_class::truncated;
+    }
+    if (code.rfind("parse.", 0) == 0) {
+        return parse_class(attempt, code, message);
+    }
+    if (code.rfind("coverage.", 0) == 0) {
+        return failure_class::coverage;
+    }
+    if (code.rfind("semantic.", 0) == 0) {
+        return failure_class::semantic;
+    }
+    if (code.rfind("envelope.", 0) == 0 || code.rfind("task.", 0) == 0) {
+        return schema_class(code, message);
+    }
+    return failure_class::other;
+}
+
+/// The steps in the order they run; a problem of an unknown step sorts last.
+[[nodiscard]] inline std::size_t step_rank(std::string_view step) {
+    static constexpr std::array<std::string_view, 6> order = {"parse",    "envelope_schema", "task_schema",
+                                                              "coverage", "semantic",        "reply"};
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        if (order[i] == step) {
+            return i;
+        }
+    }
+    return order.size();
+}
+
+/// The decisive problem (rules 2 and 3 of the precedence), or nullptr.
+[[nodiscard]] inline const nlohmann::json* decisive_problem(const nlohmann::json& attempt) {
+    const auto problems = attempt.find("problems");
+    if (problems == attempt.end() || !problems->is_array()) {
+        return nullptr;
+    }
+    const std::string_view failed = string_at(attempt, "step");
+    const nlohmann::json* best = nullptr;
+    std::size_t best_rank = 0;
+    for (const auto& p : *problems) {
+        if (!p.is_object() || string_at(p, "code") == "dead_letter.problems_cut") {
+            continue;
+        }
+        const std::string_view step = string_at(p, "step");
+        if (!failed.empty() && step == failed) {
+            return &p;
+        }
+        if (best == nullptr || step_rank(step) < best_rank) {
+            best = &p;
+            best_rank = step_rank(step);
+        }
+    }
+    return best;
+}
+
+/// A missing or unexpected property is named in the message, not the pointer (which is its
+/// object's): append the name so that "pointers most often at fault" names the field.
+[[nodiscard]] inline std::string fault_pointer(failure_class kind, std::string_view pointer, std::string_view message) {
+    std::string out(pointer);
+    const char* marker = kind == failure_class::missing_field      ? "Missing required property '"
+                         : kind == failure_class::unexpected_field ? "'additionalProperties' constraints: '"
+                                                                   : nullptr;
+    if (marker == nullptr) {
+        return out;
+    }
+    const std::size_t at = message.find(marker);
+    if (at != std::string_view::npos) {
+        const std::size_t from = at + std::string_view(marker).size();
+        const std::size_t to = message.find('\'', from);
+        if (to != std::string_view::npos) {
+            out += "/" + std::string(message.substr(from, to - from));
+        }
+    }
+    return out;
+}
+
+/// The enum and const violations among the problems of `step`, each with the value quoted.
+[[nodiscard]] inline std::vector<invented_value> invented_values(const nlohmann::json& attempt, std::string_view step) {
+    std::vector<invented_value> out;
+    for (const auto& p : attempt.at("problems")) {
+        const std::string_view code = string_at(p, "code");
+        const std::string_view message = string_at(p, "message");
+        if (!p.is_object() || string_at(p, "step") != step ||
+            schema_class(code, message) != failure_class::enum_violation) {
+            continue;
+        }
+        if (auto value = quoted_after(message, code == "envelope.enum" ? ": " : "(got ")) {
+            out.push_back({std::string(string_at(p, "pointer")), std::move(*value)});
+        }
+    }
+    return out;
+}
+
+} // namespace detail::failure_rules
+
+/// The class of one failed attempt: a dead letter's `attempts[i]` object, or a receipt line
+/// from `handoff-check` (route, step, problems, tolerances). Never throws for odd shapes: a
+/// field of the wrong type reads as absent.
+[[nodiscard]] inline attempt_class classify_attempt(const nlohmann::json& attempt) {
+    namespace c = detail::failure_rules;
+    attempt_class out;
+    if (!attempt.is_object()) {
+        return out;
+    }
+    const std::string_view stop = c::string_at(attempt, "stop_reason");
+    if (stop == "max_tokens" || stop == "length") {
+        out.kind = failure_class::truncated;
+        return out;
+    }
+    if (stop == "refusal" || stop == "content_filter") {
+        out.kind = failure_class::refused;
+        return out;
+    }
+    const std::string_view route = c::string_at(attempt, "route");
+    const nlohmann::json* decisive = c::decisive_problem(attempt);
+    const bool step_failed = !c::string_at(attempt, "step").empty();
+    if (!step_failed && (route == "ESCALATE" || route == "FAIL")) {
+        out.kind = failure_class::budget_exhausted;
+        return out;
+    }
+    if (decisive == nullptr) {
+        return out;
+    }
+    const std::string_view code = c::string_at(*decisive, "code");
+    const std::string_view message = c::string_at(*decisive, "message");
+    out.kind = c::code_class(attempt, code, message);
+    out.code = std::string(code);
+    out.pointer = c::fault_pointer(out.kind, c::string_at(*decisive, "pointer"), message);
+    if (out.kind == failure_class::enum_violation) {
+        out.values = c::invented_values(attempt, c::string_at(*decisive, "step"));
+    }
+    return out;
+}
+
+} // namespace handoff

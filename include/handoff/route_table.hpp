@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Routing tables tied to the task schema: a table that routes on a task field's value ("/label"
+// -> handler) must have exactly one entry per value the schema's `enum` (or `const`) allows at
+// that field. A label the schema allows but the table lacks would fall through at run time; an
+// entry the schema does not allow is dead code or a typo. Both are programmer mistakes, found
+// when the table is built, not when the first such task arrives.
+//
+// The field is found by following `properties` (and `items` for an array index or "*") from
+// the schema's root, through local `$ref`s ("#/definitions/...", "#/$defs/..."). A value the
+// schema lists that is not a string is compared in its JSON spelling (1, true, null).
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <map>         // map
+#include <optional>    // optional
+#include <set>         // set
+#include <stdexcept>   // logic_error
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+namespace handoff {
+
+/// What is wrong between a routing table and the schema.
+enum class route_mismatch_kind : std::uint8_t {
+    missing_handler, // the schema allows the value, the table has no entry for it
+    unknown_value,   // the table has an entry for a value the schema does not allow
+    field_not_closed // the pointer leads to no field, or to one without enum or const
+};
+
+[[nodiscard]] constexpr std::string_view to_string(route_mismatch_kind k) noexcept {
+    switch (k) {
+    case route_mismatch_kind::missing_handler: return "routes.missing_handler";
+    case route_mismatch_kind::unknown_value: return "routes.unknown_value";
+    case route_mismatch_kind::field_not_closed: return "routes.field_not_closed";
+    }
+    return "?";
+}
+
+struct route_mismatch {
+    route_mismatch_kind kind = route_mismatch_kind::missing_handler;
+    /// The task field routed on, as a JSON pointer into the task ("/label").
+    std::string pointer;
+    /// The value at fault (empty for field_not_closed).
+    std::string value;
+    /// One line naming the value, the field, and which side (schema or table) lacks it.
+    std::string message;
+};
+
+/// Thrown by route_table::build: a table that disagrees with its schema is a programmer
+/// error found at start-up. what() names every mismatch, one per line.
+class route_table_error : public std::logic_error {
+public:
+    explicit route_table_error(std::vector<route_mismatch> mismatches)
+        : std::logic_error(describe(mismatches)), mismatches_(std::move(mismatches)) {}
+
+    [[nodiscard]] const std::vector<route_mismatch>& mismatches() const noexcept { return mismatches_; }
+
+private:
+    static std::string describe(const std::vector<route_mismatch>& mismatches) {
+        std::string out = "handoff: the routing table does not match the task schema";
+        for (const route_mismatch& m : mismatches) {
+            out += "\n" + m.pointer + ": " + std::string(to_string(m.kind)) + ": " + m.message;
+        }
+        return out;
+    }
+    std::vector<route_mismatch> mismatches_;
+};
+
+namespace detail::routes {
+
+/// The schema a local "$ref" names, or `node` itself; nullptr for a ref that leads nowhere.
+/// Bounded hops: a ref cycle ends in nullptr instead of a loop.
+[[nodiscard]] inline const nlohmann::json* resolve(const nlohmann::json& root, const nlohmann::json* node) {
+    for (int hops = 0; node != nullptr && node->is_object() && hops < 32; ++hops) {
+        const auto ref = node->find("$ref");
+        if (ref == node->end() || !ref->is_string()) {
+            return node;
+        }
+        const auto& target = ref->get_ref<const std::string&>();
+        if (target.empty() || target[0] != '#') {
+            return nullptr; // only refs inside this document are followed
+        }
+        const nlohmann::json::json_pointer at(target.substr(1));
+        node = root.contains(at) ? &root.at(at) : nullptr;
+    }
+    return node != nullptr && node->is_object() ? node : nullptr;
+}
+
+/// The field's schema: `properties` for a name, `items` for an index or "*".
+[[nodiscard]] inline const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer) {
+    const nlohmann::json* node = resolve(root, &root);
+    const nlohmann::json::json_pointer path{std::string(pointer)};
+    std::vector<std::string> tokens;
+    for (nlohmann::json::json_pointer p = path; !p.empty(); p.pop_back()) {
+        tokens.insert(tokens.begin(), p.back());
+    }
+    for (const std::string& token : tokens) {
+        if (node == nullptr) {
+            return nullptr;
+        }
+        const auto properties = node->find("properties");
+        const auto items = node->find("items");
+        const bool index =
+            token == "*" || (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos);
+        if (properties != node->end() && properties->is_object() && properties->contains(token)) {
+            node = resolve(root, &properties->at(token));
+        } else if (index && items != node->end() && items->is_object()) {
+            node = resolve(root, &*items);
+        } else {
+            return nullptr;
+        }
+    }
+    return node;
+}
+
+[[nodiscard]] inline std::string spelling(const nlohmann::json& value) {
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+[[nodiscard]] inline std::string join(const std::set<std::string>& values) {
+    std::string out;
+    for (const std::string& v : values) {
+        out += (out.empty() ? "" : ", ") + v;
+    }
+    return out;
+}
+
+} // namespace detail::routes
+
+/// The values the schema allows at `pointer` (a pointer into the task, "/label"), in their
+/// table spelling; nullopt when the pointer leads nowhere or the field has no enum or const.
+[[nodiscard]] inline std::optional<std::set<std::string>> allowed_values(const nlohmann::json& schema,
+                                                                         std::string_view pointer) {
+    const nlohmann::json* field = nullptr;
+    try {
+        field = detail::routes::field_schema(schema, pointer);
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // not a JSON pointer
+    }
+    if (field == nullptr) {
+        return std::nullopt;
+    }
+    std::set<std::string> out;
+    if (const auto e = field->find("enum"); e != field->end() && e->is_array()) {
+        for (const auto& v : *e) {
+            out.insert(detail::routes::spelling(v));
+        }
+        return out;
+    }
+    if (const auto c = field->find("const"); c != field->end()) {
+        out.insert(detail::routes::spelling(*c));
+        return out;
+    }
+    return std::nullopt;
+}
+
+/// Every disagreement between the table's keys and the schema at `pointer`: values the table
+/// lacks, then values the schema lacks, each sorted; empty when they match exactly.
+[[nodiscard]] inline std::vector<route_mismatch> check_routes(const nlohmann::json& schema, std::string_view pointer,
+                                                              const std::set<std::string>& table_values) {
+    const std::string at(pointer);
+    const auto allowed = allowed_values(schema, pointer);
+    if (!allowed) {
+        return {{route_mismatch_kind::field_not_closed, at, "",
+                 "the table routes on " + at +
+                     " but the schema has no field there with an enum or const to check the table against"}};
+    }
+    std::vector<route_mismatch> out;
+    const std::string table = detail::routes::join(table_values);
+    const std::string allowed_list = detail::routes::join(*allowed);
+    for (const std::string& v : *allowed) {
+        if (table_values.count(v) == 0) {
+            std::string message = "the schema allows \"";
+            message.append(v).append("\" at ").append(at).append(" but the table has no handler for it (table: ");
+            message.append(table).append(")");
+            out.push_back({route_mismatch_kind::missing_handler, at, v, std::move(message)});
+        }
+    }
+    for (const std::string& v : table_values) {
+        if (allowed->count(v) == 0) {
+            std::string message = "the table routes \"";
+            message.append(v).append("\" at ").append(at).append(" but the schema does not allow it (schema: ");
+            message.append(allowed_list).append(")");
+            out.push_back({route_mismatch_kind::unknown_value, at, v, std::move(message)});
+        }
+    }
+    return out;
+}
+
+/// A table from the values of one task field to handlers, checked against the task schema
+/// when it is built: afterwards every value the schema lets through has exactly one handler.
+template <class Handler>
+class route_table {
+public:
+    /// Throws route_table_error naming every mismatch (see check_routes).
+    [[nodiscard]] static route_table build(const nlohmann::json& schema, std::string pointer,
+                                           std::map<std::string, Handler> handlers) {
+        std::set<std::string> keys;
+        for (const auto& entry : handlers) {
+            keys.insert(entry.first);
+        }
+        std::vector<route_mismatch> mismatches = check_routes(schema, pointer, keys);
+        if (!mismatches.empty()) {
+            throw route_table_error(std::move(mismatches));
+        }
+        return route_table(std::move(pointer), std::move(handlers));
+    }
+
+    [[nodiscard]] const std::string& pointer() const noexcept { return pointer_; }
+    [[nodiscard]] const std::map<std::string, Handler>& handlers() const noexcept { return handlers_; }
+
+    /// The handler for the task's value at pointer(); nullptr when the task lacks the field
+    /// (a task that passed the schema has it whenever the schema requires it).
+    [[nodiscard]] const Handler* find(const nlohmann::json& task) const {
+        const nlohmann::json::json_pointer at(pointer_);
+        if (!task.is_object() || !task.contains(at)) {
+            return nullptr;
+        }
+        const auto it = handlers_.find(detail::routes::spelling(task.at(at)));
+        return it == handlers_.end() ? nullptr : &it->second;
+    }
+
+private:
+    route_table(std::string pointer, std::map<std::string, Handler> handlers)
+        : pointer_(std::move(pointer)), handlers_(std::move(handlers)) {}
+
+    std::string pointer_;
+    std::map<std::string, Handler> handlers_;
+};
+
+} // namespace handoff

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// handoff-check lint --routes TABLE SCHEMA: a routing table kept as JSON,
+// {"/label": {"billing": "billing-queue", ...}} (the task field's pointer, then value ->
+// handler name), checked against the task schema's enum or const at each pointer.
+
+#include "exit_status.hpp"
+
+#include <handoff/route_table.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>  // ifstream
+#include <iostream> // cout, cerr
+#include <optional> // optional
+#include <ostream>  // ostream
+#include <set>      // set
+#include <string>   // string
+#include <vector>   // vector
+
+namespace handoff_cli {
+
+/// The file as JSON; nullopt (and a line on `err`) when it cannot be read or parsed.
+inline std::optional<nlohmann::json> read_json_file(const std::string& path, std::ostream& err) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        err << "handoff-check lint: cannot read " << path << "\n";
+        return std::nullopt;
+    }
+    nlohmann::json value = nlohmann::json::parse(file, nullptr, false);
+    if (value.is_discarded()) {
+        err << "handoff-check lint: " << path << " is not JSON\n";
+        return std::nullopt;
+    }
+    return value;
+}
+
+/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the table
+/// matches, 2 for a usage error or an unreadable or malformed file.
+inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    if (args.size() != 2) {
+        err << "handoff-check lint: usage: handoff-check lint --routes TABLE SCHEMA\n";
+        return exit_usage;
+    }
+    const auto table = read_json_file(args[0], err);
+    const auto schema = read_json_file(args[1], err);
+    if (!table || !schema) {
+        return exit_usage;
+    }
+    if (!table->is_object() || !schema->is_object()) {
+        err << "handoff-check lint: " << (table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
+        return exit_usage;
+    }
+    std::size_t findings = 0;
+    for (const auto& [pointer, routes] : table->items()) {
+        if (!routes.is_object()) {
+            err << "handoff-check lint: " << args[0] << ": " << pointer << " must map values to handler names\n";
+            return exit_usage;
+        }
+        std::set<std::string> values;
+        for (const auto& route : routes.items()) {
+            values.insert(route.key());
+        }
+        for (const handoff::route_mismatch& m : handoff::check_routes(*schema, pointer, values)) {
+            out << args[0] << ":" << m.pointer << ": " << to_string(m.kind) << ": " << m.message << '\n';
+            ++findings;
+        }
+    }
+    out.flush();
+    return findings > 0 ? exit_contract_failure : exit_ok;
+}
+
+/// `handoff-check lint --routes TABLE SCHEMA`; argv[0] is "--routes".
+inline int run_lint_routes(int argc, char** argv) {
+    return run_lint_routes(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+}
+
+} // namespace handoff_cli
