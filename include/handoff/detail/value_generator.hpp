@@ -39,6 +39,20 @@ public:
 
     [[nodiscard]] std::optional<nlohmann::json> generate() { return generate(root_, "", 0); }
 
+    /// An object that fits: the root schema narrowed to type object (an envelope's
+    /// partial_result is an object whatever else the task schema allows).
+    [[nodiscard]] std::optional<nlohmann::json> generate_object() {
+        if (!root_.is_object()) {
+            return generate();
+        }
+        nlohmann::json narrowed = root_;
+        merge_keyword(narrowed, "type", "object");
+        if (narrowed["type"].empty()) {
+            return fail("", "the task schema's \"type\" allows no object, but partial_result is an object");
+        }
+        return generate(narrowed, "", 0);
+    }
+
     /// Why generate() found nothing: a schema pointer and what could not be satisfied.
     [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
 
