@@ -153,10 +153,14 @@ template <class E, std::size_t N>
     return e;
 }
 
-/// What differs between a receipt and the manifest's expectations, or empty when it matches:
-/// the route, the failed step and, for a routed capped envelope, the decision's action.
+namespace detail {
+
+/// What differs between a receipt and the expected route, failed step and decision action
+/// (empty when the receipt has no decision), or empty when nothing does.
 template <class Task>
-[[nodiscard]] std::optional<std::string> manifest_mismatch(const receipt<Task>& r, const manifest_entry& e) {
+[[nodiscard]] std::optional<std::string> routing_mismatch(const receipt<Task>& r, const std::string& file,
+                                                          route expected_route, std::optional<step> expected_step,
+                                                          std::optional<action> expected_action) {
     std::string out;
     const auto differ = [&](const char* what, const std::string& expected, const std::string& got) {
         if (expected != got) {
@@ -164,18 +168,26 @@ template <class Task>
         }
     };
     const auto name = [](const auto& v) { return v ? std::string(to_string(*v)) : std::string("null"); };
-    differ("route", std::string(to_string(e.route)), std::string(to_string(r.route)));
-    differ("step", name(e.failed_step), name(r.failed_step));
-    const std::optional<handoff::action> got_action =
-        r.decision ? std::optional<handoff::action>(r.decision->action) : std::nullopt;
-    differ("action", name(e.action), name(got_action));
+    differ("route", std::string(to_string(expected_route)), std::string(to_string(r.route)));
+    differ("step", name(expected_step), name(r.failed_step));
+    const std::optional<action> got_action = r.decision ? std::optional<action>(r.decision->action) : std::nullopt;
+    differ("action", name(expected_action), name(got_action));
     if (out.empty()) {
         return std::nullopt;
     }
     if (!r.problems.empty()) {
         out += " (first problem: " + r.problems.front().message + ")";
     }
-    return e.file + ": " + out;
+    return file + ": " + out;
+}
+
+} // namespace detail
+
+/// What differs between a receipt and the manifest's expectations, or empty when it matches:
+/// the route, the failed step and, for a routed capped envelope, the decision's action.
+template <class Task>
+[[nodiscard]] std::optional<std::string> manifest_mismatch(const receipt<Task>& r, const manifest_entry& e) {
+    return detail::routing_mismatch(r, e.file, e.route, e.failed_step, e.action);
 }
 
 } // namespace handoff
