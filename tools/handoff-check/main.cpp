@@ -3,6 +3,7 @@
 // one JSON receipt per envelope (JSON Lines); `handoff-check --help` says how.
 
 #include "check_command.hpp"
+#include "fixtures_command.hpp"
 #include "lint_command.hpp"
 #include "prompt_command.hpp"
 
@@ -15,6 +16,9 @@ int main(int argc, char** argv) {
     using namespace handoff_cli;
     if (argc >= 2 && std::string_view(argv[1]) == "lint") {
         return run_lint(argc - 1, argv + 1);
+    }
+    if (argc >= 2 && std::string_view(argv[1]) == "fixtures") {
+        return run_fixtures(argc - 1, argv + 1);
     }
     if (argc >= 2 && std::string_view(argv[1]) == "prompt") {
         return run_prompt(argc - 1, argv + 1);
