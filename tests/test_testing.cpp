@@ -290,3 +290,27 @@ TEST_CASE("A corrupt manifest is a test setup error that names manifest.jsonl an
     CHECK_THROWS_WITH(handoff::testing::load_fixtures(dir.path.string()), ContainsSubstring("lists no fixtures"));
     CHECK_THROWS_AS(handoff::testing::load_fixtures((dir.path / "nowhere").string()), handoff::manifest_error);
 }
+
+TEST_CASE("A fixture that would not route as its manifest line says stops the whole set instead of lying",
+          "[testing][fixtures]") {
+    // A receiver that forgives any fraction cannot see the coverage fixture's contract failure.
+    handoff::fixture_options options;
+    options.receiving.fraction_tolerance = 1.0;
+    const handoff::fixture_set set = handoff::make_fixtures(read_schema(bundled_schemas[1]), options);
+    REQUIRE_FALSE(set.ok());
+    CHECK(set.files.empty());
+    CHECK(set.manifest_jsonl().empty());
+    CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("repair_coverage_fraction_disagrees.json"));
+    CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("route: expected REPAIR"));
+}
+
+TEST_CASE("The FAIL fixture routes FAIL only on the attempt its case carries", "[testing][fixtures]") {
+    const nlohmann::json schema = read_schema(bundled_schemas[1]);
+    const handoff::fixture_set set = fixtures_for(schema);
+    const handoff::receiver<> receiver(schema);
+    const handoff::fixture_file& last = set.files.back();
+    REQUIRE(last.entry.route == handoff::route::fail);
+    CHECK(last.entry.context.attempt == handoff::routing_policy{}.max_attempts);
+    CHECK(handoff::manifest_mismatch(receiver.receive(last.text, last.entry.context), last.entry) == std::nullopt);
+    CHECK(handoff::manifest_mismatch(receiver.receive(last.text), last.entry) != std::nullopt);
+}
