@@ -314,3 +314,14 @@ TEST_CASE("The FAIL fixture routes FAIL only on the attempt its case carries", "
     CHECK(handoff::manifest_mismatch(receiver.receive(last.text, last.entry.context), last.entry) == std::nullopt);
     CHECK(handoff::manifest_mismatch(receiver.receive(last.text), last.entry) != std::nullopt);
 }
+
+TEST_CASE("Any item count gives distinct file names and consistent coverage arithmetic", "[testing][fixtures]") {
+    handoff::fixture_options options;
+    options.items_expected = GENERATE(as<std::uint64_t>{}, 1, 3, 7, 10'000'000);
+    INFO(options.items_expected);
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[2]), options);
+    std::set<std::string> names;
+    for (const handoff::fixture_file& f : set.files) {
+        CHECK(names.insert(f.entry.file).second);
+    }
+}

@@ -14,6 +14,7 @@
 #include <cctype>    // tolower
 #include <cmath>     // ceil
 #include <cstdint>   // uint64_t
+#include <cstdio>    // snprintf
 #include <optional>  // optional
 #include <set>       // set
 #include <string>    // string
@@ -107,7 +108,7 @@ struct coverage_point {
 }
 
 /// The fields of one envelope; `json()` writes it in the order the envelope schema lists them.
-struct envelope_spec {
+struct fixture_envelope {
     std::string status = "capped";
     std::optional<std::string> reason_code;
     nlohmann::json partial_result;
@@ -206,14 +207,23 @@ private:
     return static_cast<double>(completed) / static_cast<double>(expected);
 }
 
+/// completed/expected for a file name: as many significant digits as `expected` has, so two
+/// counts never share a name ("0.499" of 1000, "0.4999999" of 10000000).
+[[nodiscard]] inline std::string ratio_name(std::uint64_t completed, std::uint64_t expected) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*g", static_cast<int>(std::to_string(expected).size()),
+                  ratio(completed, expected));
+    return buf;
+}
+
 /// A valid capped envelope and its entry: routed by the table at completed/expected.
-[[nodiscard]] inline std::pair<manifest_entry, envelope_spec> capped_fixture(const fixture_builder& b,
-                                                                             reason_code reason,
-                                                                             const coverage_point& point,
-                                                                             const nlohmann::json& result) {
+[[nodiscard]] inline std::pair<manifest_entry, fixture_envelope> capped_fixture(const fixture_builder& b,
+                                                                                reason_code reason,
+                                                                                const coverage_point& point,
+                                                                                const nlohmann::json& result) {
     const std::uint64_t expected = b.options().items_expected;
-    envelope_spec env{"capped",        std::string(to_string(reason)),   result,          true, expected,
-                      point.completed, ratio(point.completed, expected), b.options().unit};
+    fixture_envelope env{"capped",        std::string(to_string(reason)),   result,          true, expected,
+                         point.completed, ratio(point.completed, expected), b.options().unit};
     manifest_entry e;
     e.action = decide(reason, env.fraction, b.policy().table);
     e.route = to_route(*e.action);
@@ -221,8 +231,8 @@ private:
     e.reason_code = env.reason_code;
     e.coverage = env.fraction;
     e.coverage_band = band_of(env.fraction, b.policy().table.edges);
-    e.file = lower(to_string(e.route)) + "_" + lower(to_string(reason)) + "_" + format_number(env.fraction) + "_" +
-             std::string(to_string(*e.coverage_band)) + ".json";
+    e.file = lower(to_string(e.route)) + "_" + lower(to_string(reason)) + "_" + ratio_name(point.completed, expected) +
+             "_" + std::string(to_string(*e.coverage_band)) + ".json";
     e.description = std::string(to_string(reason)) + " at coverage " + point.label + " (" +
                     std::to_string(point.completed) + " of " + std::to_string(expected) + "), " +
                     std::string(to_string(*e.coverage_band)) + " band: the table says " +
@@ -243,7 +253,7 @@ inline void add_table_grid(fixture_builder& b, const nlohmann::json& result) {
 /// The ok envelope that is accepted: the generated result, every item completed.
 inline void add_accept(fixture_builder& b, const nlohmann::json& result) {
     const std::uint64_t n = b.options().items_expected;
-    const envelope_spec env{"ok", std::nullopt, result, true, n, n, 1.0, b.options().unit};
+    const fixture_envelope env{"ok", std::nullopt, result, true, n, n, 1.0, b.options().unit};
     manifest_entry e;
     e.file = "accept_ok.json";
     e.route = route::accept;
@@ -254,7 +264,7 @@ inline void add_accept(fixture_builder& b, const nlohmann::json& result) {
 }
 
 /// A contract failure: routed REPAIR at `failed`.
-[[nodiscard]] inline manifest_entry repair_entry(std::string file, step failed, const envelope_spec* env,
+[[nodiscard]] inline manifest_entry repair_entry(std::string file, step failed, const fixture_envelope* env,
                                                  std::string description) {
     manifest_entry e;
     e.file = std::move(file);
@@ -277,15 +287,15 @@ inline void add_contract_failures(fixture_builder& b, const nlohmann::json& resu
                        "prose and an envelope cut off mid-object: not JSON"),
           "Here is the envelope you asked for:\n{\"status\": \"capped\", \"reason_code\": \"" + first_reason +
               "\", \"partial_result\": {\n");
-    const envelope_spec unknown{"capped",        std::string("RATE_LIMITED"), result, true, n, n / 2, ratio(n / 2, n),
-                                b.options().unit};
+    const fixture_envelope unknown{
+        "capped", std::string("RATE_LIMITED"), result, true, n, n / 2, ratio(n / 2, n), b.options().unit};
     b.add(repair_entry("repair_envelope_schema_unknown_reason_code.json", step::envelope_schema, &unknown,
                        "reason_code \"RATE_LIMITED\" is not one of the envelope schema's reason codes"),
           unknown.text());
     // A quarter done but a fraction half a unit away: no rounding explains it.
     const std::uint64_t done = n / 4;
     const double said = ratio(done, n) < 0.5 ? ratio(done, n) + 0.5 : ratio(done, n) - 0.5;
-    const envelope_spec wrong{"capped", first_reason, result, true, n, done, said, b.options().unit};
+    const fixture_envelope wrong{"capped", first_reason, result, true, n, done, said, b.options().unit};
     b.add(repair_entry("repair_coverage_fraction_disagrees.json", step::coverage, &wrong,
                        "coverage.fraction " + format_number(said) + " disagrees with " + std::to_string(done) + "/" +
                            std::to_string(n)),
@@ -301,8 +311,8 @@ inline void add_task_schema_failures(fixture_builder& b, const nlohmann::json& r
                                    : "schema_ok false (the task schema accepts any object, so the worker's own "
                                      "claim is what fails)";
     const std::uint64_t n = b.options().items_expected;
-    const envelope_spec ok{"ok", std::nullopt, broken.value_or(result), broken.has_value(), n,
-                           n,    1.0,          b.options().unit};
+    const fixture_envelope ok{"ok", std::nullopt, broken.value_or(result), broken.has_value(), n,
+                              n,    1.0,          b.options().unit};
     b.add(repair_entry("repair_task_schema_ok_result_breaks_schema.json", step::task_schema, &ok,
                        "status ok with " + how + ": the whole answer is absent"),
           ok.text());
