@@ -325,3 +325,19 @@ TEST_CASE("Any item count gives distinct file names and consistent coverage arit
         CHECK(names.insert(f.entry.file).second);
     }
 }
+
+TEST_CASE("Arrays with uniqueItems get distinct items, enum values through a $ref included", "[testing][fixtures]") {
+    const handoff::fixture_set set = fixtures_for(nlohmann::json::parse(R"({
+        "type": "object", "required": ["tags", "counts", "codes"],
+        "definitions": {"code": {"enum": ["x", "y"]}},
+        "properties": {
+            "tags": {"type": "array", "minItems": 3, "uniqueItems": true, "items": {"type": "string", "maxLength": 8}},
+            "counts": {"type": "array", "minItems": 3, "uniqueItems": true,
+                       "items": {"type": "integer", "minimum": 0, "maximum": 10}},
+            "codes": {"type": "array", "minItems": 2, "uniqueItems": true, "items": {"$ref": "#/definitions/code"}}
+        }})"));
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("tags").size() == 3);
+    CHECK(result.at("counts") == nlohmann::json{0, 1, 2});
+    CHECK(result.at("codes") == nlohmann::json{"x", "y"});
+}

@@ -252,6 +252,7 @@ private:
         const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minItems").value_or(0.0)));
         const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxItems").value_or(1.0e6)));
         const nlohmann::json items = schema.value("items", nlohmann::json(true));
+        const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
         // One element shows the item shape; the minimum length is the fallback.
         for (const std::size_t length : {std::min(std::max<std::size_t>(1, min), max), min}) {
             nlohmann::json array = nlohmann::json::array();
@@ -261,6 +262,9 @@ private:
                     tuple ? (i < items.size() ? items.at(i) : schema.value("additionalItems", nlohmann::json(true)))
                           : items;
                 auto item = generate(item_schema, at + "/items", depth + 1);
+                if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
+                    item = distinct_variant(item_schema, array, *item);
+                }
                 if (!item) {
                     break;
                 }
@@ -381,22 +385,66 @@ private:
         }
     }
 
+    /// `schema` compiled with the root's definitions beside it, so local $refs resolve; empty
+    /// when it does not compile alone (the whole schema then has the last word).
+    [[nodiscard]] std::optional<compiled_schema> standalone(const nlohmann::json& schema) const {
+        nlohmann::json copy = schema;
+        for (auto it = definitions_.begin(); copy.is_object() && it != definitions_.end(); ++it) {
+            if (!copy.contains(it.key())) {
+                copy[it.key()] = it.value();
+            }
+        }
+        try {
+            return compiled_schema::from_json(copy);
+        } catch (const schema_error&) {
+            return std::nullopt;
+        }
+    }
+
+    /// For `uniqueItems`: a value of `schema` not yet in `taken`, varied from `base` (a numbered
+    /// string, the next numbers, the other boolean, another enum value).
+    [[nodiscard]] std::optional<nlohmann::json>
+    distinct_variant(const nlohmann::json& schema, const nlohmann::json& taken, const nlohmann::json& base) const {
+        std::vector<nlohmann::json> variants;
+        const nlohmann::json* target = &schema;
+        for (int hops = 0; target != nullptr && target->is_object() && target->contains("$ref") && hops < max_depth;
+             ++hops) {
+            target = resolve(target->at("$ref"));
+        }
+        if (target != nullptr && target->is_object() && target->contains("enum") && target->at("enum").is_array()) {
+            variants.insert(variants.end(), target->at("enum").begin(), target->at("enum").end());
+        }
+        for (std::int64_t k = 1; k <= static_cast<std::int64_t>(taken.size()) + 1; ++k) {
+            if (base.is_string()) {
+                const std::string suffix = std::to_string(k + 1);
+                std::string text = base.get<std::string>();
+                text =
+                    text.size() > suffix.size() ? text.substr(0, text.size() - suffix.size()) + suffix : text + suffix;
+                variants.emplace_back(text);
+            } else if (base.is_number_integer()) {
+                variants.emplace_back(base.get<std::int64_t>() + k);
+                variants.emplace_back(base.get<std::int64_t>() - k);
+            } else if (base.is_number()) {
+                variants.emplace_back(base.get<double>() + static_cast<double>(k));
+            } else if (base.is_boolean()) {
+                variants.emplace_back(!base.get<bool>());
+            }
+        }
+        const std::optional<compiled_schema> compiled = standalone(schema);
+        for (const nlohmann::json& v : variants) {
+            if (std::find(taken.begin(), taken.end(), v) == taken.end() &&
+                (!compiled || compiled->validate(v, "", step::task_schema).empty())) {
+                return v;
+            }
+        }
+        return std::nullopt;
+    }
+
     /// The first candidate that `schema` (with the root's definitions, so local $refs resolve)
     /// accepts. A subschema that does not compile alone leaves the verdict to the whole schema.
     std::optional<nlohmann::json> first_fit(const nlohmann::json& schema, const std::vector<nlohmann::json>& candidates,
                                             const std::string& at) {
-        nlohmann::json standalone = schema;
-        for (auto it = definitions_.begin(); it != definitions_.end(); ++it) {
-            if (!standalone.contains(it.key())) {
-                standalone[it.key()] = it.value();
-            }
-        }
-        std::optional<compiled_schema> compiled;
-        try {
-            compiled = compiled_schema::from_json(standalone);
-        } catch (const schema_error&) {
-            compiled.reset();
-        }
+        const std::optional<compiled_schema> compiled = standalone(schema);
         std::string first_problem;
         for (const nlohmann::json& candidate : candidates) {
             const problem_list problems =
