@@ -12,6 +12,9 @@
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_schema.hpp>
+#include <handoff/failure_class.hpp>
+#include <handoff/fixture_manifest.hpp>
+#include <handoff/fixtures.hpp>
 #include <handoff/ledger.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/lint.hpp>
@@ -24,10 +27,13 @@
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/report.hpp>
+#include <handoff/route_table.hpp>
 #include <handoff/repair_loop.hpp>
 #include <handoff/repair_prompt.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/stop_class.hpp>
+#include <handoff/testing.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>

@@ -4,6 +4,7 @@
 // come as the first word; anything else is the check mode.
 
 #include "check_command.hpp"
+#include "fixtures_command.hpp"
 #include "lint_command.hpp"
 #include "prompt_command.hpp"
 #include "report_command.hpp"
@@ -24,6 +25,7 @@ constexpr command commands[] = {
     {"prompt", handoff_cli::run_prompt},
     {"schema", handoff_cli::run_schema},
     {"report", handoff_cli::run_report},
+    {"fixtures", handoff_cli::run_fixtures},
 };
 
 } // namespace

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/decision.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/fixture_manifest.hpp>
+#include <handoff/receipt.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>  // ifstream
+#include <optional> // optional
+#include <sstream>  // ostringstream
+#include <string>   // string, getline
+#include <utility>  // move
+#include <vector>   // vector
+
+namespace handoff::testing {
+
+/// One fixture of a directory written by `handoff-check fixtures`: the text to receive and
+/// how the receiver must route it. Framework-neutral: loop, receive, check.
+struct fixture_case {
+    std::string file;
+    std::string text;
+    handoff::route expected_route = handoff::route::repair;
+    std::optional<handoff::step> expected_step;
+    std::optional<handoff::action> expected_action;
+    /// Pass it to receive(): the FAIL fixture is a run on its last attempt.
+    attempt_context context{};
+    std::string description;
+    /// The whole manifest line, for tests that want the reason code, coverage or band.
+    manifest_entry entry;
+};
+
+namespace detail {
+
+[[nodiscard]] inline std::string read_whole_file(const std::string& path, const std::string& where) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw manifest_error(where + ": cannot read " + path);
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+[[nodiscard]] inline fixture_case case_from_line(const std::string& dir, const std::string& line,
+                                                 const std::string& where) {
+    const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+    if (parsed.is_discarded()) {
+        throw manifest_error(where + ": not a JSON object");
+    }
+    manifest_entry entry;
+    try {
+        entry = manifest_entry_from_json(parsed);
+    } catch (const manifest_error& e) {
+        throw manifest_error(where + ": " + e.what());
+    }
+    if (entry.file.empty() || entry.file.find('/') != std::string::npos || entry.file.find('\\') != std::string::npos) {
+        throw manifest_error(where + ": \"file\" must name a file in the fixture directory");
+    }
+    fixture_case c;
+    c.text = read_whole_file(dir + "/" + entry.file, where);
+    c.file = entry.file;
+    c.expected_route = entry.route;
+    c.expected_step = entry.failed_step;
+    c.expected_action = entry.action;
+    c.context = entry.context;
+    c.description = entry.description;
+    c.entry = std::move(entry);
+    return c;
+}
+
+} // namespace detail
+
+/// Every fixture listed in `dir`/manifest.jsonl, in order, with its file's text. Throws
+/// manifest_error naming manifest.jsonl:LINE for a line that is not a manifest entry or names
+/// a file that cannot be read, and for a manifest that is missing or lists nothing: a fixture
+/// directory that cannot be read is a broken test setup, never an empty, passing loop.
+[[nodiscard]] inline std::vector<fixture_case> load_fixtures(const std::string& dir) {
+    const std::string manifest = dir + "/manifest.jsonl";
+    std::ifstream in(manifest, std::ios::binary);
+    if (!in) {
+        throw manifest_error("cannot read " + manifest);
+    }
+    std::vector<fixture_case> cases;
+    std::string line;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        if (!line.empty() && line.back() == '\r') {
+            line.pop_back();
+        }
+        if (line.find_first_not_of(" \t") == std::string::npos) {
+            continue;
+        }
+        cases.push_back(detail::case_from_line(dir, line, manifest + ":" + std::to_string(number)));
+    }
+    if (cases.empty()) {
+        throw manifest_error(manifest + ": lists no fixtures");
+    }
+    return cases;
+}
+
+/// Empty when the receipt routes as the case expects (route, failed step, decision action),
+/// else one line saying what differs, with the receipt's first problem.
+template <class Task>
+[[nodiscard]] std::optional<std::string> check(const receipt<Task>& r, const fixture_case& c) {
+    return handoff::detail::routing_mismatch(r, c.file, c.expected_route, c.expected_step, c.expected_action);
+}
+
+} // namespace handoff::testing

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// <handoff/fixtures.hpp> and <handoff/testing.hpp>: fixture envelopes for every route, made from
+// a task schema, written to a directory and read back the way a user's own tests read them.
+
+#include "support/fixtures.hpp"
+
+#include <handoff/fixtures.hpp>
+#include <handoff/testing.hpp>
+
+#include <filesystem> // temp_directory_path, create_directories, remove_all
+#include <fstream>    // ofstream
+#include <iterator>   // size
+#include <map>        // map
+#include <random>     // random_device
+#include <set>        // set
+#include <string>     // string
+#include <vector>     // vector
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh directory under the system's temp directory, removed with everything in it.
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::random_device random;
+        path = fs::temp_directory_path() /
+               ("handoff_test_testing_" + std::to_string(random()) + "_" + std::to_string(random()));
+        fs::create_directories(path);
+    }
+    ~temp_dir() {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+};
+
+void write_file(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    REQUIRE(out.good());
+}
+
+/// What handoff-check fixtures does: every file, then the manifest.
+std::string write_set(const handoff::fixture_set& set, const fs::path& dir) {
+    fs::create_directories(dir);
+    for (const handoff::fixture_file& f : set.files) {
+        write_file(dir / f.entry.file, f.text);
+    }
+    write_file(dir / "manifest.jsonl", set.manifest_jsonl());
+    return dir.string();
+}
+
+nlohmann::json read_schema(const std::string& path) { return nlohmann::json::parse(handoff_test::read_file(path)); }
+
+const std::vector<std::string> bundled_schemas = {
+    std::string(HANDOFF_SOURCE_DIR) + "/examples/schemas/invoice.schema.json",
+    std::string(HANDOFF_SOURCE_DIR) + "/examples/schemas/ticket.schema.json",
+    handoff_test::fixture_path("schemas/product_records.schema.json"),
+};
+
+handoff::fixture_set fixtures_for(const nlohmann::json& schema, const handoff::fixture_options& options = {}) {
+    handoff::fixture_set set = handoff::make_fixtures(schema, options);
+    INFO((set.error ? *set.error : std::string("no error")));
+    REQUIRE(set.ok());
+    return set;
+}
+
+/// The coverages a capped fixture is made at, from the table's own edges.
+std::set<double> expected_coverages(const handoff::band_edges& edges, std::uint64_t items) {
+    const auto at = [&](double edge) {
+        const std::uint64_t k = handoff::detail::first_count_at(edge, items);
+        return std::vector<double>{static_cast<double>(k - 1) / static_cast<double>(items),
+                                   static_cast<double>(k) / static_cast<double>(items)};
+    };
+    std::set<double> out{0.0, 1.0};
+    for (const double edge : {edges.mid, edges.high}) {
+        for (const double c : at(edge)) {
+            out.insert(c);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("Every fixture made for a bundled schema routes as its manifest says when a user's loop reads it back",
+          "[testing][fixtures]") {
+    const std::string path = GENERATE(from_range(bundled_schemas));
+    INFO(path);
+    const nlohmann::json schema = read_schema(path);
+    const temp_dir dir;
+    const std::string out = write_set(fixtures_for(schema), dir.path / "fixtures");
+
+    // The loop a user writes: three lines.
+    const handoff::receiver<> receiver(schema);
+    const std::vector<handoff::testing::fixture_case> cases = handoff::testing::load_fixtures(out);
+    for (const handoff::testing::fixture_case& c : cases) {
+        INFO(c.file << ": " << c.description);
+        // value_or(""): a failure prints what differs, not "{?}".
+        CHECK(handoff::testing::check(receiver.receive(c.text, c.context), c).value_or("") == "");
+    }
+    CHECK(cases.size() == 1 + handoff::reason_code_count * 6 + 4 + 1 + 1);
+}
+
+TEST_CASE("A fixture set covers every route, and every reason code in every band and on every band edge",
+          "[testing][fixtures]") {
+    const std::string path = GENERATE(from_range(bundled_schemas));
+    INFO(path);
+    const temp_dir dir;
+    const auto cases = handoff::testing::load_fixtures(write_set(fixtures_for(read_schema(path)), dir.path));
+
+    std::set<handoff::route> routes;
+    std::map<std::string, std::set<handoff::band>> bands_of;
+    std::map<std::string, std::set<double>> coverages_of;
+    for (const auto& c : cases) {
+        routes.insert(c.expected_route);
+        if (c.entry.reason_code && c.entry.coverage_band && !c.expected_step && c.file.rfind("downgrade", 0) != 0 &&
+            c.file.rfind("fail", 0) != 0) {
+            bands_of[*c.entry.reason_code].insert(*c.entry.coverage_band);
+            coverages_of[*c.entry.reason_code].insert(*c.entry.coverage);
+        }
+    }
+    CHECK(routes.size() == std::size(handoff::detail::all_routes));
+    const std::set<double> edges = expected_coverages(handoff::default_table.edges, 1000);
+    CHECK(edges == std::set<double>{0.0, 0.499, 0.5, 0.799, 0.8, 1.0});
+    for (const handoff::reason_code r : handoff::all_reason_codes) {
+        const std::string name(handoff::to_string(r));
+        INFO(name);
+        CHECK(bands_of[name] == std::set<handoff::band>{handoff::band::low, handoff::band::mid, handoff::band::high});
+        CHECK(coverages_of[name] == edges);
+    }
+}
+
+TEST_CASE("Each contract step has its own failing fixture, and a broken capped result is a downgrade routed at "
+          "coverage 0",
+          "[testing][fixtures]") {
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[1]));
+    std::set<handoff::step> failed_steps;
+    for (const handoff::fixture_file& f : set.files) {
+        if (f.entry.failed_step) {
+            CHECK(f.entry.route == handoff::route::repair);
+            failed_steps.insert(*f.entry.failed_step);
+        }
+        if (f.entry.file.rfind("downgrade", 0) == 0) {
+            CHECK(f.entry.coverage_band == handoff::band::low);
+            CHECK(f.entry.action == handoff::decide(handoff::reason_code::token_cap, 0.0));
+            CHECK(f.entry.coverage >= handoff::default_table.edges.high);
+        }
+    }
+    CHECK(failed_steps == std::set<handoff::step>{handoff::step::parse, handoff::step::envelope_schema,
+                                                  handoff::step::task_schema, handoff::step::coverage});
+}
+
+TEST_CASE("The generated ticket takes each enum's first value and honours the summary's length bounds",
+          "[testing][fixtures]") {
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[1]));
+    REQUIRE(set.files.front().entry.route == handoff::route::accept);
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("label") == "billing");
+    CHECK(result.at("severity") == "p0");
+    CHECK(result.at("summary").get<std::string>().size() >= 20);
+    CHECK(result.at("citations").size() == 1);
+}
+
+TEST_CASE("The generator follows local refs, merges allOf, picks the first anyOf and oneOf branch that fits and "
+          "prefers const, default and examples",
+          "[testing][fixtures]") {
+    const nlohmann::json schema = nlohmann::json::parse(R"({
+        "type": "object", "additionalProperties": false,
+        "required": ["point", "code", "either", "one", "fixed", "given", "shown", "when", "count", "ratio"],
+        "definitions": {"point": {"type": "object", "additionalProperties": false, "required": ["x"],
+                                  "properties": {"x": {"type": "integer", "minimum": 3, "multipleOf": 2}}}},
+        "properties": {
+            "point": {"$ref": "#/definitions/point"},
+            "code": {"allOf": [{"type": "string", "maxLength": 30}, {"minLength": 12}]},
+            "either": {"anyOf": [{"type": "string", "maxLength": 2, "minLength": 5}, {"type": "boolean"}]},
+            "one": {"oneOf": [{"type": "null"}, {"type": "integer"}]},
+            "fixed": {"const": "v1"},
+            "given": {"type": "string", "default": "from default", "maxLength": 20},
+            "shown": {"type": "string", "examples": ["too long for the bound", "ok"], "maxLength": 5},
+            "when": {"type": "string", "format": "date", "maxLength": 10},
+            "count": {"type": "integer", "exclusiveMinimum": 7, "maximum": 9},
+            "ratio": {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+        }})");
+    const handoff::fixture_set set = fixtures_for(schema);
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("point").at("x") == 4);
+    CHECK(result.at("code").get<std::string>().size() == 12);
+    CHECK(result.at("either") == true);
+    CHECK(result.at("one").is_null());
+    CHECK(result.at("fixed") == "v1");
+    CHECK(result.at("given") == "from default");
+    CHECK(result.at("shown") == "ok");
+    CHECK(result.at("when") == "2026-01-01");
+    CHECK(result.at("count") == 8);
+    CHECK(result.at("ratio").get<double>() > 0.0);
+}
+
+TEST_CASE("A task schema no value can be generated for yields no fixtures and says where and why",
+          "[testing][fixtures]") {
+    SECTION("a pattern the generator cannot satisfy names its pointer and asks for a default") {
+        const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json::parse(R"({
+            "type": "object", "required": ["code"],
+            "properties": {"code": {"$ref": "#/definitions/code"}},
+            "definitions": {"code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}}})"));
+        REQUIRE_FALSE(set.ok());
+        CHECK(set.files.empty());
+        CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("/definitions/code"));
+        CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("\"default\""));
+    }
+    SECTION("a schema that allows no object says partial_result must be one") {
+        const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json{{"type", "string"}});
+        REQUIRE_FALSE(set.ok());
+        CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("allows no object"));
+    }
+    SECTION("with a pattern's default the same schema gets its fixtures") {
+        const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json::parse(R"({
+            "type": "object", "required": ["code"], "additionalProperties": false,
+            "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3, "default": "EUR"}}})"));
+        CHECK(set.ok());
+    }
+}
+
+TEST_CASE("An open task schema still gets a task-schema failure, from the worker's own schema_ok false",
+          "[testing][fixtures]") {
+    const handoff::fixture_set set = fixtures_for(nlohmann::json{{"type", "object"}});
+    bool found = false;
+    for (const handoff::fixture_file& f : set.files) {
+        if (f.entry.failed_step == handoff::step::task_schema) {
+            found = true;
+            CHECK(nlohmann::json::parse(f.text).at("schema_ok") == false);
+        }
+    }
+    CHECK(found);
+}
+
+TEST_CASE("Fixtures follow the policy's table: moved band edges move the edge fixtures with them",
+          "[testing][fixtures]") {
+    handoff::fixture_options options;
+    options.receiving.policy.table.edges = handoff::band_edges{0.3, 0.9};
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[1]), options);
+    std::set<double> coverages;
+    for (const handoff::fixture_file& f : set.files) {
+        if (f.entry.coverage_band && f.entry.reason_code == "TIME_CAP" && f.entry.context.attempt == 1 &&
+            f.entry.file.rfind("downgrade", 0) != 0) {
+            coverages.insert(*f.entry.coverage);
+        }
+    }
+    CHECK(coverages == std::set<double>{0.0, 0.299, 0.3, 0.899, 0.9, 1.0});
+    CHECK(coverages == expected_coverages(options.receiving.policy.table.edges, 1000));
+}
+
+TEST_CASE("check says what differs between a receipt and the fixture it was expected to match", "[testing]") {
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[1]));
+    const handoff::receiver<> receiver(read_schema(bundled_schemas[1]));
+    handoff::testing::fixture_case c;
+    c.file = "accept_ok.json";
+    c.text = set.files.front().text;
+    c.expected_route = handoff::route::split;
+    c.expected_action = handoff::action::split;
+    const auto differs = handoff::testing::check(receiver.receive(c.text), c);
+    REQUIRE(differs);
+    CHECK_THAT(*differs, Catch::Matchers::ContainsSubstring("accept_ok.json"));
+    CHECK_THAT(*differs, Catch::Matchers::ContainsSubstring("route: expected SPLIT, got ACCEPT"));
+    CHECK_THAT(*differs, Catch::Matchers::ContainsSubstring("action: expected SPLIT, got null"));
+}
+
+TEST_CASE("A corrupt manifest is a test setup error that names manifest.jsonl and the line", "[testing]") {
+    const temp_dir dir;
+    write_file(dir.path / "a.json", "{}");
+    const std::string good = R"({"file":"a.json","route":"REPAIR","step":"envelope_schema","action":null})";
+    const auto load_with = [&](const std::string& second_line) {
+        write_file(dir.path / "manifest.jsonl", good + "\n" + second_line + "\n");
+        return handoff::testing::load_fixtures(dir.path.string());
+    };
+    using Catch::Matchers::ContainsSubstring;
+    CHECK(load_with(good).size() == 2);
+    CHECK_THROWS_WITH(load_with("{not json"), ContainsSubstring("manifest.jsonl:2: not a JSON object"));
+    CHECK_THROWS_WITH(load_with(R"({"file":"a.json","route":"MAYBE"})"),
+                      ContainsSubstring("manifest.jsonl:2: \"route\" is \"MAYBE\""));
+    CHECK_THROWS_WITH(load_with(R"({"route":"ACCEPT"})"), ContainsSubstring("manifest.jsonl:2: \"file\""));
+    CHECK_THROWS_WITH(load_with(R"({"file":"missing.json","route":"ACCEPT"})"),
+                      ContainsSubstring("manifest.jsonl:2: cannot read"));
+    CHECK_THROWS_WITH(load_with(R"({"file":"../a.json","route":"ACCEPT"})"), ContainsSubstring("manifest.jsonl:2"));
+    CHECK_THROWS_WITH(load_with(R"({"file":"a.json","route":"ACCEPT","attempt":-1})"),
+                      ContainsSubstring("manifest.jsonl:2: \"attempt\""));
+    write_file(dir.path / "manifest.jsonl", "\n");
+    CHECK_THROWS_WITH(handoff::testing::load_fixtures(dir.path.string()), ContainsSubstring("lists no fixtures"));
+    CHECK_THROWS_AS(handoff::testing::load_fixtures((dir.path / "nowhere").string()), handoff::manifest_error);
+}
+
+TEST_CASE("A fixture that would not route as its manifest line says stops the whole set instead of lying",
+          "[testing][fixtures]") {
+    // A receiver that forgives any fraction cannot see the coverage fixture's contract failure.
+    handoff::fixture_options options;
+    options.receiving.fraction_tolerance = 1.0;
+    const handoff::fixture_set set = handoff::make_fixtures(read_schema(bundled_schemas[1]), options);
+    REQUIRE_FALSE(set.ok());
+    CHECK(set.files.empty());
+    CHECK(set.manifest_jsonl().empty());
+    CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("repair_coverage_fraction_disagrees.json"));
+    CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("route: expected REPAIR"));
+}
+
+TEST_CASE("The FAIL fixture routes FAIL only on the attempt its case carries", "[testing][fixtures]") {
+    const nlohmann::json schema = read_schema(bundled_schemas[1]);
+    const handoff::fixture_set set = fixtures_for(schema);
+    const handoff::receiver<> receiver(schema);
+    const handoff::fixture_file& last = set.files.back();
+    REQUIRE(last.entry.route == handoff::route::fail);
+    CHECK(last.entry.context.attempt == handoff::routing_policy{}.max_attempts);
+    CHECK(handoff::manifest_mismatch(receiver.receive(last.text, last.entry.context), last.entry) == std::nullopt);
+    CHECK(handoff::manifest_mismatch(receiver.receive(last.text), last.entry) != std::nullopt);
+}
+
+TEST_CASE("Any item count gives distinct file names and consistent coverage arithmetic", "[testing][fixtures]") {
+    handoff::fixture_options options;
+    options.items_expected = GENERATE(as<std::uint64_t>{}, 1, 3, 7, 10'000'000);
+    INFO(options.items_expected);
+    const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[2]), options);
+    std::set<std::string> names;
+    for (const handoff::fixture_file& f : set.files) {
+        CHECK(names.insert(f.entry.file).second);
+    }
+}
+
+TEST_CASE("Arrays with uniqueItems get distinct items, enum values through a $ref included", "[testing][fixtures]") {
+    const handoff::fixture_set set = fixtures_for(nlohmann::json::parse(R"({
+        "type": "object", "required": ["tags", "counts", "codes"],
+        "definitions": {"code": {"enum": ["x", "y"]}},
+        "properties": {
+            "tags": {"type": "array", "minItems": 3, "uniqueItems": true, "items": {"type": "string", "maxLength": 8}},
+            "counts": {"type": "array", "minItems": 3, "uniqueItems": true,
+                       "items": {"type": "integer", "minimum": 0, "maximum": 10}},
+            "codes": {"type": "array", "minItems": 2, "uniqueItems": true, "items": {"$ref": "#/definitions/code"}}
+        }})"));
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("tags").size() == 3);
+    CHECK(result.at("counts") == nlohmann::json{0, 1, 2});
+    CHECK(result.at("codes") == nlohmann::json{"x", "y"});
+}
