@@ -266,4 +266,18 @@ template <class Key>
     return static_cast<std::size_t>(key);
 }
 
+/// A JSON number read as an integer count. Draft-07 calls a number with a zero fractional part
+/// an integer, so 40.0 is the count 40; 40.5, -1.0 and anything from 2^64 up are not counts.
+[[nodiscard]] constexpr std::optional<std::uint64_t> count_from_double(double x) noexcept {
+    constexpr double two_to_64 = 18446744073709551616.0;
+    if (!(x >= 0.0 && x < two_to_64)) {
+        return std::nullopt; // NaN fails here too
+    }
+    const auto n = static_cast<std::uint64_t>(x);
+    if (static_cast<double>(n) != x) {
+        return std::nullopt;
+    }
+    return n;
+}
+
 } // namespace handoff::contract

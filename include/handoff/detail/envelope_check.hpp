@@ -183,7 +183,8 @@ private:
         return s;
     }
 
-    /// A JSON integer >= 0. 40.0 is refused: the schema's "integer" is checked strictly.
+    /// A JSON integer >= 0. 40.0 is the integer 40 (draft-07: a number with a zero fractional
+    /// part is an integer); 40.5, -1.0 and numbers from 2^64 up are not counts.
     std::optional<std::uint64_t> read_count(const json& v, const std::string& pointer, const field& rule) {
         if (v.is_number_unsigned()) {
             return v.get<std::uint64_t>();
@@ -192,6 +193,11 @@ private:
         // hold one as signed.
         if (v.is_number_integer() && v.get<std::int64_t>() >= 0) {
             return static_cast<std::uint64_t>(v.get<std::int64_t>());
+        }
+        if (v.is_number_float()) {
+            if (const auto n = contract::count_from_double(v.get<double>())) {
+                return n;
+            }
         }
         const std::string expected = "an integer >= " + bound_text(rule.minimum.value_or(0));
         if (v.is_number_integer()) {

@@ -91,14 +91,20 @@ private:
         return in_.ok() && read_text(out.emplace(), rule);
     }
 
-    /// An integer >= 0, as envelope_checker::read_count.
+    /// An integer >= 0, as envelope_checker::read_count: 40.0 is 40 (draft-07's integer).
     bool read_count(std::uint64_t& out) {
         json v;
-        if (!in_.read_number(v) || !v.is_number_unsigned()) {
+        if (!in_.read_number(v)) {
             return false;
         }
-        out = v.get<std::uint64_t>();
-        return true;
+        std::optional<std::uint64_t> n;
+        if (v.is_number_unsigned()) {
+            n = v.get<std::uint64_t>();
+        } else if (v.is_number_float()) {
+            n = contract::count_from_double(v.get<double>());
+        }
+        out = n.value_or(0);
+        return n.has_value();
     }
 
     /// A number within the field's minimum and maximum (null too when the field allows it).
