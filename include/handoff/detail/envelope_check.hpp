@@ -33,47 +33,58 @@ public:
             fail("envelope.type", "", "the envelope must be a JSON object, got " + describe(doc));
             return std::nullopt;
         }
-        envelope<json> env;
-        std::optional<status> status_read; // empty when unknown: no reason_code rule applies
-        using key = contract::envelope_key;
-        check_members<key>(doc, "", contract::envelope,
-                           [&](key k, const json* v, const std::string& pointer, const field& rule) {
-                               if (v == nullptr && k != key::reason_code) {
-                                   return; // reason_code alone has a rule when absent
-                               }
-                               switch (k) {
-                               case key::status: status_read = read_word(*v, pointer, rule, status_from_string); break;
-                               case key::reason_code: read_reason_code(v, pointer, rule, status_read, env); break;
-                               case key::partial_result:
-                                   if (v->is_object()) {
-                                       env.partial_result = *v;
-                                   } else if (!v->is_null()) {
-                                       type_mismatch(pointer, "the task object or null", *v);
-                                   }
-                                   break;
-                               case key::schema_ok:
-                                   if (v->is_boolean()) {
-                                       env.schema_ok = v->get<bool>();
-                                   } else {
-                                       type_mismatch(pointer, "true or false", *v);
-                                   }
-                                   break;
-                               case key::coverage: read_coverage(*v, pointer, rule, env.coverage); break;
-                               case key::steps: read_steps(*v, pointer, rule, env.steps); break;
-                               case key::retry_hint: env.retry_hint = read_retry_hint(*v, pointer, rule); break;
-                               case key::trace: env.trace = read_trace(*v, pointer, rule); break;
-                               case key::budget: env.budget = read_budget(*v, pointer, rule); break;
-                               }
-                           });
-        env.status = status_read.value_or(env.status);
+        top_level top;
+        check_members<contract::envelope_key>(doc, "", contract::envelope,
+                                              [&](const auto&... field_args) { read_top_level(field_args..., top); });
         if (failed_) {
             return std::nullopt;
         }
-        return env;
+        top.env.status = top.status_read.value_or(top.env.status);
+        return std::move(top.env);
     }
 
 private:
     using field = contract::field;
+
+    /// The envelope being filled, and its status once read: empty while unknown or invalid,
+    /// when no reason_code rule applies.
+    struct top_level {
+        envelope<json> env;
+        std::optional<status> status_read;
+    };
+
+    /// One field of the envelope itself; `v` is nullptr when it is absent and not required.
+    void read_top_level(contract::envelope_key k, const json* v, const std::string& pointer, const field& rule,
+                        top_level& top) {
+        using key = contract::envelope_key;
+        if (v == nullptr && k != key::reason_code) {
+            return; // reason_code alone has a rule when absent
+        }
+        envelope<json>& env = top.env;
+        switch (k) {
+        case key::status: top.status_read = read_word(*v, pointer, rule, status_from_string); break;
+        case key::reason_code: read_reason_code(v, pointer, rule, top.status_read, env); break;
+        case key::partial_result:
+            if (v->is_object()) {
+                env.partial_result = *v;
+            } else if (!v->is_null()) {
+                type_mismatch(pointer, "the task object or null", *v);
+            }
+            break;
+        case key::schema_ok:
+            if (v->is_boolean()) {
+                env.schema_ok = v->get<bool>();
+            } else {
+                type_mismatch(pointer, "true or false", *v);
+            }
+            break;
+        case key::coverage: read_coverage(*v, pointer, rule, env.coverage); break;
+        case key::steps: read_steps(*v, pointer, rule, env.steps); break;
+        case key::retry_hint: env.retry_hint = read_retry_hint(*v, pointer, rule); break;
+        case key::trace: env.trace = read_trace(*v, pointer, rule); break;
+        case key::budget: env.budget = read_budget(*v, pointer, rule); break;
+        }
+    }
 
     void fail(const char* code, std::string pointer, const std::string& message) {
         failed_ = true;
