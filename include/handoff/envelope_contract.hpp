@@ -146,6 +146,9 @@ struct word_list {
     [[nodiscard]] constexpr std::size_t size() const noexcept { return count; }
 };
 
+static_assert(status_count <= 8 && reason_code_count <= 8 && action_count <= 8,
+              "handoff: a vocabulary outgrew word_list");
+
 [[nodiscard]] constexpr word_list words_of(vocabulary v) noexcept {
     word_list out;
     const auto add = [&out](std::string_view w) { out.words[out.count++] = w; };
@@ -244,8 +247,18 @@ static_assert(std::size(retry_hint_fields) == static_cast<std::size_t>(retry_hin
 static_assert(std::size(trace_fields) == static_cast<std::size_t>(trace_key::parent_span_id) + 1);
 static_assert(std::size(budget_fields) == static_cast<std::size_t>(budget_key::tool_call_cap) + 1);
 static_assert(std::size(envelope_fields) == static_cast<std::size_t>(envelope_key::budget) + 1);
-// The readers keep one bit per field in an unsigned.
-static_assert(std::size(envelope_fields) <= 16, "handoff: an envelope object has at most 16 fields");
+
+/// The most fields any object of `fields` has, itself included.
+[[nodiscard]] constexpr std::size_t widest(table fields) noexcept {
+    std::size_t most = fields.size();
+    for (const field& f : fields) {
+        const std::size_t inner = widest(f.members);
+        most = inner > most ? inner : most;
+    }
+    return most;
+}
+// The readers keep one bit per field of an object in an unsigned (at least 16 bits).
+static_assert(widest(envelope) <= 16, "handoff: an envelope object has at most 16 fields");
 
 /// Whether every integer field of `fields` (and of its objects) is a count: minimum 0, no
 /// maximum. The readers store counts as uint64_t and rely on it.
