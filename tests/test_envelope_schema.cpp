@@ -5,12 +5,14 @@
 // proving the twin and valijson agree on the schema file itself.
 
 #include "support/fixtures.hpp"
+#include "support/strict_integers.hpp"
 
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/envelope.hpp>
+#include <handoff/envelope_contract.hpp>
 #include <handoff/schema.hpp>
 
-#include <cstdint>  // uint32_t
+#include <cstdint>  // int64_t, uint32_t
 #include <optional> // optional
 #include <set>      // set
 #include <string>   // string
@@ -272,12 +274,43 @@ TEST_CASE("coverage counts are integers >= 0", "[envelope][coverage]") {
         CHECK(p.pointer == "/coverage/items_expected");
         CHECK(p.message == "/coverage/items_expected: expected an integer >= 0, got -1");
     }
-    SECTION("40.0 is not an integer here (nlohmann's and valijson's strict types)") {
+    SECTION("40.0 is the integer 40 (draft-07: a zero fractional part makes an integer)") {
         doc["coverage"]["items_expected"] = 40.0;
+        doc["coverage"]["items_completed"] = 28.0;
+        const checked c = check(doc);
+        REQUIRE(c.env.has_value());
+        CHECK(c.problems.empty());
+        CHECK(c.env->coverage.items_expected == 40U);
+        CHECK(c.env->coverage.items_completed == 28U);
+        // valijson types numbers as nlohmann stored them: the differential test below says why
+        // it is compared on the integer form.
+        CHECK(envelope_schema().is_valid(handoff_test::with_strict_integers(doc)));
+    }
+    SECTION("40.5 is not an integer") {
+        doc["coverage"]["items_expected"] = 40.5;
         const auto p = only_problem(doc);
         CHECK(p.code == "envelope.type");
-        CHECK(p.message == "/coverage/items_expected: expected an integer >= 0, got the number 40.0");
-        CHECK_FALSE(envelope_schema().is_valid(doc));
+        CHECK(p.message == "/coverage/items_expected: expected an integer >= 0, got the number 40.5");
+    }
+    SECTION("-1.0 is an integer below 0") {
+        doc["coverage"]["items_expected"] = -1.0;
+        const auto p = only_problem(doc);
+        CHECK(p.code == "envelope.type");
+        CHECK(p.message == "/coverage/items_expected: expected an integer >= 0, got the number -1.0");
+    }
+    SECTION("1e300 is beyond every count") {
+        doc["coverage"]["items_expected"] = 1e300;
+        const auto p = only_problem(doc);
+        CHECK(p.code == "envelope.type");
+        CHECK(p.message == "/coverage/items_expected: expected an integer >= 0, got the number 1e+300");
+    }
+    SECTION("2^64 as a number is beyond every count, the largest double below it is not") {
+        doc["coverage"]["items_expected"] = 18446744073709551616.0;
+        CHECK(only_problem(doc).code == "envelope.type");
+        doc["coverage"]["items_expected"] = 18446744073709549568.0;
+        const checked c = check(doc);
+        REQUIRE(c.env.has_value());
+        CHECK(c.env->coverage.items_expected == 18446744073709549568ULL);
     }
     SECTION("a string") {
         doc["coverage"]["items_completed"] = "28";
@@ -523,6 +556,14 @@ TEST_CASE("budget figures are integers >= 0", "[envelope][budget]") {
         CHECK(p.code == "envelope.range");
         CHECK(p.message == "/budget/elapsed_ms: expected an integer >= 0, got -5");
     }
+    SECTION("integer-valued numbers are integers") {
+        doc["budget"]["tool_calls"] = 3.0;
+        doc["budget"]["elapsed_ms"] = 1.2e4;
+        const checked c = check(doc);
+        REQUIRE(c.env.has_value());
+        CHECK(c.env->budget->tool_calls == std::optional<std::uint64_t>(3));
+        CHECK(c.env->budget->elapsed_ms == std::optional<std::uint64_t>(12000));
+    }
     SECTION("fractional") {
         doc["budget"]["tool_calls"] = 1.5;
         CHECK(only_problem(doc).message == "/budget/tool_calls: expected an integer >= 0, got the number 1.5");
@@ -560,6 +601,181 @@ TEST_CASE("the shipped envelope schema is draft-07 and closed", "[envelope][sche
                        "SCOPE_TOO_BROAD", nullptr}));
 }
 
+// --- The contract: envelope_contract.hpp's tables against the schema file ---------------------
+
+namespace {
+
+namespace contract = handoff::contract;
+using ojson = nlohmann::ordered_json;
+
+/// A bound as a schema writes it: 0, not 0.0.
+json number_keyword(double x) {
+    const auto whole = static_cast<std::int64_t>(x);
+    return static_cast<double>(whole) == x ? json(whole) : json(x);
+}
+
+std::string type_name(contract::json_type t) {
+    switch (t) {
+    case contract::json_type::boolean: return "boolean";
+    case contract::json_type::integer: return "integer";
+    case contract::json_type::number: return "number";
+    case contract::json_type::string: return "string";
+    case contract::json_type::array: return "array";
+    case contract::json_type::object: return "object";
+    }
+    return "?";
+}
+
+json schema_of(const contract::table& fields);
+
+/// The draft-07 keywords one contract row stands for.
+json schema_of(const contract::field& f) {
+    json s = json::object();
+    s["type"] = f.nullable ? json::array({type_name(f.type), "null"}) : json(type_name(f.type));
+    if (f.words != contract::vocabulary::none) {
+        json words = json::array();
+        for (std::string_view w : contract::words_of(f.words)) {
+            words.push_back(std::string(w));
+        }
+        if (f.nullable) {
+            words.push_back(nullptr);
+        }
+        s["enum"] = words;
+    }
+    json& lengths = f.type == contract::json_type::array ? s["items"] : s;
+    if (f.type == contract::json_type::array) {
+        lengths = {{"type", "string"}};
+        s["maxItems"] = *f.max_items;
+    }
+    if (f.min_length) {
+        lengths["minLength"] = *f.min_length;
+    }
+    if (f.max_length) {
+        lengths["maxLength"] = *f.max_length;
+    }
+    if (f.minimum) {
+        s["minimum"] = number_keyword(*f.minimum);
+    }
+    if (f.maximum) {
+        s["maximum"] = number_keyword(*f.maximum);
+    }
+    if (f.members.size() > 0) {
+        s.update(schema_of(f.members));
+    }
+    return s;
+}
+
+/// A closed object: its properties, its required list in table order (none when empty).
+json schema_of(const contract::table& fields) {
+    json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
+    json required = json::array();
+    for (const contract::field& f : fields) {
+        s["properties"][std::string(f.name)] = schema_of(f);
+        if (f.required) {
+            required.push_back(std::string(f.name));
+        }
+    }
+    if (!required.empty()) {
+        s["required"] = required;
+    }
+    return s;
+}
+
+/// The schema file without what the contract does not describe: annotations ("description",
+/// "title", "$schema", "$id", "x-" keywords) and the top level's if/then/else (checked apart).
+json without_annotations(const json& s) {
+    if (!s.is_object()) {
+        return s;
+    }
+    json out = json::object();
+    for (const auto& item : s.items()) {
+        const std::string& k = item.key();
+        const bool annotation = k == "description" || k == "title" || k == "$schema" || k == "$id" ||
+                                k.rfind("x-", 0) == 0 || k == "if" || k == "then" || k == "else";
+        if (annotation) {
+            continue;
+        }
+        // "properties" maps names to schemas: its keys are data, not keywords.
+        if (k == "properties") {
+            out[k] = json::object();
+            for (const auto& p : item.value().items()) {
+                out[k][p.key()] = without_annotations(p.value());
+            }
+        } else {
+            out[k] = without_annotations(item.value());
+        }
+    }
+    return out;
+}
+
+/// The field names of every object, in the schema file's order, against the tables' order.
+void check_order(const ojson& s, const contract::table& fields, const std::string& where) {
+    std::vector<std::string> in_file;
+    for (const auto& p : s.at("properties").items()) {
+        in_file.push_back(p.key());
+    }
+    std::vector<std::string> in_table;
+    for (const contract::field& f : fields) {
+        in_table.emplace_back(f.name);
+        if (f.members.size() > 0) {
+            check_order(s.at("properties").at(std::string(f.name)), f.members, where + "/" + std::string(f.name));
+        }
+    }
+    INFO("object " << (where.empty() ? "(top level)" : where));
+    CHECK(in_file == in_table);
+}
+
+} // namespace
+
+TEST_CASE("the envelope contract is the schema file, keyword by keyword", "[envelope][contract]") {
+    const std::string text = handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json"));
+    const json file = json::parse(text);
+    const json expected = schema_of(contract::envelope);
+    const json actual = without_annotations(file);
+    // Every field, type, required list, bound, enum and additionalProperties: one patch
+    // operation per keyword that differs, with its pointer.
+    const json difference = json::diff(expected, actual);
+    INFO("the schema file differs from envelope_contract.hpp: " << difference.dump(2));
+    CHECK(difference.empty());
+    // The tables list each object's fields in the file's order (the worker prompt follows it).
+    check_order(ojson::parse(text), contract::envelope, "");
+}
+
+TEST_CASE("the contract's reason_code rule is the schema file's if/then/else", "[envelope][contract]") {
+    const json file = json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json")));
+    const std::string status = std::string(contract::envelope[contract::index(contract::envelope_key::status)].name);
+    const std::string reason =
+        std::string(contract::envelope[contract::index(contract::envelope_key::reason_code)].name);
+    const std::string when = std::string(handoff::to_string(contract::reason_code_required_when));
+    CHECK(file["if"] == json({{"properties", {{status, {{"const", when}}}}}, {"required", {status}}}));
+    CHECK(file["then"] == json({{"required", {reason}}, {"properties", {{reason, {{"type", "string"}}}}}}));
+    CHECK(file["else"] == json({{"properties", {{reason, {{"type", "null"}}}}}}));
+    // Not required by itself: only the status makes it so.
+    CHECK_FALSE(contract::envelope[contract::index(contract::envelope_key::reason_code)].required);
+}
+
+TEST_CASE("a contract that differs from the schema file is caught", "[envelope][contract]") {
+    // The comparison above is worth something only if it sees a changed bound.
+    json file = without_annotations(
+        json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json"))));
+    file["properties"]["coverage"]["properties"]["unit"]["maxLength"] = 65;
+    const json difference = json::diff(schema_of(contract::envelope), file);
+    REQUIRE(difference.size() == 1);
+    CHECK(difference[0]["path"] == "/properties/coverage/properties/unit/maxLength");
+}
+
+TEST_CASE("the contract's required masks and vocabularies are compile-time facts", "[envelope][contract]") {
+    STATIC_REQUIRE(contract::coverage_fields[0].required);
+    STATIC_REQUIRE(contract::table(contract::coverage_fields).required_mask() == 0xFU);
+    STATIC_REQUIRE(contract::table(contract::steps_fields).required_mask() == 0x3U);
+    STATIC_REQUIRE(contract::table(contract::retry_hint_fields).required_mask() == 0x1U);
+    STATIC_REQUIRE(contract::table(contract::trace_fields).required_mask() == 0x3U);
+    STATIC_REQUIRE(contract::table(contract::budget_fields).required_mask() == 0U);
+    STATIC_REQUIRE(contract::words_of(contract::vocabulary::reason_code).size() == handoff::reason_code_count);
+    STATIC_REQUIRE(contract::words_of(contract::vocabulary::action).size() == handoff::action_count);
+    STATIC_REQUIRE(contract::envelope.index_of("no such field") == contract::envelope.size());
+}
+
 // --- Differential: the hand-written checker against valijson on the schema file -------------
 
 namespace {
@@ -579,7 +795,7 @@ void collect_pointers(const json& v, const json::json_pointer& at, std::vector<j
 }
 
 /// The values every position is tried with: each JSON type, the numeric edges of the schema,
-/// 40.0 where an integer is expected, and the string-length edges.
+/// 40.0 and 40.5 where an integer is expected, and the string-length edges.
 std::vector<json> replacement_values() {
     std::vector<json> values = {
         nullptr,
@@ -590,6 +806,8 @@ std::vector<json> replacement_values() {
         -1,
         40,
         40.0,
+        40.5,
+        -1.0,
         0.5,
         1.5,
         -0.0,
@@ -700,7 +918,9 @@ TEST_CASE("the hand-written checker and valijson agree on the envelope schema", 
             ++tried;
             const checked c = check(doc);
             const bool by_checker = c.env.has_value();
-            const bool by_valijson = envelope_schema().is_valid(doc);
+            // valijson refuses 40.0 as an "integer" (it types numbers as nlohmann stored them);
+            // draft-07 and handoff call it 40. Only that case is taken out of the comparison.
+            const bool by_valijson = envelope_schema().is_valid(handoff_test::with_strict_integers(doc));
             valid += by_checker ? 1U : 0U;
             if (by_checker != by_valijson) {
                 ++disagreements;

@@ -6,11 +6,14 @@
 
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/envelope_reader.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
 
-#include <string> // string
-#include <vector> // vector
+#include <cstdint>  // uint64_t
+#include <optional> // optional
+#include <string>   // string
+#include <vector>   // vector
 
 using handoff::action;
 using handoff::band;
@@ -58,6 +61,32 @@ std::string capped_envelope(const std::string& reason, std::uint64_t completed, 
 } // namespace
 
 // --- ACCEPT ---------------------------------------------------------------------------------
+
+TEST_CASE("counts written as 3.0 or 1.2e4 are the integers they equal", "[receiver][accept]") {
+    // Draft-07: a number with a zero fractional part is an integer. The fast reader takes this
+    // text; the diagnosing path (strict, no tolerance needed here) reads it alike.
+    const std::string text = read_fixture("envelopes/ok_integer_valued_floats.json");
+    REQUIRE(handoff::detail::read_envelope(text, handoff::parse_limits{}).has_value());
+    const auto r = sections_receiver().receive(text);
+    CHECK(r.route == route::accept);
+    CHECK(r.problems.empty());
+    REQUIRE(r.envelope.has_value());
+    CHECK(r.envelope->coverage.items_expected == 3U);
+    CHECK(r.envelope->coverage.items_completed == 3U);
+    REQUIRE(r.envelope->budget.has_value());
+    CHECK(r.envelope->budget->tokens_used == std::optional<std::uint64_t>(12000));
+    CHECK(r.envelope->budget->token_cap == std::optional<std::uint64_t>(60000));
+    CHECK(r.envelope->budget->tool_calls == std::optional<std::uint64_t>(0));
+}
+
+TEST_CASE("a count of 3.5 is a contract failure with the usual message", "[receiver][repair]") {
+    std::string text = read_fixture("envelopes/ok_integer_valued_floats.json");
+    text.replace(text.find("3.0"), 3, "3.5");
+    const auto r = sections_receiver().receive(text);
+    CHECK(r.route == route::repair);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].message == "/coverage/items_expected: expected an integer >= 0, got the number 3.5");
+}
 
 TEST_CASE("an ok envelope that passes every check is accepted with its result", "[receiver][accept]") {
     const auto r = receive_fixture("ok_complete.json");

@@ -10,8 +10,9 @@ namespace handoff {
 
 /// What the worker says happened: the shape is the same for both, only this field differs.
 enum class status : std::uint8_t { ok, capped };
+inline constexpr std::size_t status_count = 2;
 
-/// The closed set of reasons a worker may stop early (SPEC §2).
+/// The closed set of reasons a worker may stop early.
 enum class reason_code : std::uint8_t {
     token_cap,
     time_cap,
@@ -162,6 +163,7 @@ enum class loop_outcome : std::uint8_t {
     return "?";
 }
 
+inline constexpr status all_statuses[status_count] = {status::ok, status::capped};
 inline constexpr reason_code all_reason_codes[reason_code_count] = {
     reason_code::token_cap,        reason_code::time_cap,          reason_code::tool_call_cap,
     reason_code::context_overflow, reason_code::dependency_failed, reason_code::scope_too_broad,
@@ -169,6 +171,16 @@ inline constexpr reason_code all_reason_codes[reason_code_count] = {
 inline constexpr action all_actions[action_count] = {
     action::resume, action::split, action::narrow, action::escalate, action::fail,
 };
+
+/// Exact, case-sensitive: the wire format is closed, so "OK" is not ok.
+[[nodiscard]] constexpr std::optional<status> status_from_string(std::string_view s) noexcept {
+    for (status st : all_statuses) {
+        if (to_string(st) == s) {
+            return st;
+        }
+    }
+    return std::nullopt;
+}
 
 /// Exact, case-sensitive: the wire format is closed, so "token_cap" is not TOKEN_CAP.
 [[nodiscard]] constexpr std::optional<reason_code> reason_code_from_string(std::string_view s) noexcept {

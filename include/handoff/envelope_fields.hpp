@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The envelope's fields but partial_result (SPEC §2): plain structs, without a JSON library,
-// so that routing (<handoff/decision.hpp>) and coverage arithmetic compile without one.
-// <handoff/envelope.hpp> puts them together with the partial result.
+// The envelope's fields but partial_result as plain structs, without a JSON library, so that
+// routing (<handoff/decision.hpp>) and coverage arithmetic compile without one.
+// <handoff/envelope.hpp> puts them together with the partial result; the names, bounds and
+// vocabularies of the fields on the wire are the contract's (<handoff/envelope_contract.hpp>).
 
 #include <handoff/enums.hpp>
 
@@ -14,7 +15,7 @@
 
 namespace handoff {
 
-/// How much of the task the worker claims to have done (SPEC §2 `coverage`).
+/// How much of the task the worker claims to have done (`coverage`).
 struct coverage_info {
     std::uint64_t items_expected = 0;
     std::uint64_t items_completed = 0;
@@ -22,7 +23,7 @@ struct coverage_info {
     double fraction = 0.0;
 };
 
-/// What the worker did and what is left, in its own words (SPEC §2 `steps`).
+/// What the worker did and what is left, in its own words (`steps`).
 struct steps_info {
     std::vector<std::string> completed;
     std::vector<std::string> remaining;

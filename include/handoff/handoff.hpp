@@ -2,7 +2,8 @@
 #pragma once
 
 // The whole library. Lighter entry points for translation units that only route or only read
-// receipts: <handoff/decision_table.hpp>, <handoff/decision.hpp>, <handoff/receipt.hpp>.
+// receipts: <handoff/decision_table.hpp>, <handoff/decision.hpp>, <handoff/receipt.hpp>,
+// <handoff/envelope_contract.hpp>.
 
 #include <handoff/coverage.hpp>
 #include <handoff/dead_letter.hpp>
@@ -11,6 +12,7 @@
 #include <handoff/decode.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
+#include <handoff/envelope_contract.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/failure_class.hpp>
 #include <handoff/fixture_manifest.hpp>

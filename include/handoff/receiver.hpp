@@ -36,7 +36,7 @@ struct receiver_options {
     disagreement_ledger* ledger = nullptr;
 };
 
-/// Runs the five steps of SPEC §3 on untrusted text. Built once per task schema (compiled
+/// Runs the five steps (parse, envelope, task, coverage, route) on untrusted text. Built once per task schema (compiled
 /// once); `receive` is const, never throws for any input, and may be called from many threads.
 template <class Task = nlohmann::json>
 class receiver {
@@ -71,64 +71,119 @@ public:
     [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {},
                                         std::string_view source_text = {}) const {
         receipt<Task> out;
-        problem_list problems;
-        // Steps 1 and 2 in one pass over the text when the envelope is valid (envelope_reader.hpp);
-        // at the first doubt, the diagnosing path below says exactly what is wrong.
+        parsed reply = step_parse(text, out);
+        std::optional<envelope<nlohmann::json>> env = step_envelope(std::move(reply), out);
+        if (!env) {
+            return out; // a contract failure of step 1 or 2: out says which, with the problems
+        }
+        std::optional<Task> task = step_task(*env, out);
+        step_coverage(*env, out);
+        const bool semantic_ok = check_semantics(*env, task, source_text, out);
+        step_route(std::move(*env), std::move(task), semantic_ok, context, out);
+        return out;
+    }
+
+private:
+    /// What step 1 leaves for step 2: the document, or the envelope itself when the fast
+    /// reader took the text (steps 1 and 2 in one pass, envelope_reader.hpp). Neither when
+    /// the parse failed.
+    struct parsed {
+        std::optional<envelope<nlohmann::json>> checked;
+        std::optional<nlohmann::json> document;
+    };
+
+    static void contract_failure(receipt<Task>& out, step failed, problem_list&& problems) {
+        out.route = route::repair;
+        out.failed_step = failed;
+        out.problems = std::move(problems);
+    }
+
+    static void append(problem_list& to, problem_list&& from) {
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    }
+
+    /// Step 1: tolerant decode, then strict JSON. A valid envelope is read in one pass; at the
+    /// first doubt decode() runs, and says exactly what is wrong.
+    parsed step_parse(std::string_view text, receipt<Task>& out) const {
+        parsed reply;
         const decode_options decoding{options_.strict, options_.limits};
-        std::optional<envelope<nlohmann::json>> env;
         decode_result located;
         if (const auto json_text = detail::locate_json(text, decoding, located)) {
-            env = detail::read_envelope(*json_text, options_.limits);
+            reply.checked = detail::read_envelope(*json_text, options_.limits);
         }
-        if (env) {
+        if (reply.checked) {
             out.tolerances = std::move(located.tolerances);
-        } else {
-            // Step 1: parse.
-            decode_result decoded = decode(text, decoding);
-            out.tolerances = std::move(decoded.tolerances);
-            if (!decoded.ok()) {
-                return contract_failure(std::move(out), step::parse, std::move(decoded.problems));
-            }
-            // Step 2: envelope schema.
-            env = detail::envelope_checker(problems).check(*decoded.value);
-            if (!env) {
-                return contract_failure(std::move(out), step::envelope_schema, std::move(problems));
-            }
+            return reply;
         }
-        // Step 3: task schema; anything but a validated result is treated as absent.
-        std::optional<Task> task = check_task(*env, problems);
+        decode_result decoded = decode(text, decoding);
+        out.tolerances = std::move(decoded.tolerances);
+        if (!decoded.ok()) {
+            contract_failure(out, step::parse, std::move(decoded.problems));
+            return reply;
+        }
+        reply.document = std::move(decoded.value);
+        return reply;
+    }
+
+    /// Step 2: the envelope contract, unless the fast reader already checked it.
+    static std::optional<envelope<nlohmann::json>> step_envelope(parsed reply, receipt<Task>& out) {
+        if (reply.checked || !reply.document) {
+            return std::move(reply.checked);
+        }
+        problem_list problems;
+        auto env = detail::envelope_checker(problems).check(*reply.document);
+        if (!env) {
+            contract_failure(out, step::envelope_schema, std::move(problems));
+        }
+        return env;
+    }
+
+    /// Step 3: anything but a validated result is treated as absent; schema_ok says which.
+    std::optional<Task> step_task(envelope<nlohmann::json>& env, receipt<Task>& out) const {
+        std::optional<Task> task = check_task(env, out.problems);
         out.schema_ok = task.has_value();
-        if (!out.schema_ok && env->status == status::ok) {
+        if (!out.schema_ok && env.status == status::ok) {
             out.failed_step = step::task_schema;
         }
-        // Step 4: coverage arithmetic.
-        problem_list coverage = check_coverage(env->status, env->coverage, options_.fraction_tolerance);
+        return task;
+    }
+
+    /// Step 4: coverage arithmetic (coverage.hpp).
+    void step_coverage(const envelope<nlohmann::json>& env, receipt<Task>& out) const {
+        problem_list coverage = check_coverage(env.status, env.coverage, options_.fraction_tolerance);
         if (!coverage.empty() && !out.failed_step) {
             out.failed_step = step::coverage;
         }
-        problems.insert(problems.end(), std::make_move_iterator(coverage.begin()),
-                        std::make_move_iterator(coverage.end()));
-        // Layer 2: semantic checks, only on a result that passed step 3.
-        bool semantic_ok = true;
-        if (task && !checks_.empty()) {
-            problem_list semantic = run_semantic_checks(
-                checks_, *task, check_context{result_json(*env, *task), source_text, "/partial_result", env->status});
-            semantic_ok = semantic.empty();
-            if (!semantic_ok && env->status == status::ok && !out.failed_step) {
-                out.failed_step = step::semantic;
-            }
-            problems.insert(problems.end(), std::make_move_iterator(semantic.begin()),
-                            std::make_move_iterator(semantic.end()));
+        append(out.problems, std::move(coverage));
+    }
+
+    /// Layer 2: the semantic checks, only on a result that passed step 3. False when one failed.
+    bool check_semantics(const envelope<nlohmann::json>& env, const std::optional<Task>& task,
+                         std::string_view source_text, receipt<Task>& out) const {
+        if (!task || checks_.empty()) {
+            return true;
         }
-        out.problems = std::move(problems);
-        // Step 5: route.
+        problem_list semantic = run_semantic_checks(
+            checks_, *task, check_context{result_json(env, *task), source_text, "/partial_result", env.status});
+        const bool ok = semantic.empty();
+        if (!ok && env.status == status::ok && !out.failed_step) {
+            out.failed_step = step::semantic;
+        }
+        append(out.problems, std::move(semantic));
+        return ok;
+    }
+
+    /// Step 5: ACCEPT an ok envelope that passed every check, REPAIR a failed one, and send a
+    /// valid capped one through the decision table.
+    void step_route(envelope<nlohmann::json>&& env, std::optional<Task>&& task, bool semantic_ok,
+                    const attempt_context& context, receipt<Task>& out) const {
         if (out.failed_step) {
             out.route = route::repair;
-        } else if (env->status == status::ok) {
+        } else if (env.status == status::ok) {
             out.route = route::accept;
         } else {
-            out.decision = plan(*env->reason_code, env->coverage, env->steps, env->retry_hint,
-                                out.schema_ok && semantic_ok, options_.policy, context);
+            out.decision = plan(*env.reason_code, env.coverage, env.steps, env.retry_hint, out.schema_ok && semantic_ok,
+                                options_.policy, context);
             out.route = to_route(out.decision->action);
             if (out.decision->disagreement && options_.ledger != nullptr) {
                 options_.ledger->record(out.decision->reason, out.decision->coverage_band,
@@ -136,28 +191,19 @@ public:
                                         out.decision->disagreement->hint_action);
             }
         }
-        const bool discard = !semantic_ok && env->status == status::capped;
-        out.envelope = retype(std::move(*env), std::move(task));
+        const bool discard = !semantic_ok && env.status == status::capped;
+        out.envelope = retype(std::move(env), std::move(task));
         if (discard) {
             out.envelope->partial_result.reset(); // schema_ok stays true: the shape was right
         }
-        return out;
-    }
-
-private:
-    static receipt<Task> contract_failure(receipt<Task> out, step failed, problem_list&& problems) {
-        out.route = route::repair;
-        out.failed_step = failed;
-        out.problems = std::move(problems);
-        return out;
     }
 
     static void add_problem(problem_list& problems, const char* code, const char* pointer, const std::string& message) {
         problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
     }
 
-    /// SPEC §3 step 3. Returns the typed result only when it is present, claimed valid by the
-    /// worker, valid against the task schema, and convertible to Task.
+    /// Returns the typed result only when it is present, claimed valid by the worker, valid
+    /// against the task schema, and convertible to Task.
     std::optional<Task> check_task(envelope<nlohmann::json>& env, problem_list& problems) const {
         if (!env.partial_result) {
             if (env.status == status::ok) {
@@ -217,7 +263,7 @@ private:
         envelope<Task> typed;
         typed.status = env.status;
         typed.reason_code = env.reason_code;
-        // Downgraded like SPEC §3 step 3 says: true only for a kept, validated result.
+        // Downgraded by step 3: true only for a kept, validated result.
         typed.schema_ok = task.has_value();
         typed.partial_result = std::move(task);
         typed.coverage = std::move(env.coverage);

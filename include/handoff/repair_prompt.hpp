@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Repair prompts that are safe to send (issue 3, seed 004). A repair prompt repeats model
+// Repair prompts that are safe to send. A repair prompt repeats model
 // output to the model, so it is an injection channel: an extra "note" property whose value says
 // "ignore previous instructions" must never reach the next prompt. The rules:
 //
@@ -18,6 +18,7 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/text.hpp>
+#include <handoff/envelope_contract.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/semantic.hpp>
@@ -78,26 +79,27 @@ namespace detail {
 
 inline constexpr std::string_view withheld_marker = "<withheld: unexpected property>";
 
-/// The envelope's shape (schemas/envelope.schema.json reduced to its property names): which
-/// keys are declared where. `$task` marks where the task schema takes over.
+/// One object of the envelope contract reduced to its property names: which keys are declared
+/// where, each object closed. An object field without members is the task's result: `$task`
+/// marks where the task schema takes over.
+[[nodiscard]] inline nlohmann::json shape_of(const contract::table& fields) {
+    nlohmann::json properties = nlohmann::json::object();
+    for (const contract::field& f : fields) {
+        nlohmann::json& p = properties[std::string(f.name)];
+        if (f.type != contract::json_type::object) {
+            p = nlohmann::json::object();
+        } else if (f.members.size() == 0) {
+            p = {{"$task", true}};
+        } else {
+            p = shape_of(f.members);
+        }
+    }
+    return {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(properties)}};
+}
+
+/// The envelope's shape, built once from the contract.
 [[nodiscard]] inline const nlohmann::json& envelope_shape() {
-    static const nlohmann::json shape = nlohmann::json::parse(R"({
-      "type": "object", "additionalProperties": false,
-      "properties": {
-        "status": {}, "reason_code": {}, "schema_ok": {},
-        "partial_result": {"$task": true},
-        "coverage": {"type": "object", "additionalProperties": false, "properties": {
-          "items_expected": {}, "items_completed": {}, "unit": {}, "fraction": {}}},
-        "steps": {"type": "object", "additionalProperties": false, "properties": {
-          "completed": {}, "remaining": {}}},
-        "retry_hint": {"type": "object", "additionalProperties": false, "properties": {
-          "suggested_action": {}, "suggested_scope": {}, "budget_multiplier": {}, "notes": {}}},
-        "trace": {"type": "object", "additionalProperties": false, "properties": {
-          "trace_id": {}, "span_id": {}, "parent_span_id": {}}},
-        "budget": {"type": "object", "additionalProperties": false, "properties": {
-          "tokens_used": {}, "token_cap": {}, "elapsed_ms": {}, "time_cap_ms": {},
-          "tool_calls": {}, "tool_call_cap": {}}}
-      }})");
+    static const nlohmann::json shape = shape_of(contract::envelope);
     return shape;
 }
 
@@ -431,7 +433,8 @@ private:
 }
 
 /// Builds repair prompts for one receiver's schemas: the schemas never change between attempts,
-/// only the feedback does (seed 001: a mutated schema re-pays grammar compilation).
+/// only the feedback does (a schema that changed between attempts would re-pay a provider's
+/// grammar compilation).
 class repair_prompt_builder {
 public:
     explicit repair_prompt_builder(const nlohmann::json* task_schema = nullptr, decode_options decoding = {},

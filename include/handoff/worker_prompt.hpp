@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The worker's side of the contract, generated from the schemas the receiver checks (seed 004:
-// "a prompt-only change that mentions a new label is a bug"). Every field, type, bound and
-// enum value in the prompt is read from the envelope schema (embedded, envelope_schema.hpp)
-// and the task schema at the moment the prompt is built, so adding a label to the schema adds
-// it to the prompt and nothing else can. What the schemas cannot say is written here once:
-// when each reason_code applies and what each retry hint asks for (worker_guidance, switches
-// without `default:` so a new enumerator breaks the build until it is explained), and the
-// coverage arithmetic of step 4 (coverage.hpp).
+// The worker's side of the contract, generated from what the receiver checks: a prompt that
+// mentions a label the receiver refuses is a bug. The fields, types, bounds and descriptions are
+// read from the envelope schema (embedded, envelope_schema.hpp; a test holds it equal to the
+// envelope contract, envelope_contract.hpp) and the task schema at the moment the prompt is
+// built; the reason codes and retry actions are the contract's vocabularies (enums.hpp). What
+// the schemas cannot say is written here once: when each reason_code applies and what each
+// retry hint asks for (worker_guidance, switches without `default:` so a new enumerator breaks
+// the build until it is explained), and the coverage arithmetic of step 4 (coverage.hpp).
 
 #include <handoff/detail/plain_line.hpp>
 #include <handoff/enums.hpp>
@@ -346,13 +346,6 @@ private:
     return document;
 }
 
-/// The value of a schema keyword by path, or nullptr: envelope_schema's reason codes and hints.
-template <class Json>
-[[nodiscard]] const Json* schema_at(const Json& root, const char* pointer) {
-    const typename Json::json_pointer p(pointer);
-    return root.contains(p) ? &root.at(p) : nullptr;
-}
-
 template <class Json>
 [[nodiscard]] std::string worker_prompt_from(const nlohmann::ordered_json& envelope, const Json* task,
                                              const worker_prompt_options& options) {
@@ -381,32 +374,15 @@ template <class Json>
            "- steps: completed lists what you did, remaining what is left; a retry starts from remaining.\n";
 
     out += "\n## Reason codes (status \"capped\" only; exactly one of these, nothing else)\n";
-    if (const auto* codes = schema_at(envelope, "/properties/reason_code/enum"); codes && codes->is_array()) {
-        for (const auto& code : *codes) {
-            if (!code.is_string()) {
-                continue; // null: the ok case, covered above
-            }
-            const auto& name = code.template get_ref<const std::string&>();
-            const auto known = reason_code_from_string(name);
-            out += "- " + name + ": " +
-                   (known ? std::string(worker_guidance(*known)) : std::string("(no guidance for this code)")) + "\n";
-        }
+    for (reason_code r : all_reason_codes) {
+        out += "- " + std::string(to_string(r)) + ": " + std::string(worker_guidance(r)) + "\n";
     }
 
     out += "\n## Retry hint (optional, advisory)\n"
            "retry_hint.suggested_action says what you would do next; the orchestrator decides, and it owns the "
            "budget (budget_multiplier is read, never obeyed):\n";
-    if (const auto* hints = schema_at(envelope, "/properties/retry_hint/properties/suggested_action/enum");
-        hints && hints->is_array()) {
-        for (const auto& hint : *hints) {
-            if (!hint.is_string()) {
-                continue;
-            }
-            const auto& name = hint.template get_ref<const std::string&>();
-            const auto known = action_from_string(name);
-            out += "- " + name + ": " +
-                   (known ? std::string(worker_guidance(*known)) : std::string("(no guidance for this hint)")) + "\n";
-        }
+    for (action a : all_actions) {
+        out += "- " + std::string(to_string(a)) + ": " + std::string(worker_guidance(a)) + "\n";
     }
 
     out += "\n## Task result (partial_result)\n";

@@ -3,22 +3,24 @@
 
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope.hpp>
+#include <handoff/envelope_contract.hpp>
 #include <handoff/problem.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef>          // size_t
-#include <cstdint>          // uint64_t
-#include <initializer_list> // initializer_list
-#include <optional>         // optional
-#include <string>           // string
-#include <string_view>      // string_view
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <iterator>    // size
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
 
 namespace handoff::detail {
 
-/// Step 2 without a schema interpreter: the rules of schemas/envelope.schema.json written out,
-/// so that each failure gets a message a model can act on and the typed envelope is filled in
-/// the same pass. tests/test_envelope_schema.cpp proves it agrees with valijson on that file.
+/// Step 2 without a schema interpreter: the rules of the envelope contract
+/// (envelope_contract.hpp, held equal to schemas/envelope.schema.json), so that each failure gets
+/// a message a model can act on and the typed envelope is filled in the same pass.
+/// tests/test_envelope_schema.cpp proves it agrees with valijson on the schema file.
 class envelope_checker {
 public:
     using json = nlohmann::json;
@@ -31,65 +33,59 @@ public:
             fail("envelope.type", "", "the envelope must be a JSON object, got " + describe(doc));
             return std::nullopt;
         }
-        envelope<json> env;
-        unknown_fields(doc, "",
-                       {"status", "reason_code", "partial_result", "schema_ok", "coverage", "steps", "retry_hint",
-                        "trace", "budget"});
-
-        const json* status = required(doc, "", "status");
-        if (status != nullptr) {
-            if (!status->is_string()) {
-                type_mismatch("/status", "the string \"ok\" or \"capped\"", *status);
-                status = nullptr; // unknown status: no reason_code rule applies
-            } else if (*status == "ok") {
-                env.status = handoff::status::ok;
-            } else if (*status == "capped") {
-                env.status = handoff::status::capped;
-            } else {
-                fail("envelope.enum", "/status",
-                     quote_untrusted(status->get_ref<const std::string&>()) +
-                         " is not a status: use \"ok\" or \"capped\"");
-                status = nullptr;
-            }
-        }
-        read_reason_code(doc, status, env);
-
-        if (const json* partial = required(doc, "", "partial_result")) {
-            if (partial->is_object()) {
-                env.partial_result = *partial;
-            } else if (!partial->is_null()) {
-                type_mismatch("/partial_result", "the task object or null", *partial);
-            }
-        }
-        if (const json* schema_ok = required(doc, "", "schema_ok")) {
-            if (schema_ok->is_boolean()) {
-                env.schema_ok = schema_ok->get<bool>();
-            } else {
-                type_mismatch("/schema_ok", "true or false", *schema_ok);
-            }
-        }
-        if (const json* coverage = required(doc, "", "coverage")) {
-            read_coverage(*coverage, env.coverage);
-        }
-        if (const json* steps = required(doc, "", "steps")) {
-            read_steps(*steps, env.steps);
-        }
-        if (const auto it = doc.find("retry_hint"); it != doc.end()) {
-            env.retry_hint = read_retry_hint(*it);
-        }
-        if (const auto it = doc.find("trace"); it != doc.end()) {
-            env.trace = read_trace(*it);
-        }
-        if (const auto it = doc.find("budget"); it != doc.end()) {
-            env.budget = read_budget(*it);
-        }
+        top_level top;
+        check_members<contract::envelope_key>(doc, "", contract::envelope,
+                                              [&](const auto&... field_args) { read_top_level(field_args..., top); });
         if (failed_) {
             return std::nullopt;
         }
-        return env;
+        top.env.status = top.status_read.value_or(top.env.status);
+        return std::move(top.env);
     }
 
 private:
+    using field = contract::field;
+
+    /// The envelope being filled, and its status once read: empty while unknown or invalid,
+    /// when no reason_code rule applies.
+    struct top_level {
+        envelope<json> env;
+        std::optional<status> status_read;
+    };
+
+    /// One field of the envelope itself; `v` is nullptr when it is absent and not required.
+    void read_top_level(contract::envelope_key k, const json* v, const std::string& pointer, const field& rule,
+                        top_level& top) {
+        using key = contract::envelope_key;
+        if (v == nullptr && k != key::reason_code) {
+            return; // reason_code alone has a rule when absent
+        }
+        envelope<json>& env = top.env;
+        switch (k) {
+        case key::status: top.status_read = read_word(*v, pointer, rule, status_from_string); break;
+        case key::reason_code: read_reason_code(v, pointer, rule, top.status_read, env); break;
+        case key::partial_result:
+            if (v->is_object()) {
+                env.partial_result = *v;
+            } else if (!v->is_null()) {
+                type_mismatch(pointer, "the task object or null", *v);
+            }
+            break;
+        case key::schema_ok:
+            if (v->is_boolean()) {
+                env.schema_ok = v->get<bool>();
+            } else {
+                type_mismatch(pointer, "true or false", *v);
+            }
+            break;
+        case key::coverage: read_coverage(*v, pointer, rule, env.coverage); break;
+        case key::steps: read_steps(*v, pointer, rule, env.steps); break;
+        case key::retry_hint: env.retry_hint = read_retry_hint(*v, pointer, rule); break;
+        case key::trace: env.trace = read_trace(*v, pointer, rule); break;
+        case key::budget: env.budget = read_budget(*v, pointer, rule); break;
+        }
+    }
+
     void fail(const char* code, std::string pointer, const std::string& message) {
         failed_ = true;
         std::string text = message_pointer(pointer) + ": " + message; // a key may hold escapes
@@ -122,28 +118,52 @@ private:
         fail("envelope.type", pointer, "expected " + expected + ", got " + describe(got));
     }
 
-    const json* required(const json& obj, const std::string& parent, std::string_view key) {
-        const auto it = obj.find(key);
-        if (it == obj.end()) {
-            fail("envelope.required", child(parent, key), "required field is missing");
-            return nullptr;
+    /// The words of a vocabulary joined by `separator`, each in `quote`s.
+    static std::string word_list(contract::vocabulary v, std::string_view separator, std::string_view quote) {
+        std::string out;
+        for (std::string_view w : contract::words_of(v)) {
+            out.append(out.empty() ? "" : separator).append(quote).append(w).append(quote);
         }
-        return &*it;
+        return out;
     }
 
-    // The value of an unexpected key is never echoed: it may carry instructions meant for
-    // the next prompt (seed 004's "note" field).
-    void unknown_fields(const json& obj, const std::string& parent, std::initializer_list<std::string_view> allowed) {
-        for (const auto& item : obj.items()) {
-            bool known = false;
-            for (std::string_view name : allowed) {
-                known = known || item.key() == name;
+    /// A bound as the schema writes it: 0 and 1, not 0.000000.
+    static std::string bound_text(double x) {
+        const auto whole = static_cast<long long>(x); // the contract's bounds are small
+        return static_cast<double>(whole) == x ? std::to_string(whole) : json(x).dump();
+    }
+
+    /// One object of the envelope: its unknown keys named, then each field in table order: a
+    /// missing required one named, any other passed to `read_one(key, value, pointer, rule)`,
+    /// the value nullptr when absent. False when `v` is not an object.
+    template <class Key, class ReadOne>
+    bool check_members(const json& v, const std::string& pointer, const contract::table& fields, ReadOne&& read_one) {
+        if (!v.is_object()) {
+            type_mismatch(pointer, "an object", v);
+            return false;
+        }
+        unknown_fields(v, pointer, fields);
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            const field& rule = fields[i];
+            const auto it = v.find(rule.name);
+            const bool present = it != v.end();
+            if (!present && rule.required) {
+                fail("envelope.required", child(pointer, rule.name), "required field is missing");
+            } else {
+                read_one(static_cast<Key>(i), present ? &*it : nullptr, child(pointer, rule.name), rule);
             }
-            if (!known) {
+        }
+        return true;
+    }
+
+    // The value of an unexpected key is never echoed: it may carry instructions meant for the
+    // next prompt.
+    void unknown_fields(const json& obj, const std::string& parent, const contract::table& fields) {
+        for (const auto& item : obj.items()) {
+            if (fields.index_of(item.key()) == fields.size()) {
                 std::string names;
-                for (std::string_view name : allowed) {
-                    names += names.empty() ? "" : ", ";
-                    names += name;
+                for (const field& f : fields) {
+                    names.append(names.empty() ? "" : ", ").append(f.name);
                 }
                 fail("envelope.unknown_field", child(parent, item.key()),
                      "unexpected field " + quote_untrusted(item.key()) + "; allowed here: " + names);
@@ -151,32 +171,32 @@ private:
         }
     }
 
-    std::optional<std::string> read_string(const json& v, const std::string& pointer, std::size_t min_length,
-                                           std::size_t max_length, bool nullable) {
-        if (nullable && v.is_null()) {
+    std::optional<std::string> read_string(const json& v, const std::string& pointer, const field& rule) {
+        if (rule.nullable && v.is_null()) {
             return std::nullopt;
         }
         if (!v.is_string()) {
-            type_mismatch(pointer, nullable ? "a string or null" : "a string", v);
+            type_mismatch(pointer, rule.nullable ? "a string or null" : "a string", v);
             return std::nullopt;
         }
         const auto& s = v.get_ref<const std::string&>();
         const std::uint64_t length = count_code_points(s);
-        if (length > max_length) {
+        if (rule.max_length && length > *rule.max_length) {
             fail("envelope.max_length", pointer,
                  "a string of " + std::to_string(length) + " characters is longer than the " +
-                     std::to_string(max_length) + " allowed");
+                     std::to_string(*rule.max_length) + " allowed");
             return std::nullopt;
         }
-        if (length < min_length) {
+        if (length < rule.min_length.value_or(0)) {
             fail("envelope.min_length", pointer, "must not be empty");
             return std::nullopt;
         }
         return s;
     }
 
-    /// A JSON integer >= 0. 40.0 is refused: the schema's "integer" is checked strictly.
-    std::optional<std::uint64_t> read_count(const json& v, const std::string& pointer) {
+    /// A JSON integer >= 0. 40.0 is the integer 40 (draft-07: a number with a zero fractional
+    /// part is an integer); 40.5, -1.0 and numbers from 2^64 up are not counts.
+    std::optional<std::uint64_t> read_count(const json& v, const std::string& pointer, const field& rule) {
         if (v.is_number_unsigned()) {
             return v.get<std::uint64_t>();
         }
@@ -185,180 +205,195 @@ private:
         if (v.is_number_integer() && v.get<std::int64_t>() >= 0) {
             return static_cast<std::uint64_t>(v.get<std::int64_t>());
         }
+        if (v.is_number_float()) {
+            if (const auto n = contract::count_from_double(v.get<double>())) {
+                return n;
+            }
+        }
+        const std::string expected = "an integer >= " + bound_text(rule.minimum.value_or(0));
         if (v.is_number_integer()) {
-            fail("envelope.range", pointer, "expected an integer >= 0, got " + v.dump());
+            fail("envelope.range", pointer, "expected " + expected + ", got " + v.dump());
             return std::nullopt;
         }
-        type_mismatch(pointer, "an integer >= 0", v);
+        type_mismatch(pointer, expected, v);
         return std::nullopt;
     }
 
-    void read_reason_code(const json& doc, const json* status, envelope<json>& env) {
-        const auto it = doc.find("reason_code");
-        const bool capped = status != nullptr && env.status == handoff::status::capped;
-        const bool ok = status != nullptr && env.status == handoff::status::ok;
-        if (it == doc.end() || it->is_null()) {
-            if (capped) {
-                fail("envelope.required", "/reason_code",
-                     "required when status is \"capped\": one of TOKEN_CAP, TIME_CAP, TOOL_CALL_CAP, "
-                     "CONTEXT_OVERFLOW, DEPENDENCY_FAILED, SCOPE_TOO_BROAD");
+    /// A number within the field's minimum and maximum, or null when the field allows it.
+    std::optional<double> read_number(const json& v, const std::string& pointer, const field& rule) {
+        const bool both = rule.minimum && rule.maximum;
+        const std::string low = bound_text(rule.minimum.value_or(0));
+        const std::string range = both ? "[" + low + ", " + bound_text(*rule.maximum) + "]" : "";
+        if (rule.nullable && v.is_null()) {
+            return std::nullopt;
+        }
+        if (!v.is_number()) {
+            type_mismatch(
+                pointer, (both ? "a number in " + range : "a number >= " + low) + (rule.nullable ? " or null" : ""), v);
+            return std::nullopt;
+        }
+        const double x = v.get<double>();
+        if (!((!rule.minimum || x >= *rule.minimum) && (!rule.maximum || x <= *rule.maximum))) {
+            fail("envelope.range", pointer, v.dump() + (both ? " is outside " + range : " is below " + low));
+            return std::nullopt;
+        }
+        return x;
+    }
+
+    /// "a status", "a reason code", "an action": what a word of the vocabulary is called.
+    static std::string_view noun(contract::vocabulary v) noexcept {
+        switch (v) {
+        case contract::vocabulary::none: return "a word";
+        case contract::vocabulary::status: return "a status";
+        case contract::vocabulary::reason_code: return "a reason code";
+        case contract::vocabulary::action: return "an action";
+        }
+        return "a word";
+    }
+
+    /// A word of the field's vocabulary, as its enum; `from_string` is the enum's own parser.
+    /// A two-word vocabulary (status) is quoted in full, longer ones listed as "one of ...".
+    template <class FromString>
+    auto read_word(const json& v, const std::string& pointer, const field& rule, FromString from_string)
+        -> decltype(from_string("")) {
+        const bool pair = contract::words_of(rule.words).size() == 2;
+        const std::string choices =
+            pair ? word_list(rule.words, " or ", "\"") : "one of " + word_list(rule.words, ", ", "");
+        if (!v.is_string()) {
+            type_mismatch(pointer,
+                          pair ? "the string " + choices
+                               : std::string(noun(rule.words)) + " string" + (rule.nullable ? " or null" : ""),
+                          v);
+            return std::nullopt;
+        }
+        const auto& text = v.get_ref<const std::string&>();
+        const auto parsed = from_string(text);
+        if (!parsed) {
+            fail("envelope.enum", pointer,
+                 quote_untrusted(text) + " is not " + std::string(noun(rule.words)) + ": use " + choices);
+        }
+        return parsed;
+    }
+
+    void read_reason_code(const json* v, const std::string& pointer, const field& rule,
+                          std::optional<status> status_read, envelope<json>& env) {
+        const std::string_view when = to_string(contract::reason_code_required_when);
+        if (v == nullptr || v->is_null()) {
+            if (status_read == contract::reason_code_required_when) {
+                fail("envelope.required", pointer,
+                     "required when status is \"" + std::string(when) + "\": one of " +
+                         word_list(rule.words, ", ", ""));
             }
             return;
         }
-        if (!it->is_string()) {
-            type_mismatch("/reason_code", "a reason code string or null", *it);
-            return;
-        }
-        const auto& text = it->get_ref<const std::string&>();
-        const auto code = reason_code_from_string(text);
-        if (!code) {
-            fail("envelope.enum", "/reason_code",
-                 quote_untrusted(text) + " is not a reason code: use one of TOKEN_CAP, TIME_CAP, "
-                                         "TOOL_CALL_CAP, CONTEXT_OVERFLOW, DEPENDENCY_FAILED, "
-                                         "SCOPE_TOO_BROAD");
-            return;
-        }
-        if (ok) {
-            fail("envelope.forbidden", "/reason_code",
-                 "must be absent or null when status is \"ok\", got " + quote_untrusted(text));
+        const auto code = read_word(*v, pointer, rule, reason_code_from_string);
+        if (code && status_read && status_read != contract::reason_code_required_when) {
+            fail("envelope.forbidden", pointer,
+                 "must be absent or null when status is \"" + std::string(to_string(*status_read)) + "\", got " +
+                     quote_untrusted(v->get_ref<const std::string&>()));
             return;
         }
         env.reason_code = code;
     }
 
-    void read_coverage(const json& v, coverage_info& out) {
-        if (!v.is_object()) {
-            type_mismatch("/coverage", "an object", v);
-            return;
-        }
-        unknown_fields(v, "/coverage", {"items_expected", "items_completed", "unit", "fraction"});
-        if (const json* e = required(v, "/coverage", "items_expected")) {
-            out.items_expected = read_count(*e, "/coverage/items_expected").value_or(0);
-        }
-        if (const json* c = required(v, "/coverage", "items_completed")) {
-            out.items_completed = read_count(*c, "/coverage/items_completed").value_or(0);
-        }
-        if (const json* u = required(v, "/coverage", "unit")) {
-            out.unit = read_string(*u, "/coverage/unit", 1, 64, false).value_or("");
-        }
-        if (const json* f = required(v, "/coverage", "fraction")) {
-            if (!f->is_number()) {
-                type_mismatch("/coverage/fraction", "a number in [0, 1]", *f);
-            } else if (const double x = f->get<double>(); !(x >= 0.0 && x <= 1.0)) {
-                fail("envelope.range", "/coverage/fraction", f->dump() + " is outside [0, 1]");
-            } else {
-                out.fraction = x;
+    void read_coverage(const json& v, const std::string& pointer, const field& rule, coverage_info& out) {
+        using key = contract::coverage_key;
+        check_members<key>(v, pointer, rule.members, [&](key k, const json* f, const std::string& at, const field& r) {
+            if (f == nullptr) {
+                return;
             }
-        }
+            switch (k) {
+            case key::items_expected: out.items_expected = read_count(*f, at, r).value_or(0); break;
+            case key::items_completed: out.items_completed = read_count(*f, at, r).value_or(0); break;
+            case key::unit: out.unit = read_string(*f, at, r).value_or(""); break;
+            case key::fraction: out.fraction = read_number(*f, at, r).value_or(0.0); break;
+            }
+        });
     }
 
-    void read_string_list(const json& v, const std::string& pointer, std::vector<std::string>& out) {
+    void read_string_list(const json& v, const std::string& pointer, const field& rule, std::vector<std::string>& out) {
         if (!v.is_array()) {
             type_mismatch(pointer, "an array of strings", v);
             return;
         }
-        if (v.size() > 256) {
-            fail("envelope.max_items", pointer, std::to_string(v.size()) + " items, at most 256 allowed");
+        if (rule.max_items && v.size() > *rule.max_items) {
+            fail("envelope.max_items", pointer,
+                 std::to_string(v.size()) + " items, at most " + std::to_string(*rule.max_items) + " allowed");
             return;
         }
         out.reserve(v.size());
         for (std::size_t i = 0; i < v.size(); ++i) {
-            if (auto s = read_string(v[i], child(pointer, std::to_string(i)), 0, 512, false)) {
+            if (auto s = read_string(v[i], child(pointer, std::to_string(i)), rule)) {
                 out.push_back(std::move(*s));
             }
         }
     }
 
-    void read_steps(const json& v, steps_info& out) {
-        if (!v.is_object()) {
-            type_mismatch("/steps", "an object", v);
-            return;
-        }
-        unknown_fields(v, "/steps", {"completed", "remaining"});
-        if (const json* c = required(v, "/steps", "completed")) {
-            read_string_list(*c, "/steps/completed", out.completed);
-        }
-        if (const json* r = required(v, "/steps", "remaining")) {
-            read_string_list(*r, "/steps/remaining", out.remaining);
-        }
+    void read_steps(const json& v, const std::string& pointer, const field& rule, steps_info& out) {
+        using key = contract::steps_key;
+        check_members<key>(v, pointer, rule.members, [&](key k, const json* f, const std::string& at, const field& r) {
+            if (f != nullptr) {
+                read_string_list(*f, at, r, k == key::completed ? out.completed : out.remaining);
+            }
+        });
     }
 
-    std::optional<retry_hint_info> read_retry_hint(const json& v) {
-        if (!v.is_object()) {
-            type_mismatch("/retry_hint", "an object", v);
-            return std::nullopt;
-        }
+    std::optional<retry_hint_info> read_retry_hint(const json& v, const std::string& pointer, const field& rule) {
+        using key = contract::retry_hint_key;
         retry_hint_info hint;
-        unknown_fields(v, "/retry_hint", {"suggested_action", "suggested_scope", "budget_multiplier", "notes"});
-        if (const json* a = required(v, "/retry_hint", "suggested_action")) {
-            const auto parsed = a->is_string() ? action_from_string(a->get_ref<const std::string&>()) : std::nullopt;
-            if (!a->is_string()) {
-                type_mismatch("/retry_hint/suggested_action", "an action string", *a);
-            } else if (!parsed) {
-                fail("envelope.enum", "/retry_hint/suggested_action",
-                     quote_untrusted(a->get_ref<const std::string&>()) +
-                         " is not an action: use one of RESUME, SPLIT, NARROW, ESCALATE, FAIL");
-            } else {
-                hint.suggested_action = *parsed;
-            }
-        }
-        if (const auto it = v.find("suggested_scope"); it != v.end()) {
-            hint.suggested_scope = read_string(*it, "/retry_hint/suggested_scope", 0, 1024, true);
-        }
-        if (const auto it = v.find("budget_multiplier"); it != v.end() && !it->is_null()) {
-            if (!it->is_number()) {
-                type_mismatch("/retry_hint/budget_multiplier", "a number >= 0 or null", *it);
-            } else if (!(it->get<double>() >= 0.0)) {
-                fail("envelope.range", "/retry_hint/budget_multiplier", it->dump() + " is below 0");
-            } else {
-                hint.budget_multiplier = it->get<double>();
-            }
-        }
-        if (const auto it = v.find("notes"); it != v.end()) {
-            hint.notes = read_string(*it, "/retry_hint/notes", 0, 2048, true);
-        }
-        return hint;
+        const bool object = check_members<key>(
+            v, pointer, rule.members, [&](key k, const json* f, const std::string& at, const field& r) {
+                if (f == nullptr) {
+                    return;
+                }
+                switch (k) {
+                case key::suggested_action:
+                    hint.suggested_action = read_word(*f, at, r, action_from_string).value_or(hint.suggested_action);
+                    break;
+                case key::suggested_scope: hint.suggested_scope = read_string(*f, at, r); break;
+                case key::budget_multiplier: hint.budget_multiplier = read_number(*f, at, r); break;
+                case key::notes: hint.notes = read_string(*f, at, r); break;
+                }
+            });
+        return object ? std::optional<retry_hint_info>(std::move(hint)) : std::nullopt;
     }
 
-    std::optional<trace_info> read_trace(const json& v) {
-        if (!v.is_object()) {
-            type_mismatch("/trace", "an object", v);
-            return std::nullopt;
-        }
+    std::optional<trace_info> read_trace(const json& v, const std::string& pointer, const field& rule) {
+        using key = contract::trace_key;
         trace_info trace;
-        unknown_fields(v, "/trace", {"trace_id", "span_id", "parent_span_id"});
-        if (const json* t = required(v, "/trace", "trace_id")) {
-            trace.trace_id = read_string(*t, "/trace/trace_id", 1, 128, false).value_or("");
-        }
-        if (const json* s = required(v, "/trace", "span_id")) {
-            trace.span_id = read_string(*s, "/trace/span_id", 1, 128, false).value_or("");
-        }
-        if (const auto it = v.find("parent_span_id"); it != v.end()) {
-            trace.parent_span_id = read_string(*it, "/trace/parent_span_id", 0, 128, true);
-        }
-        return trace;
+        const bool object = check_members<key>(v, pointer, rule.members,
+                                               [&](key k, const json* f, const std::string& at, const field& r) {
+                                                   if (f == nullptr) {
+                                                       return;
+                                                   }
+                                                   switch (k) {
+                                                   case key::trace_id:
+                                                       trace.trace_id = read_string(*f, at, r).value_or("");
+                                                       break;
+                                                   case key::span_id:
+                                                       trace.span_id = read_string(*f, at, r).value_or("");
+                                                       break;
+                                                   case key::parent_span_id:
+                                                       trace.parent_span_id = read_string(*f, at, r);
+                                                       break;
+                                                   }
+                                               });
+        return object ? std::optional<trace_info>(std::move(trace)) : std::nullopt;
     }
 
-    std::optional<budget_info> read_budget(const json& v) {
-        if (!v.is_object()) {
-            type_mismatch("/budget", "an object", v);
-            return std::nullopt;
-        }
+    std::optional<budget_info> read_budget(const json& v, const std::string& pointer, const field& rule) {
+        using key = contract::budget_key;
         budget_info budget;
-        unknown_fields(v, "/budget",
-                       {"tokens_used", "token_cap", "elapsed_ms", "time_cap_ms", "tool_calls", "tool_call_cap"});
-        const auto read = [&](const char* key, std::optional<std::uint64_t>& out) {
-            if (const auto it = v.find(key); it != v.end()) {
-                out = read_count(*it, child("/budget", key));
-            }
-        };
-        read("tokens_used", budget.tokens_used);
-        read("token_cap", budget.token_cap);
-        read("elapsed_ms", budget.elapsed_ms);
-        read("time_cap_ms", budget.time_cap_ms);
-        read("tool_calls", budget.tool_calls);
-        read("tool_call_cap", budget.tool_call_cap);
-        return budget;
+        std::optional<std::uint64_t>* const slots[] = {&budget.tokens_used, &budget.token_cap,  &budget.elapsed_ms,
+                                                       &budget.time_cap_ms, &budget.tool_calls, &budget.tool_call_cap};
+        static_assert(std::size(slots) == std::size(contract::budget_fields));
+        const bool object = check_members<key>(v, pointer, rule.members,
+                                               [&](key k, const json* f, const std::string& at, const field& r) {
+                                                   if (f != nullptr) {
+                                                       *slots[contract::index(k)] = read_count(*f, at, r);
+                                                   }
+                                               });
+        return object ? std::optional<budget_info>(std::move(budget)) : std::nullopt;
     }
 
     problem_list& problems_;
