@@ -51,7 +51,11 @@ inline constexpr std::size_t max_program = 100000;
 inline constexpr std::uint32_t unbounded = 0xFFFFFFFF;
 inline constexpr std::uint32_t max_count = 1000000000; // {n,m} numbers saturate here
 inline constexpr std::uint64_t backtrack_budget = 1000000;
-inline constexpr std::uint64_t max_visited_bits = std::uint64_t{1} << 31; // 256 MiB of scratch
+/// Bits of (instruction, position) states one memoized search may mark: 32 MiB, e.g. a 6,000
+/// instruction program against a 40,000 code point subject. Beyond it search answers too_costly.
+inline constexpr std::uint64_t max_visited_bits = std::uint64_t{1} << 28;
+/// Scratch buffers larger than this many bytes are released after the search that grew them.
+inline constexpr std::size_t max_kept_scratch = std::size_t{4} << 20;
 
 struct code_range {
     char32_t lo;
@@ -942,7 +946,14 @@ struct scratch {
     std::vector<std::uint64_t> visited;
     std::vector<std::uint8_t> look_memo; // per (lookaround, position): 0 unknown, 1 false, 2 true
     std::vector<std::uint64_t> touched;  // visited bits set inside lookaround sub-searches
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
+    std::vector<std::uint64_t> reached;  // states of lookaround bodies known to reach look_match
+    std::vector<std::uint64_t> path;     // inside a sub-search: the states from its start to here
+    struct pending {
+        std::uint32_t pc;
+        std::uint32_t pos;
+        std::uint32_t path; // path length when the alternative was pushed (< max_visited_bits)
+    };
+    std::vector<pending> stack;
     struct frame {
         std::uint32_t a;  // pc, or slot
         std::uint32_t b;  // position
@@ -955,6 +966,26 @@ struct scratch {
 [[nodiscard]] inline scratch& thread_scratch() {
     thread_local scratch s;
     return s;
+}
+
+/// Keeps the common case allocation-free without pinning megabytes to a thread after one huge
+/// subject.
+template <typename T>
+void release_if_large(std::vector<T>& v) {
+    if (v.capacity() * sizeof(T) > max_kept_scratch) {
+        std::vector<T>().swap(v);
+    }
+}
+
+inline void release_large_scratch(scratch& sc) {
+    release_if_large(sc.text);
+    release_if_large(sc.visited);
+    release_if_large(sc.look_memo);
+    release_if_large(sc.touched);
+    release_if_large(sc.reached);
+    release_if_large(sc.path);
+    release_if_large(sc.stack);
+    release_if_large(sc.frames);
 }
 
 [[nodiscard]] inline bool is_word_char(char32_t c) noexcept { return is_digit(c) || is_ascii_letter(c) || c == '_'; }
@@ -1000,7 +1031,9 @@ public:
         }
         sc_.visited.assign((bits + 63) / 64, 0);
         sc_.look_memo.assign(p_.looks.size() * width_, 0);
+        sc_.reached.assign(p_.looks.empty() ? 0 : sc_.visited.size(), 0);
         sc_.touched.clear();
+        sc_.path.clear();
         sc_.stack.clear();
         for (std::uint32_t start = 0; start <= s_.size; ++start) {
             if (run(0, start)) {
@@ -1028,13 +1061,20 @@ private:
         word |= mask;
         if (depth_ > 0) {
             sc_.touched.push_back(bit);
+            sc_.path.push_back(bit);
         }
         return true;
     }
 
-    /// Whether lookaround `index`'s body matches at `pos`, computed once per position. States of a
-    /// body that failed stay marked: failing from (pc, pos) does not depend on where the sub-search
-    /// began. After a success the marks are cleared, since some lie on the successful path.
+    [[nodiscard]] static bool test(const std::vector<std::uint64_t>& bits, std::uint64_t bit) noexcept {
+        return (bits[bit / 64] & (std::uint64_t{1} << (bit % 64))) != 0;
+    }
+
+    /// Whether lookaround `index`'s body matches at `pos`, computed once per position. Whether a
+    /// body state (pc, pos) reaches look_match does not depend on where the sub-search began, so:
+    /// after a failure every state it marked stays marked (failed); after a success the states on
+    /// the successful path are recorded in `reached`, and the other marks are cleared (one could
+    /// lie on an empty loop through the path, so it is not known to have failed).
     bool look(std::uint32_t index, std::uint32_t pos) {
         std::uint8_t& memo = sc_.look_memo[index * width_ + pos];
         if (memo == 0) {
@@ -1057,6 +1097,9 @@ private:
     /// Follows one thread from (pc, pos) until it fails or matches; alternatives go on the stack.
     bool thread(std::uint32_t pc, std::uint32_t pos) {
         for (;;) {
+            if (depth_ > 0 && !sc_.reached.empty() && test(sc_.reached, pc * width_ + pos)) {
+                return true;
+            }
             if (!visit(pc, pos)) {
                 return false;
             }
@@ -1076,7 +1119,7 @@ private:
                 ++pc;
                 break;
             case op::split:
-                sc_.stack.emplace_back(in.b, pos);
+                sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
                 pc = in.a;
                 break;
             case op::jump: pc = in.a; break;
@@ -1114,16 +1157,23 @@ private:
 
     bool run(std::uint32_t pc, std::uint32_t pos) {
         const std::size_t base = sc_.stack.size();
-        sc_.stack.emplace_back(pc, pos);
-        while (sc_.stack.size() > base) {
-            const auto [next_pc, next_pos] = sc_.stack.back();
+        const std::size_t path_base = sc_.path.size();
+        sc_.stack.push_back({pc, pos, static_cast<std::uint32_t>(path_base)});
+        bool ok = false;
+        while (!ok && sc_.stack.size() > base) {
+            const scratch::pending next = sc_.stack.back();
             sc_.stack.pop_back();
-            if (thread(next_pc, next_pos)) {
-                sc_.stack.resize(base);
-                return true;
+            sc_.path.resize(next.path);
+            ok = thread(next.pc, next.pos);
+        }
+        sc_.stack.resize(base);
+        if (ok && depth_ > 0) {
+            for (std::size_t k = path_base; k < sc_.path.size(); ++k) {
+                sc_.reached[sc_.path[k] / 64] |= std::uint64_t{1} << (sc_.path[k] % 64);
             }
         }
-        return false;
+        sc_.path.resize(path_base);
+        return ok;
     }
 };
 
@@ -1309,19 +1359,20 @@ public:
     /// `subject` (UTF-8)? Thread-safe (const, no shared mutable state); never recurses per subject
     /// character; linear time in subject for patterns without back-references.
     [[nodiscard]] regex_match search(std::string_view subject) const {
+        if (subject.size() >= 0x7FFFFFFF) {
+            return regex_match::too_costly; // positions are 32-bit
+        }
         regex_impl::scratch& sc = regex_impl::thread_scratch();
         sc.text.clear();
+        sc.text.reserve(subject.size());
         for (std::size_t i = 0; i < subject.size();) {
             sc.text.push_back(regex_impl::decode_utf8(subject, i));
         }
-        if (sc.text.size() >= 0x7FFFFFFF) {
-            return regex_match::too_costly;
-        }
         const regex_impl::subject s{sc.text.data(), static_cast<std::uint32_t>(sc.text.size())};
-        if (program_->backrefs) {
-            return regex_impl::capture_matcher(*program_, s, sc).search();
-        }
-        return regex_impl::memo_matcher(*program_, s, sc).search();
+        const regex_match result = program_->backrefs ? regex_impl::capture_matcher(*program_, s, sc).search()
+                                                      : regex_impl::memo_matcher(*program_, s, sc).search();
+        regex_impl::release_large_scratch(sc);
+        return result;
     }
 
     [[nodiscard]] bool has_back_references() const noexcept { return program_->backrefs; }
