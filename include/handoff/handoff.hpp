@@ -22,6 +22,8 @@
 #include <handoff/repair_loop.hpp>
 #include <handoff/repair_prompt.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/schema_error.hpp>
+#include <handoff/schema_registry.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>

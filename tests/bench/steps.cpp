@@ -18,6 +18,8 @@
 
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/detail/envelope_reader.hpp>
+#include "support/valijson.hpp"
+
 #include <handoff/handoff.hpp>
 
 #include <benchmark/benchmark.h>
