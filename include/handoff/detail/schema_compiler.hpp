@@ -168,18 +168,18 @@ inline std::shared_ptr<const ecma_regex> schema_compiler::regex(const std::strin
 }
 
 // The keyword functions need the whole compiler (to compile subschemas); defined here, after it.
-inline node_index keyword_context::sub(const nlohmann::json& s, const std::string& where) const {
-    return compiler.compile_at(s, base, where, depth + 1);
+inline node_index keyword_context::sub(const nlohmann::json& s, const std::string& location) const {
+    return compiler.compile_at(s, base, location, depth + 1);
 }
 
 inline schema_node& keyword_context::node() const { return compiler.node(self); }
 
 inline std::shared_ptr<const ecma_regex> keyword_context::regex(const nlohmann::json& v,
-                                                                const std::string& where) const {
+                                                                const std::string& location) const {
     if (!v.is_string()) {
-        throw schema_error(where, "a pattern must be a string");
+        throw schema_error(location, "a pattern must be a string");
     }
-    return compiler.regex(v.get_ref<const std::string&>(), where);
+    return compiler.regex(v.get_ref<const std::string&>(), location);
 }
 
 } // namespace handoff::detail
