@@ -53,10 +53,15 @@ public:
         if (auto found = find(document, parts.fragment, absolute)) {
             return *found;
         }
-        throw schema_error(where, "$ref " + quote_untrusted(reference, 200) + " (" + quote_untrusted(absolute, 200) +
-                                      ") names no schema handoff knows: nothing is ever fetched over a network; "
-                                      "register the document with schema_registry::add(...) or handoff-check "
-                                      "--schema-dir DIR");
+        if (find(document, "", document)) {
+            throw schema_error(where,
+                               "$ref " + quote_untrusted(reference, 200) + " points to nothing in " +
+                                   (document.empty() ? std::string("this schema") : quote_untrusted(document, 200)));
+        }
+        throw schema_error(where, "$ref " + quote_untrusted(reference, 200) + " names " +
+                                      quote_untrusted(document, 200) +
+                                      ", a document handoff does not know (nothing is ever fetched over a network): "
+                                      "register it with schema_registry::add(...) or handoff-check --schema-dir DIR");
     }
 
 private:
