@@ -383,9 +383,18 @@ bool schema_validator::check_member(const std::string& key, const nlohmann::json
             return false;
         }
     }
-    if (!matched && n.additional_properties != no_node && !apply(n.additional_properties)) {
-        sink.leave(mark);
-        return false;
+    if (!matched && n.additional_properties != no_node) {
+        // "additionalProperties": false is the common case: say which rule, not "false schema".
+        const bool closed = nodes_[static_cast<std::size_t>(n.additional_properties)].boolean == false;
+        const bool passed = closed ? sink.fail([&] {
+            return "the property " + quote_untrusted(key) + " is not allowed here (additionalProperties is false)";
+        })
+                                   : walk(value, n.additional_properties, sink, depth + 1);
+        ok = passed && ok;
+        if (!ok && !Sink::collecting) {
+            sink.leave(mark);
+            return false;
+        }
     }
     if (n.property_names != no_node) {
         ok = walk(nlohmann::json(key), n.property_names, sink, depth + 1) && ok;
