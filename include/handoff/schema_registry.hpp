@@ -45,20 +45,10 @@ public:
     /// path, and under its file:// URI. `dir` also becomes a folder from which
     /// compiled_schema::from_file may load the files a schema file refers to.
     void add_directory(const std::filesystem::path& dir, std::string_view base_uri = {}) {
-        const std::filesystem::path root = std::filesystem::weakly_canonical(dir);
-        if (!std::filesystem::is_directory(root)) {
-            throw schema_error("schema directory " + dir.string() + " is not a directory");
-        }
-        directories_.push_back(root);
-        for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-            if (!entry.is_regular_file() || entry.path().extension() != ".json") {
-                continue;
-            }
-            const nlohmann::json document = read_json_file(entry.path());
-            add(file_uri(entry.path()), document);
-            if (!base_uri.empty()) {
-                add(detail::resolve_uri(base_uri, entry.path().lexically_relative(root).generic_string()), document);
-            }
+        try {
+            add_files_under(std::filesystem::weakly_canonical(dir), base_uri);
+        } catch (const std::filesystem::filesystem_error& e) {
+            throw schema_error("cannot read schema directory " + dir.string() + ": " + e.what());
         }
     }
 
@@ -136,6 +126,23 @@ public:
     }
 
 private:
+    void add_files_under(const std::filesystem::path& root, std::string_view base_uri) {
+        if (!std::filesystem::is_directory(root)) {
+            throw schema_error("schema directory " + root.string() + " is not a directory");
+        }
+        directories_.push_back(root);
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+            if (!entry.is_regular_file() || entry.path().extension() != ".json") {
+                continue;
+            }
+            const nlohmann::json document = read_json_file(entry.path());
+            add(file_uri(entry.path()), document);
+            if (!base_uri.empty()) {
+                add(detail::resolve_uri(base_uri, entry.path().lexically_relative(root).generic_string()), document);
+            }
+        }
+    }
+
     std::map<std::string, std::shared_ptr<const nlohmann::json>> documents_;
     std::vector<std::shared_ptr<const nlohmann::json>> kept_;
     detail::id_index ids_;
