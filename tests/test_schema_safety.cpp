@@ -335,6 +335,23 @@ TEST_CASE("deep values and deep schemas cannot overflow the stack", "[schema-saf
     const auto problems = recursive.validate(deep, "", step::task_schema);
     REQUIRE(problems.size() == 1);
     CHECK_THAT(problems[0].message, Catch::Matchers::Contains("nest deeper than 256 levels"));
+    SECTION("enum, const and uniqueItems compare deep values without recursion") {
+        const auto nested = [] {
+            json v = json::array();
+            for (int i = 0; i < 100'000; ++i) {
+                json outer = json::array();
+                outer.push_back(std::move(v));
+                v = std::move(outer);
+            }
+            return v;
+        };
+        CHECK_FALSE(compiled_schema::from_json(json::parse(R"({"const": [[1]]})")).is_valid(deep));
+        CHECK_FALSE(compiled_schema::from_json(json::parse(R"({"enum": [[[]], 1]})")).is_valid(deep));
+        json twins = json::array();
+        twins.push_back(nested());
+        twins.push_back(nested());
+        CHECK_FALSE(compiled_schema::from_json(json::parse(R"({"uniqueItems": true})")).is_valid(twins));
+    }
     json schema = json::object();
     for (int i = 0; i < 10'000; ++i) {
         schema = json{{"not", std::move(schema)}};

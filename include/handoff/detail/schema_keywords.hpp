@@ -96,8 +96,8 @@ namespace keywords {
     return *n.properties.insert(it, property_rule{name, no_node, false});
 }
 
-[[nodiscard]] inline std::vector<std::string> string_array(const keyword_context& c, std::string_view k,
-                                                           const nlohmann::json& v, const std::string& at) {
+[[nodiscard]] inline std::vector<std::string> string_array(std::string_view k, const nlohmann::json& v,
+                                                           const std::string& at) {
     if (!v.is_array()) {
         throw schema_error(at, "\"" + std::string(k) + "\" must be an array of strings");
     }
@@ -108,7 +108,6 @@ namespace keywords {
         }
         out.push_back(name.get<std::string>());
     }
-    static_cast<void>(c);
     return out;
 }
 
@@ -254,7 +253,7 @@ inline void max_properties(const keyword_context& c, const nlohmann::json& v) {
 }
 
 inline void required(const keyword_context& c, const nlohmann::json& v) {
-    for (const std::string& name : string_array(c, "required", v, c.at("required"))) {
+    for (const std::string& name : string_array("required", v, c.at("required"))) {
         property_rule& slot = property_slot(c.node(), name);
         if (!slot.required) {
             slot.required = true;
@@ -306,7 +305,7 @@ inline void dependencies(const keyword_context& c, const nlohmann::json& v) {
         append_pointer_token(at, it.key());
         dependency_rule rule{it.key(), {}, no_node};
         if (it->is_array()) {
-            rule.required = string_array(c, "dependencies", *it, at);
+            rule.required = string_array("dependencies", *it, at);
         } else {
             rule.schema = c.sub(*it, at);
         }
