@@ -111,7 +111,9 @@ private:
         }
         if (n.has_enum) {
             for (const nlohmann::json& e : n.enum_values) {
-                if (json_equal(v, e)) {
+                // A string against a string enum (the common case) without the general compare.
+                if (v.is_string() ? e.is_string() && e.get_ref<const std::string&>() == v.get_ref<const std::string&>()
+                                  : json_equal(v, e)) {
                     return true;
                 }
             }
@@ -174,7 +176,11 @@ private:
     template <class Sink>
     bool check_string(const nlohmann::json& v, const schema_node& n, Sink& sink) const {
         const std::string& s = v.get_ref<const std::string&>();
-        const std::uint64_t length = count_code_points(s);
+        // A string has between bytes/4 and bytes code points: when both bounds hold either way
+        // and the pattern bound too, counting them is skipped (the common case: short strings).
+        const std::uint64_t bytes = s.size();
+        const bool counted = bytes > n.max_length || bytes / 4 < n.min_length || (n.pattern && bytes > pattern_bound_);
+        const std::uint64_t length = counted ? count_code_points(s) : bytes;
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
@@ -331,13 +337,23 @@ bool schema_validator::check_object(const nlohmann::json& v, const schema_node& 
     // Both sorted by key: one merge pass pairs each member with its `properties` rule.
     auto rule = n.properties.begin();
     std::size_t required_seen = 0;
+    const bool plain = n.pattern_properties.empty() && n.property_names == no_node;
     for (const auto& [key, value] : members) {
-        while (rule != n.properties.end() && rule->name < key) {
+        int order = 1; // one comparison per step, reused for equality
+        while (rule != n.properties.end() && (order = rule->name.compare(key)) < 0) {
             ++rule;
         }
-        const property_rule* prop = rule != n.properties.end() && rule->name == key ? &*rule : nullptr;
+        const property_rule* prop = rule != n.properties.end() && order == 0 ? &*rule++ : nullptr;
         required_seen += prop != nullptr && prop->required ? 1U : 0U;
-        if (!keep(check_member(key, value, n, prop, sink, depth))) {
+        if (plain && prop != nullptr && prop->schema != no_node) {
+            // The common case: a declared property, no pattern rules: straight into its schema.
+            const std::size_t mark = sink.enter(key);
+            const bool passed = walk(value, prop->schema, sink, depth + 1);
+            sink.leave(mark);
+            if (!keep(passed)) {
+                return false;
+            }
+        } else if (!keep(check_member(key, value, n, prop, sink, depth))) {
             return false;
         }
     }
