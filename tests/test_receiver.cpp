@@ -231,10 +231,8 @@ TEST_CASE("an invalid partial result is detected: schema_ok false, result absent
     for (const auto& p : r.problems) {
         CHECK(p.step == step::task_schema);
     }
-    CHECK_THAT(r.problems[0].message,
-               Catch::Matchers::StartsWith("/partial_result/claims: must be at least 0"));
-    CHECK_THAT(r.problems[1].message,
-               Catch::Matchers::StartsWith("/partial_result/sections: must be of type array"));
+    CHECK_THAT(r.problems[0].message, Catch::Matchers::StartsWith("/partial_result/claims: must be at least 0"));
+    CHECK_THAT(r.problems[1].message, Catch::Matchers::StartsWith("/partial_result/sections: must be of type array"));
     // 28 of 40 would be the mid band (SPLIT 29..40); with nothing usable all 40 are redone.
     CHECK(r.route == route::split);
     REQUIRE(r.decision.has_value());
