@@ -20,9 +20,10 @@
 // under a step budget and answers too_costly when the budget is spent. Neither recurses per
 // subject character: recursion happens only per nesting level of lookarounds in the pattern.
 
-#include <algorithm>   // sort, min, max
+#include <algorithm>   // sort, min, max, find, any_of, upper_bound
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t, uint64_t, int64_t
+#include <iterator>    // prev
 #include <memory>      // shared_ptr, make_shared
 #include <stdexcept>   // invalid_argument
 #include <string>      // string, to_string
@@ -94,13 +95,8 @@ using range_set = std::vector<code_range>;
 }
 
 [[nodiscard]] inline bool in_ranges(const range_set& r, char32_t c) noexcept {
-    if (r.size() <= 8) {
-        for (const code_range& x : r) {
-            if (c >= x.lo && c <= x.hi) {
-                return true;
-            }
-        }
-        return false;
+    if (r.size() <= 8) { // a short scan beats a binary search on the common small class
+        return std::any_of(r.begin(), r.end(), [c](const code_range& x) { return c >= x.lo && c <= x.hi; });
     }
     auto it = std::upper_bound(r.begin(), r.end(), c, [](char32_t v, const code_range& x) { return v < x.lo; });
     return it != r.begin() && c <= std::prev(it)->hi;
@@ -879,7 +875,7 @@ private:
     }
 
     void emit_look(const node& n) {
-        const std::uint32_t index = static_cast<std::uint32_t>(p_.looks.size());
+        const auto index = static_cast<std::uint32_t>(p_.looks.size());
         p_.looks.push_back({0, n.negate});
         const std::uint32_t at = emit(op::look, index);
         p_.looks[index].start = here();
@@ -1012,8 +1008,15 @@ struct subject {
     }
 
     [[nodiscard]] bool word_at(std::uint32_t pos) const noexcept { return pos < size && is_word_char(text[pos]); }
-    [[nodiscard]] bool boundary(std::uint32_t pos) const noexcept {
-        return (pos > 0 && word_at(pos - 1)) != word_at(pos);
+    /// ECMA-262 22.2.2.6 IsWordChar on both sides; `^` and `$` without the m flag.
+    [[nodiscard]] bool holds(op assertion, std::uint32_t pos) const noexcept {
+        const bool boundary = (pos > 0 && word_at(pos - 1)) != word_at(pos);
+        switch (assertion) {
+        case op::line_start: return pos == 0;
+        case op::line_end: return pos == size;
+        case op::word_boundary: return boundary;
+        default: return !boundary;
+        }
     }
 };
 
@@ -1105,53 +1108,32 @@ private:
             }
             const inst& in = p_.code[pc];
             char32_t c = 0;
+            bool ok = true;
+            std::uint32_t next = pc + 1;
             switch (in.code) {
-            case op::literal:
-                if (!s_.step(in, pos, c) || c != in.a) {
-                    return false;
-                }
-                ++pc;
-                break;
-            case op::set:
-                if (!s_.step(in, pos, c) || !in_ranges(p_.sets[in.a], c)) {
-                    return false;
-                }
-                ++pc;
-                break;
+            case op::literal: ok = s_.step(in, pos, c) && c == in.a; break;
+            case op::set: ok = s_.step(in, pos, c) && in_ranges(p_.sets[in.a], c); break;
             case op::split:
                 sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
-                pc = in.a;
+                next = in.a;
                 break;
-            case op::jump: pc = in.a; break;
+            case op::jump: next = in.a; break;
             case op::line_start:
-                if (pos != 0) {
-                    return false;
-                }
-                ++pc;
-                break;
             case op::line_end:
-                if (pos != s_.size) {
-                    return false;
-                }
-                ++pc;
-                break;
             case op::word_boundary:
-            case op::not_word_boundary:
-                if (s_.boundary(pos) != (in.code == op::word_boundary)) {
-                    return false;
-                }
-                ++pc;
-                break;
+            case op::not_word_boundary: ok = s_.holds(in.code, pos); break;
             case op::look:
-                if (!look(in.a, pos)) {
-                    return false;
-                }
-                pc = in.b;
+                ok = look(in.a, pos);
+                next = in.b;
                 break;
             case op::look_match:
             case op::match: return true;
-            default: ++pc; break; // capture bookkeeping is never emitted in this mode
+            default: break; // capture bookkeeping is never emitted in this mode
             }
+            if (!ok) {
+                return false;
+            }
+            pc = next;
         }
     }
 
@@ -1269,10 +1251,10 @@ private:
             next = in.a;
             break;
         case op::jump: next = in.a; break;
-        case op::line_start: ok = pos == 0; break;
-        case op::line_end: ok = pos == s_.size; break;
-        case op::word_boundary: ok = s_.boundary(pos); break;
-        case op::not_word_boundary: ok = !s_.boundary(pos); break;
+        case op::line_start:
+        case op::line_end:
+        case op::word_boundary:
+        case op::not_word_boundary: ok = s_.holds(in.code, pos); break;
         case op::look:
             ok = look(in, pos, slots);
             next = in.b;
