@@ -20,7 +20,7 @@
 // under a step budget and answers too_costly when the budget is spent. Neither recurses per
 // subject character: recursion happens only per nesting level of lookarounds in the pattern.
 
-#include <algorithm>   // sort, min, max, find, any_of, upper_bound
+#include <algorithm>   // sort, min, max, find, all_of, any_of, upper_bound
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t, uint64_t, int64_t
 #include <iterator>    // prev
@@ -49,6 +49,7 @@ inline constexpr char32_t replacement_character = 0xFFFD;
 inline constexpr char32_t end_of_pattern = 0xFFFFFFFF; // never a code point
 inline constexpr std::size_t max_depth = 256;
 inline constexpr std::size_t max_program = 100000;
+inline constexpr std::size_t max_pattern_bytes = 100000; // bounds the syntax tree's size
 inline constexpr std::uint32_t unbounded = 0xFFFFFFFF;
 inline constexpr std::uint32_t max_count = 1000000000; // {n,m} numbers saturate here
 inline constexpr std::uint64_t backtrack_budget = 1000000;
@@ -241,6 +242,10 @@ struct node {
 class parser {
 public:
     explicit parser(std::string_view pattern) {
+        if (pattern.size() > max_pattern_bytes) {
+            throw regex_syntax_error("regular expression too long: more than " + std::to_string(max_pattern_bytes) +
+                                     " bytes");
+        }
         std::size_t i = 0;
         while (i < pattern.size()) {
             offsets_.push_back(i);
@@ -912,7 +917,24 @@ private:
         exits.push_back(split);
     }
 
+    /// True when emit_node(n) emits no instruction: repeating it any number of times is nothing,
+    /// and `(?:){1000000000}` must not loop a billion times at compile time.
+    [[nodiscard]] bool emits_nothing(const node& n) const {
+        switch (n.kind) {
+        case node_kind::empty: return true;
+        case node_kind::sequence:
+            return std::all_of(n.children.begin(), n.children.end(),
+                               [this](const node& c) { return emits_nothing(c); });
+        case node_kind::group: return !(captures_ && n.index != 0) && emits_nothing(n.children.front());
+        case node_kind::repeat: return n.max == 0 || emits_nothing(n.children.front());
+        default: return false;
+        }
+    }
+
     void emit_repeat(const node& n) {
+        if (emits_nothing(n.children.front())) {
+            return;
+        }
         const std::uint32_t reg = p_.registers++;
         for (std::uint32_t k = 0; k < n.min; ++k) {
             emit_iteration(n);
@@ -1222,6 +1244,7 @@ private:
     /// its captures when positive; a negative one keeps none.
     bool look(const inst& in, std::uint32_t pos, std::vector<std::int64_t>& slots) {
         const look_info& info = p_.looks[in.a];
+        steps_ += slots.size() / 8; // copying and comparing the slots is work too
         std::vector<std::int64_t> inner = slots;
         const bool ok = run(info.start, pos, inner);
         if (over_ || ok == info.negate) {
@@ -1267,6 +1290,7 @@ private:
             break;
         }
         case op::reset:
+            steps_ += in.b - in.a; // the budget bounds the undo records too
             for (std::uint32_t g = in.a; g < in.b; ++g) {
                 set(slots, std::size_t{3} * g + 1, -1);
                 set(slots, std::size_t{3} * g + 2, -1);
