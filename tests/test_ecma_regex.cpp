@@ -217,6 +217,14 @@ TEST_CASE("Lookarounds are memoized per position", "[regex][hostile]") {
     CHECK(r == regex_match::not_found);
     CHECK(seconds([&] { r = search("(?<!(a|a)*c)$", text); }) < hang_guard);
     CHECK(r == regex_match::found);
+    CHECK(seconds([&] { r = search("(?=a*b|a*)x", text); }) < hang_guard);
+    CHECK(r == regex_match::not_found);
+    // An empty loop in a lookaround that succeeds: its marks cannot be kept, a budget bounds the
+    // work instead, and the answer is right or too_costly, never wrong.
+    CHECK(seconds([&] { r = search("(?=(a*)*b|a*)x", std::string(20000, 'a')); }) < hang_guard);
+    CHECK(r != regex_match::found);
+    CHECK(search("(?=(a*)*b|a*)x", "aaax") == regex_match::found);
+    CHECK(search("(?=(a*)*b|a*)x", "aaa") == regex_match::not_found);
 }
 
 TEST_CASE("Back-references run under a step budget and never hang", "[regex][hostile]") {

@@ -787,7 +787,58 @@ struct program {
     std::uint32_t groups = 0;
     std::uint32_t registers = 0;
     bool backrefs = false;
+    bool empty_loops = false; // some cycle of instructions consumes nothing (see has_empty_loop)
 };
+
+/// The instructions that may follow `in` (at `pc`) without consuming a character.
+inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
+    switch (in.code) {
+    case op::split: out.insert(out.end(), {in.a, in.b}); break;
+    case op::jump: out.push_back(in.a); break;
+    case op::look: out.push_back(in.b); break;
+    case op::literal:
+    case op::set:
+    case op::backref:
+    case op::match:
+    case op::look_match: break;
+    default: out.push_back(pc + 1); break;
+    }
+}
+
+/// Whether the program has a cycle through instructions that consume nothing, as `(a*)*` has
+/// (an iteration of its body can match empty). Iterative three-colour depth-first search.
+[[nodiscard]] inline bool has_empty_loop(const std::vector<inst>& code) {
+    enum : std::uint8_t { fresh, open, done };
+    std::vector<std::uint8_t> colour(code.size(), fresh);
+    std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> stack;
+    for (std::uint32_t root = 0; root < code.size(); ++root) {
+        if (colour[root] != fresh) {
+            continue;
+        }
+        colour[root] = open;
+        stack.emplace_back(root, std::vector<std::uint32_t>{});
+        epsilon_successors(code[root], root, stack.back().second);
+        while (!stack.empty()) {
+            auto& [pc, next] = stack.back();
+            if (next.empty()) {
+                colour[pc] = done;
+                stack.pop_back();
+                continue;
+            }
+            const std::uint32_t to = next.back();
+            next.pop_back();
+            if (colour[to] == open) {
+                return true;
+            }
+            if (colour[to] == fresh) {
+                colour[to] = open;
+                stack.emplace_back(to, std::vector<std::uint32_t>{});
+                epsilon_successors(code[to], to, stack.back().second);
+            }
+        }
+    }
+    return false;
+}
 
 /// Tree to program. Capture bookkeeping (open/close/reset/mark/check) is emitted only when the
 /// pattern has back-references: without them the answer does not depend on captures.
@@ -1060,12 +1111,13 @@ public:
         sc_.touched.clear();
         sc_.path.clear();
         sc_.stack.clear();
-        for (std::uint32_t start = 0; start <= s_.size; ++start) {
+        budget_ = 4 * bits + backtrack_budget;
+        for (std::uint32_t start = 0; start <= s_.size && !over_; ++start) {
             if (run(0, start)) {
                 return regex_match::found;
             }
         }
-        return regex_match::not_found;
+        return over_ ? regex_match::too_costly : regex_match::not_found;
     }
 
 private:
@@ -1074,8 +1126,12 @@ private:
     scratch& sc_;
     std::uint64_t width_;
     std::size_t depth_ = 0; // lookaround sub-searches in progress
+    // Each state is marked at most once unless marks are cleared (empty loops in a lookaround, see
+    // look), so only such programs can spend this budget; they answer too_costly when they do.
+    std::uint64_t budget_ = 0;
+    bool over_ = false;
 
-    /// Marks the state; false when it was already marked.
+    /// Marks the state; false when it was already marked (or the budget is spent).
     bool visit(std::uint32_t pc, std::uint32_t pos) {
         const std::uint64_t bit = pc * width_ + pos;
         std::uint64_t& word = sc_.visited[bit / 64];
@@ -1083,9 +1139,16 @@ private:
         if ((word & mask) != 0) {
             return false;
         }
+        if (budget_ == 0) {
+            over_ = true;
+            return false;
+        }
+        --budget_;
         word |= mask;
         if (depth_ > 0) {
-            sc_.touched.push_back(bit);
+            if (p_.empty_loops) {
+                sc_.touched.push_back(bit);
+            }
             sc_.path.push_back(bit);
         }
         return true;
@@ -1096,10 +1159,12 @@ private:
     }
 
     /// Whether lookaround `index`'s body matches at `pos`, computed once per position. Whether a
-    /// body state (pc, pos) reaches look_match does not depend on where the sub-search began, so:
-    /// after a failure every state it marked stays marked (failed); after a success the states on
-    /// the successful path are recorded in `reached`, and the other marks are cleared (one could
-    /// lie on an empty loop through the path, so it is not known to have failed).
+    /// body state (pc, pos) reaches look_match does not depend on where the sub-search began, so
+    /// marks are shared by the sub-searches of all positions. After a failure every mark is a
+    /// failed state. After a success the states on the successful path go into `reached`; any other
+    /// mark is a failed state too (pending alternatives hang off the path: the stack is LIFO),
+    /// unless it was cut short by a path state still in progress, which needs a cycle at one
+    /// position: an empty loop. Only then are the sub-search's other marks cleared.
     bool look(std::uint32_t index, std::uint32_t pos) {
         std::uint8_t& memo = sc_.look_memo[index * width_ + pos];
         if (memo == 0) {
@@ -1107,7 +1172,10 @@ private:
             ++depth_;
             const bool ok = run(p_.looks[index].start, pos);
             --depth_;
-            if (ok) {
+            if (over_) {
+                return false;
+            }
+            if (ok && p_.empty_loops) {
                 for (std::size_t k = touched_before; k < sc_.touched.size(); ++k) {
                     const std::uint64_t bit = sc_.touched[k];
                     sc_.visited[bit / 64] &= ~(std::uint64_t{1} << (bit % 64));
@@ -1117,6 +1185,18 @@ private:
             memo = ok ? 2 : 1;
         }
         return (memo == 2) != p_.looks[index].negate;
+    }
+
+    /// False when the thread at (pc, pos) would fail on its first instruction: a character test
+    /// that the next character fails. Skipping such alternatives keeps `(a|b)*` from stacking one
+    /// dead `b` per character.
+    [[nodiscard]] bool may_start(std::uint32_t pc, std::uint32_t pos) const noexcept {
+        const inst& in = p_.code[pc];
+        if (in.code != op::literal && in.code != op::set) {
+            return true;
+        }
+        char32_t c = 0;
+        return s_.step(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p_.sets[in.a], c));
     }
 
     /// Follows one thread from (pc, pos) until it fails or matches; alternatives go on the stack.
@@ -1136,7 +1216,9 @@ private:
             case op::literal: ok = s_.step(in, pos, c) && c == in.a; break;
             case op::set: ok = s_.step(in, pos, c) && in_ranges(p_.sets[in.a], c); break;
             case op::split:
-                sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
+                if (may_start(in.b, pos)) {
+                    sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
+                }
                 next = in.a;
                 break;
             case op::jump: next = in.a; break;
@@ -1164,7 +1246,7 @@ private:
         const std::size_t path_base = sc_.path.size();
         sc_.stack.push_back({pc, pos, static_cast<std::uint32_t>(path_base)});
         bool ok = false;
-        while (!ok && sc_.stack.size() > base) {
+        while (!ok && !over_ && sc_.stack.size() > base) {
             const scratch::pending next = sc_.stack.back();
             sc_.stack.pop_back();
             sc_.path.resize(next.path);
@@ -1358,6 +1440,7 @@ public:
         p->groups = parser.groups();
         p->backrefs = parser.has_backrefs();
         regex_impl::compiler(*p, p->backrefs).emit_all(root);
+        p->empty_loops = regex_impl::has_empty_loop(p->code);
         return ecma_regex(std::move(p));
     }
 
