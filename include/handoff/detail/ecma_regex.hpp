@@ -8,17 +8,24 @@
 // applies (no Annex B leniency: a lone `]`, `{` or `}` is an error, identity escapes are only for
 // syntax characters and `/`, plus `-` inside a class).
 //
-// Refused at compile time (regex_syntax_error):
+// Refused at compile time (regex_syntax_error), where ECMA-262 would accept:
 //   - Unicode property escapes `\p{...}` / `\P{...}`: the Unicode tables would dwarf this header.
-//   - group names outside [A-Za-z0-9_$] plus any non-ASCII code point (no `\u` escapes in names).
-//   - patterns nested deeper than max_depth groups, or whose program after expanding counted
-//     repetition exceeds max_program instructions.
+//   - group names written with `\u` escapes. Names are [A-Za-z_$] then [A-Za-z0-9_$], and any
+//     non-ASCII code point is taken as a letter (more lenient than ID_Start / ID_Continue).
+//   - patterns over max_pattern_bytes, nested deeper than max_depth groups, or whose program after
+//     expanding counted repetition exceeds max_program instructions (`(a{1000}){1000}`).
+// Duplicate group names are an error, as in Node 20 (ECMA-262 2025 allows them in different
+// alternatives).
 //
-// Execution: without back-references, a memoized backtracker visits each (instruction, position)
-// state at most once, so time and memory are O(program * subject); a lookaround is a sub-search
-// memoized per (lookaround, position). With back-references, a capture-tracking backtracker runs
-// under a step budget and answers too_costly when the budget is spent. Neither recurses per
-// subject character: recursion happens only per nesting level of lookarounds in the pattern.
+// Execution: without back-references, a memoized backtracker marks each (instruction, position)
+// state when first reached and never explores it again, so time and memory are
+// O(program * subject) (memory capped by max_visited_bits, beyond which search answers
+// too_costly). A lookaround is a sub-search memoized per (lookaround, position) that shares the
+// marks; the one exception, a program with an empty loop (`(a*)*`), must forget a lookaround's
+// marks after it succeeds and runs under a visit budget instead (too_costly when spent). With
+// back-references, a capture-tracking backtracker runs under a step budget and answers
+// too_costly when the budget is spent. Neither recurses per subject character: recursion happens
+// only per nesting level of lookarounds in the pattern.
 
 #include <algorithm>   // sort, min, max, find, all_of, any_of, upper_bound
 #include <cstddef>     // size_t
