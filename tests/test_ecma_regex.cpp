@@ -160,11 +160,13 @@ TEST_CASE("Syntax errors say why and where in one line", "[regex]") {
 }
 
 TEST_CASE("Deep nesting is an error, not a stack overflow", "[regex][hostile]") {
-    const std::string deep = std::string(100000, '(') + std::string(100000, ')');
-    CHECK(compile_error(deep).find("nested too deeply") != std::string::npos);
+    CHECK(compile_error(std::string(100000, '(')).find("nested too deeply") != std::string::npos);
+    CHECK(compile_error(std::string(50000, '(') + std::string(50000, ')')).find("nested too deeply") !=
+          std::string::npos);
+    CHECK_FALSE(compile_error(std::string(100000, '(') + std::string(100000, ')')).empty()); // too long, too
     const std::string looks = [] {
         std::string s;
-        for (int k = 0; k < 100000; ++k) {
+        for (int k = 0; k < 30000; ++k) {
             s += "(?=";
         }
         return s;
@@ -178,6 +180,16 @@ TEST_CASE("Counted repetition that expands past the program limit is refused", "
     CHECK(compile_error("(a{1000}){1000}").find("too large") != std::string::npos);
     CHECK(compile_error("a{99999999999}").find("too large") != std::string::npos);
     CHECK(compile_error("((a{100}){100}){100}").find("too large") != std::string::npos);
+    CHECK(compile_error(std::string(200000, 'a')).find("too long") != std::string::npos);
+}
+
+TEST_CASE("Repeating nothing a billion times compiles at once and matches empty", "[regex][hostile]") {
+    regex_match r = regex_match::not_found;
+    CHECK(seconds([&] { r = search("^(?:(?:){1000000000}){1000000000}$", ""); }) < hang_guard);
+    CHECK(r == regex_match::found);
+    CHECK(search("^(?:){0,1000000000}a$", "a") == regex_match::found);
+    CHECK(compile_error("^(){1000000000}\\1$").find("too large") != std::string::npos); // captures are emitted
+    CHECK(compile_error("(a){1000000000}").find("too large") != std::string::npos);
 }
 
 TEST_CASE("Catastrophic patterns run in linear time without back-references", "[regex][hostile]") {
@@ -205,6 +217,14 @@ TEST_CASE("Lookarounds are memoized per position", "[regex][hostile]") {
     CHECK(r == regex_match::not_found);
     CHECK(seconds([&] { r = search("(?<!(a|a)*c)$", text); }) < hang_guard);
     CHECK(r == regex_match::found);
+    CHECK(seconds([&] { r = search("(?=a*b|a*)x", text); }) < hang_guard);
+    CHECK(r == regex_match::not_found);
+    // An empty loop in a lookaround that succeeds: its marks cannot be kept, a budget bounds the
+    // work instead, and the answer is right or too_costly, never wrong.
+    CHECK(seconds([&] { r = search("(?=(a*)*b|a*)x", std::string(20000, 'a')); }) < hang_guard);
+    CHECK(r != regex_match::found);
+    CHECK(search("(?=(a*)*b|a*)x", "aaax") == regex_match::found);
+    CHECK(search("(?=(a*)*b|a*)x", "aaa") == regex_match::not_found);
 }
 
 TEST_CASE("Back-references run under a step budget and never hang", "[regex][hostile]") {

@@ -8,21 +8,29 @@
 // applies (no Annex B leniency: a lone `]`, `{` or `}` is an error, identity escapes are only for
 // syntax characters and `/`, plus `-` inside a class).
 //
-// Refused at compile time (regex_syntax_error):
+// Refused at compile time (regex_syntax_error), where ECMA-262 would accept:
 //   - Unicode property escapes `\p{...}` / `\P{...}`: the Unicode tables would dwarf this header.
-//   - group names outside [A-Za-z0-9_$] plus any non-ASCII code point (no `\u` escapes in names).
-//   - patterns nested deeper than max_depth groups, or whose program after expanding counted
-//     repetition exceeds max_program instructions.
+//   - group names written with `\u` escapes. Names are [A-Za-z_$] then [A-Za-z0-9_$], and any
+//     non-ASCII code point is taken as a letter (more lenient than ID_Start / ID_Continue).
+//   - patterns over max_pattern_bytes, nested deeper than max_depth groups, or whose program after
+//     expanding counted repetition exceeds max_program instructions (`(a{1000}){1000}`).
+// Duplicate group names are an error, as in Node 20 (ECMA-262 2025 allows them in different
+// alternatives).
 //
-// Execution: without back-references, a memoized backtracker visits each (instruction, position)
-// state at most once, so time and memory are O(program * subject); a lookaround is a sub-search
-// memoized per (lookaround, position). With back-references, a capture-tracking backtracker runs
-// under a step budget and answers too_costly when the budget is spent. Neither recurses per
-// subject character: recursion happens only per nesting level of lookarounds in the pattern.
+// Execution: without back-references, a memoized backtracker marks each (instruction, position)
+// state when first reached and never explores it again, so time and memory are
+// O(program * subject) (memory capped by max_visited_bits, beyond which search answers
+// too_costly). A lookaround is a sub-search memoized per (lookaround, position) that shares the
+// marks; the one exception, a program with an empty loop (`(a*)*`), must forget a lookaround's
+// marks after it succeeds and runs under a visit budget instead (too_costly when spent). With
+// back-references, a capture-tracking backtracker runs under a step budget and answers
+// too_costly when the budget is spent. Neither recurses per subject character: recursion happens
+// only per nesting level of lookarounds in the pattern.
 
-#include <algorithm>   // sort, min, max
+#include <algorithm>   // sort, min, max, find, all_of, any_of, upper_bound
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t, uint64_t, int64_t
+#include <iterator>    // prev
 #include <memory>      // shared_ptr, make_shared
 #include <stdexcept>   // invalid_argument
 #include <string>      // string, to_string
@@ -48,6 +56,7 @@ inline constexpr char32_t replacement_character = 0xFFFD;
 inline constexpr char32_t end_of_pattern = 0xFFFFFFFF; // never a code point
 inline constexpr std::size_t max_depth = 256;
 inline constexpr std::size_t max_program = 100000;
+inline constexpr std::size_t max_pattern_bytes = 100000; // bounds the syntax tree's size
 inline constexpr std::uint32_t unbounded = 0xFFFFFFFF;
 inline constexpr std::uint32_t max_count = 1000000000; // {n,m} numbers saturate here
 inline constexpr std::uint64_t backtrack_budget = 1000000;
@@ -94,13 +103,8 @@ using range_set = std::vector<code_range>;
 }
 
 [[nodiscard]] inline bool in_ranges(const range_set& r, char32_t c) noexcept {
-    if (r.size() <= 8) {
-        for (const code_range& x : r) {
-            if (c >= x.lo && c <= x.hi) {
-                return true;
-            }
-        }
-        return false;
+    if (r.size() <= 8) { // a short scan beats a binary search on the common small class
+        return std::any_of(r.begin(), r.end(), [c](const code_range& x) { return c >= x.lo && c <= x.hi; });
     }
     auto it = std::upper_bound(r.begin(), r.end(), c, [](char32_t v, const code_range& x) { return v < x.lo; });
     return it != r.begin() && c <= std::prev(it)->hi;
@@ -245,6 +249,10 @@ struct node {
 class parser {
 public:
     explicit parser(std::string_view pattern) {
+        if (pattern.size() > max_pattern_bytes) {
+            throw regex_syntax_error("regular expression too long: more than " + std::to_string(max_pattern_bytes) +
+                                     " bytes");
+        }
         std::size_t i = 0;
         while (i < pattern.size()) {
             offsets_.push_back(i);
@@ -786,7 +794,58 @@ struct program {
     std::uint32_t groups = 0;
     std::uint32_t registers = 0;
     bool backrefs = false;
+    bool empty_loops = false; // some cycle of instructions consumes nothing (see has_empty_loop)
 };
+
+/// The instructions that may follow `in` (at `pc`) without consuming a character.
+inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
+    switch (in.code) {
+    case op::split: out.insert(out.end(), {in.a, in.b}); break;
+    case op::jump: out.push_back(in.a); break;
+    case op::look: out.push_back(in.b); break;
+    case op::literal:
+    case op::set:
+    case op::backref:
+    case op::match:
+    case op::look_match: break;
+    default: out.push_back(pc + 1); break;
+    }
+}
+
+/// Whether the program has a cycle through instructions that consume nothing, as `(a*)*` has
+/// (an iteration of its body can match empty). Iterative three-colour depth-first search.
+[[nodiscard]] inline bool has_empty_loop(const std::vector<inst>& code) {
+    enum : std::uint8_t { fresh, open, done };
+    std::vector<std::uint8_t> colour(code.size(), fresh);
+    std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> stack;
+    for (std::uint32_t root = 0; root < code.size(); ++root) {
+        if (colour[root] != fresh) {
+            continue;
+        }
+        colour[root] = open;
+        stack.emplace_back(root, std::vector<std::uint32_t>{});
+        epsilon_successors(code[root], root, stack.back().second);
+        while (!stack.empty()) {
+            auto& [pc, next] = stack.back();
+            if (next.empty()) {
+                colour[pc] = done;
+                stack.pop_back();
+                continue;
+            }
+            const std::uint32_t to = next.back();
+            next.pop_back();
+            if (colour[to] == open) {
+                return true;
+            }
+            if (colour[to] == fresh) {
+                colour[to] = open;
+                stack.emplace_back(to, std::vector<std::uint32_t>{});
+                epsilon_successors(code[to], to, stack.back().second);
+            }
+        }
+    }
+    return false;
+}
 
 /// Tree to program. Capture bookkeeping (open/close/reset/mark/check) is emitted only when the
 /// pattern has back-references: without them the answer does not depend on captures.
@@ -879,7 +938,7 @@ private:
     }
 
     void emit_look(const node& n) {
-        const std::uint32_t index = static_cast<std::uint32_t>(p_.looks.size());
+        const auto index = static_cast<std::uint32_t>(p_.looks.size());
         p_.looks.push_back({0, n.negate});
         const std::uint32_t at = emit(op::look, index);
         p_.looks[index].start = here();
@@ -916,7 +975,24 @@ private:
         exits.push_back(split);
     }
 
+    /// True when emit_node(n) emits no instruction: repeating it any number of times is nothing,
+    /// and `(?:){1000000000}` must not loop a billion times at compile time.
+    [[nodiscard]] bool emits_nothing(const node& n) const {
+        switch (n.kind) {
+        case node_kind::empty: return true;
+        case node_kind::sequence:
+            return std::all_of(n.children.begin(), n.children.end(),
+                               [this](const node& c) { return emits_nothing(c); });
+        case node_kind::group: return !(captures_ && n.index != 0) && emits_nothing(n.children.front());
+        case node_kind::repeat: return n.max == 0 || emits_nothing(n.children.front());
+        default: return false;
+        }
+    }
+
     void emit_repeat(const node& n) {
+        if (emits_nothing(n.children.front())) {
+            return;
+        }
         const std::uint32_t reg = p_.registers++;
         for (std::uint32_t k = 0; k < n.min; ++k) {
             emit_iteration(n);
@@ -1012,8 +1088,15 @@ struct subject {
     }
 
     [[nodiscard]] bool word_at(std::uint32_t pos) const noexcept { return pos < size && is_word_char(text[pos]); }
-    [[nodiscard]] bool boundary(std::uint32_t pos) const noexcept {
-        return (pos > 0 && word_at(pos - 1)) != word_at(pos);
+    /// ECMA-262 22.2.2.6 IsWordChar on both sides; `^` and `$` without the m flag.
+    [[nodiscard]] bool holds(op assertion, std::uint32_t pos) const noexcept {
+        const bool boundary = (pos > 0 && word_at(pos - 1)) != word_at(pos);
+        switch (assertion) {
+        case op::line_start: return pos == 0;
+        case op::line_end: return pos == size;
+        case op::word_boundary: return boundary;
+        default: return !boundary;
+        }
     }
 };
 
@@ -1035,12 +1118,13 @@ public:
         sc_.touched.clear();
         sc_.path.clear();
         sc_.stack.clear();
-        for (std::uint32_t start = 0; start <= s_.size; ++start) {
+        budget_ = 4 * bits + backtrack_budget;
+        for (std::uint32_t start = 0; start <= s_.size && !over_; ++start) {
             if (run(0, start)) {
                 return regex_match::found;
             }
         }
-        return regex_match::not_found;
+        return over_ ? regex_match::too_costly : regex_match::not_found;
     }
 
 private:
@@ -1049,8 +1133,12 @@ private:
     scratch& sc_;
     std::uint64_t width_;
     std::size_t depth_ = 0; // lookaround sub-searches in progress
+    // Each state is marked at most once unless marks are cleared (empty loops in a lookaround, see
+    // look), so only such programs can spend this budget; they answer too_costly when they do.
+    std::uint64_t budget_ = 0;
+    bool over_ = false;
 
-    /// Marks the state; false when it was already marked.
+    /// Marks the state; false when it was already marked (or the budget is spent).
     bool visit(std::uint32_t pc, std::uint32_t pos) {
         const std::uint64_t bit = pc * width_ + pos;
         std::uint64_t& word = sc_.visited[bit / 64];
@@ -1058,9 +1146,16 @@ private:
         if ((word & mask) != 0) {
             return false;
         }
+        if (budget_ == 0) {
+            over_ = true;
+            return false;
+        }
+        --budget_;
         word |= mask;
         if (depth_ > 0) {
-            sc_.touched.push_back(bit);
+            if (p_.empty_loops) {
+                sc_.touched.push_back(bit);
+            }
             sc_.path.push_back(bit);
         }
         return true;
@@ -1071,10 +1166,12 @@ private:
     }
 
     /// Whether lookaround `index`'s body matches at `pos`, computed once per position. Whether a
-    /// body state (pc, pos) reaches look_match does not depend on where the sub-search began, so:
-    /// after a failure every state it marked stays marked (failed); after a success the states on
-    /// the successful path are recorded in `reached`, and the other marks are cleared (one could
-    /// lie on an empty loop through the path, so it is not known to have failed).
+    /// body state (pc, pos) reaches look_match does not depend on where the sub-search began, so
+    /// marks are shared by the sub-searches of all positions. After a failure every mark is a
+    /// failed state. After a success the states on the successful path go into `reached`; any other
+    /// mark is a failed state too (pending alternatives hang off the path: the stack is LIFO),
+    /// unless it was cut short by a path state still in progress, which needs a cycle at one
+    /// position: an empty loop. Only then are the sub-search's other marks cleared.
     bool look(std::uint32_t index, std::uint32_t pos) {
         std::uint8_t& memo = sc_.look_memo[index * width_ + pos];
         if (memo == 0) {
@@ -1082,7 +1179,10 @@ private:
             ++depth_;
             const bool ok = run(p_.looks[index].start, pos);
             --depth_;
-            if (ok) {
+            if (over_) {
+                return false;
+            }
+            if (ok && p_.empty_loops) {
                 for (std::size_t k = touched_before; k < sc_.touched.size(); ++k) {
                     const std::uint64_t bit = sc_.touched[k];
                     sc_.visited[bit / 64] &= ~(std::uint64_t{1} << (bit % 64));
@@ -1092,6 +1192,18 @@ private:
             memo = ok ? 2 : 1;
         }
         return (memo == 2) != p_.looks[index].negate;
+    }
+
+    /// False when the thread at (pc, pos) would fail on its first instruction: a character test
+    /// that the next character fails. Skipping such alternatives keeps `(a|b)*` from stacking one
+    /// dead `b` per character.
+    [[nodiscard]] bool may_start(std::uint32_t pc, std::uint32_t pos) const noexcept {
+        const inst& in = p_.code[pc];
+        if (in.code != op::literal && in.code != op::set) {
+            return true;
+        }
+        char32_t c = 0;
+        return s_.step(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p_.sets[in.a], c));
     }
 
     /// Follows one thread from (pc, pos) until it fails or matches; alternatives go on the stack.
@@ -1105,53 +1217,34 @@ private:
             }
             const inst& in = p_.code[pc];
             char32_t c = 0;
+            bool ok = true;
+            std::uint32_t next = pc + 1;
             switch (in.code) {
-            case op::literal:
-                if (!s_.step(in, pos, c) || c != in.a) {
-                    return false;
-                }
-                ++pc;
-                break;
-            case op::set:
-                if (!s_.step(in, pos, c) || !in_ranges(p_.sets[in.a], c)) {
-                    return false;
-                }
-                ++pc;
-                break;
+            case op::literal: ok = s_.step(in, pos, c) && c == in.a; break;
+            case op::set: ok = s_.step(in, pos, c) && in_ranges(p_.sets[in.a], c); break;
             case op::split:
-                sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
-                pc = in.a;
+                if (may_start(in.b, pos)) {
+                    sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
+                }
+                next = in.a;
                 break;
-            case op::jump: pc = in.a; break;
+            case op::jump: next = in.a; break;
             case op::line_start:
-                if (pos != 0) {
-                    return false;
-                }
-                ++pc;
-                break;
             case op::line_end:
-                if (pos != s_.size) {
-                    return false;
-                }
-                ++pc;
-                break;
             case op::word_boundary:
-            case op::not_word_boundary:
-                if (s_.boundary(pos) != (in.code == op::word_boundary)) {
-                    return false;
-                }
-                ++pc;
-                break;
+            case op::not_word_boundary: ok = s_.holds(in.code, pos); break;
             case op::look:
-                if (!look(in.a, pos)) {
-                    return false;
-                }
-                pc = in.b;
+                ok = look(in.a, pos);
+                next = in.b;
                 break;
             case op::look_match:
             case op::match: return true;
-            default: ++pc; break; // capture bookkeeping is never emitted in this mode
+            default: break; // capture bookkeeping is never emitted in this mode
             }
+            if (!ok) {
+                return false;
+            }
+            pc = next;
         }
     }
 
@@ -1160,7 +1253,7 @@ private:
         const std::size_t path_base = sc_.path.size();
         sc_.stack.push_back({pc, pos, static_cast<std::uint32_t>(path_base)});
         bool ok = false;
-        while (!ok && sc_.stack.size() > base) {
+        while (!ok && !over_ && sc_.stack.size() > base) {
             const scratch::pending next = sc_.stack.back();
             sc_.stack.pop_back();
             sc_.path.resize(next.path);
@@ -1240,6 +1333,7 @@ private:
     /// its captures when positive; a negative one keeps none.
     bool look(const inst& in, std::uint32_t pos, std::vector<std::int64_t>& slots) {
         const look_info& info = p_.looks[in.a];
+        steps_ += slots.size() / 8; // copying and comparing the slots is work too
         std::vector<std::int64_t> inner = slots;
         const bool ok = run(info.start, pos, inner);
         if (over_ || ok == info.negate) {
@@ -1269,10 +1363,10 @@ private:
             next = in.a;
             break;
         case op::jump: next = in.a; break;
-        case op::line_start: ok = pos == 0; break;
-        case op::line_end: ok = pos == s_.size; break;
-        case op::word_boundary: ok = s_.boundary(pos); break;
-        case op::not_word_boundary: ok = !s_.boundary(pos); break;
+        case op::line_start:
+        case op::line_end:
+        case op::word_boundary:
+        case op::not_word_boundary: ok = s_.holds(in.code, pos); break;
         case op::look:
             ok = look(in, pos, slots);
             next = in.b;
@@ -1285,6 +1379,7 @@ private:
             break;
         }
         case op::reset:
+            steps_ += in.b - in.a; // the budget bounds the undo records too
             for (std::uint32_t g = in.a; g < in.b; ++g) {
                 set(slots, std::size_t{3} * g + 1, -1);
                 set(slots, std::size_t{3} * g + 2, -1);
@@ -1352,6 +1447,7 @@ public:
         p->groups = parser.groups();
         p->backrefs = parser.has_backrefs();
         regex_impl::compiler(*p, p->backrefs).emit_all(root);
+        p->empty_loops = regex_impl::has_empty_loop(p->code);
         return ecma_regex(std::move(p));
     }
 
