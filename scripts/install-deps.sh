@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
-  nlohmann-json3-dev libvalijson-dev  # the library's dependencies
+  nlohmann-json3-dev libvalijson-dev  # the library (nlohmann) and the tests' oracle (valijson)
   catch2                              # tests (Debian ships Catch2 v2)
   libbenchmark-dev                    # the benchmark kit, compiled (not run) by the gcc20 stage
   clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes

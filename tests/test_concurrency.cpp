@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Issue 4: one receiver shared by many threads gives the same receipts as one thread. The task
 // schema has patterns, formats, propertyNames and patternProperties, so every regex path runs
-// (valijson's Validator keeps a mutable regex cache: handoff keeps one per thread). Run under
+// (compiled regexes are shared read-only; a search keeps its state on its own). Run under
 // ThreadSanitizer by `scripts/test.sh tsan` ([concurrency] tag).
 
 #include "support/fixtures.hpp"

@@ -6,6 +6,7 @@
 
 #include "support/fixtures.hpp"
 #include "support/strict_integers.hpp"
+#include "support/valijson.hpp"
 
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/envelope.hpp>
@@ -56,9 +57,30 @@ std::string repeat(const std::string& s, std::size_t n) {
     return out;
 }
 
-const handoff::compiled_schema& envelope_schema() {
-    static const handoff::compiled_schema schema =
-        handoff::compiled_schema::from_file(handoff_test::shipped_schema_path("envelope.schema.json"));
+/// valijson on the schema file: the oracle. Like the envelope checker, and unlike draft-07 (and
+/// so compiled_schema), it reads 40.0 as no integer; handoff's envelope keeps that strict reading.
+class valijson_envelope_schema {
+public:
+    valijson_envelope_schema()
+        : document_(json::parse(handoff_test::read_file(handoff_test::shipped_schema_path("envelope.schema.json")))) {
+        valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+        const valijson::adapters::NlohmannJsonAdapter adapter(document_);
+        parser.populateSchema(adapter, schema_);
+    }
+    [[nodiscard]] bool is_valid(const json& value) const {
+        thread_local valijson::Validator validator;
+        const valijson::adapters::NlohmannJsonAdapter target(value);
+        return validator.validate(schema_, target, nullptr);
+    }
+    [[nodiscard]] const json& document() const noexcept { return document_; }
+
+private:
+    json document_;
+    valijson::Schema schema_;
+};
+
+const valijson_envelope_schema& envelope_schema() {
+    static const valijson_envelope_schema schema;
     return schema;
 }
 

@@ -166,9 +166,9 @@ TEST_CASE("an ok envelope whose result fails the task schema is REPAIRed at task
     REQUIRE(r.problems.size() == 1);
     CHECK(r.problems[0].step == step::task_schema);
     CHECK(r.problems[0].code == "task.schema");
-    CHECK(r.problems[0].pointer == "/partial_result");
-    CHECK_THAT(r.problems[0].message,
-               Catch::Matchers::StartsWith("/partial_result: ") && Catch::Matchers::ContainsSubstring("'summary'"));
+    CHECK(r.problems[0].pointer == "/partial_result/summary");
+    CHECK(r.problems[0].message ==
+          "/partial_result/summary: the property \"summary\" is not allowed here (additionalProperties is false)");
 }
 
 TEST_CASE("an ok envelope with a null result is REPAIRed at task_schema", "[receiver][repair][task]") {
@@ -260,10 +260,8 @@ TEST_CASE("an invalid partial result is detected: schema_ok false, result absent
     for (const auto& p : r.problems) {
         CHECK(p.step == step::task_schema);
     }
-    CHECK_THAT(r.problems[0].message,
-               Catch::Matchers::StartsWith("/partial_result/claims: Expected number greater than or equal to 0"));
-    CHECK_THAT(r.problems[1].message,
-               Catch::Matchers::StartsWith("/partial_result/sections: Value type not permitted by 'type' constraint"));
+    CHECK_THAT(r.problems[0].message, Catch::Matchers::StartsWith("/partial_result/claims: must be at least 0"));
+    CHECK_THAT(r.problems[1].message, Catch::Matchers::StartsWith("/partial_result/sections: must be of type array"));
     // 28 of 40 would be the mid band (SPLIT 29..40); with nothing usable all 40 are redone.
     CHECK(r.route == route::split);
     REQUIRE(r.decision.has_value());

@@ -34,6 +34,8 @@
 #include <handoff/repair_loop.hpp>
 #include <handoff/repair_prompt.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/schema_error.hpp>
+#include <handoff/schema_registry.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/stop_class.hpp>
 #include <handoff/testing.hpp>

@@ -9,14 +9,14 @@
 //                             is how instructions leak into the next prompt)
 // - lint.unbounded_string     a string without "maxLength" (nor "enum"/"const")
 // - lint.unbounded_array      an array without "maxItems"
-// - lint.unbounded_pattern    a "pattern" without a "maxLength" <= 4096 beside it
-//                             (compiled_schema refuses it: std::regex recurses per character)
+// - lint.unbounded_pattern    a "pattern" without a "maxLength" <= 4096 beside it (longer
+//                             strings fail the pattern at run time; maxLength says so up front)
 // - lint.free_routing_string  a field that routes (by name: label, status, kind, ...) that is a
 //                             free string instead of an "enum"/"const"
 // - lint.money_not_cents      a field that looks like money typed number or string instead of an
 //                             integer count of minor units (price -> price_cents)
 // - lint.required_undefined   a "required" name that no "properties" entry defines
-// - lint.does_not_compile     compiled_schema::from_json (valijson) refuses the schema
+// - lint.does_not_compile     compiled_schema::from_json refuses the schema
 // - lint.not_json, lint.too_deep: the document is not strict JSON, or nests too deep to lint
 // - lint.bad_allow, lint.unused_allow: a malformed or stale "x-lint-allow" (below)
 //
@@ -24,7 +24,7 @@
 //     "x-lint-allow": {"lint.money_not_cents": "amounts are decimals as printed on the invoice"}
 // waives that rule for the annotated schema and everything below it. An allowance that waives
 // nothing is itself a finding (lint.unused_allow), so waivers cannot outlive their reason.
-// valijson ignores the keyword; it does not change what validates.
+// Validators ignore the keyword; it does not change what validates.
 //
 // Which checks apply where: the bounds (open object, string, array) and the name rules
 // (routing, money) apply where a schema admits values. Under "if", "not" and "propertyNames"
@@ -113,8 +113,8 @@ inline constexpr lint_rule all_lint_rules[lint_rule_count] = {
     case lint_rule::unbounded_array:
     case lint_rule::free_routing_string:
     case lint_rule::money_not_cents:
-    case lint_rule::required_undefined: return true;
-    case lint_rule::unbounded_pattern: // compiled_schema refuses it: waiving would hide an error
+    case lint_rule::required_undefined:
+    case lint_rule::unbounded_pattern: return true; // advice: the run-time bound still holds
     case lint_rule::does_not_compile:
     case lint_rule::not_json:
     case lint_rule::too_deep:
@@ -216,8 +216,8 @@ public:
 
     void run() { walk(root_, "", context{}); }
 
-    /// Pointers of the schemas whose "pattern" lacks a usable maxLength.
-    [[nodiscard]] const std::vector<std::string>& unbounded_patterns() const noexcept { return patterns_; }
+    /// The bound a pattern's maxLength should stay within: the one compiled_schema applies.
+    static constexpr std::uint64_t pattern_bound = schema_options{}.max_pattern_subject;
 
 private:
     struct context {
@@ -434,8 +434,10 @@ private:
         return false;
     }
 
-    /// "pattern" needs a usable "maxLength" beside it (compiled_schema's rule). A maxLength that
-    /// is not an integer is valijson's to report, not this rule's.
+    /// "pattern" should have a "maxLength" within the pattern bound beside it: a longer string
+    /// fails the pattern at run time anyway (schema_options::max_pattern_subject), and a
+    /// maxLength tells the worker so before it writes one. A maxLength that is not an integer
+    /// is the compiler's to report, not this rule's.
     bool check_pattern(const json& node, const std::string& where) {
         if (!node.contains("pattern")) {
             return false;
@@ -443,17 +445,15 @@ private:
         const auto max = node.find("maxLength");
         std::string found = "none";
         if (max != node.end()) {
-            if (!max->is_number_unsigned() || max->get<std::uint64_t>() <= compiled_schema::max_pattern_length) {
+            if (!max->is_number_unsigned() || max->get<std::uint64_t>() <= pattern_bound) {
                 return false;
             }
             found = "maxLength " + std::to_string(max->get<std::uint64_t>());
         }
-        patterns_.push_back(where);
         emit(lint_rule::unbounded_pattern, child(where, "pattern"),
-             "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(compiled_schema::max_pattern_length) +
-                 " beside it (found " + found +
-                 "): compiled_schema refuses it, because std::regex recurses once "
-                 "per character of the string");
+             "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(pattern_bound) + " beside it (found " +
+                 found + "): a longer string fails the pattern unread " +
+                 "(schema_options::max_pattern_subject), so say the limit to the worker with maxLength");
         return true;
     }
 
@@ -631,24 +631,7 @@ private:
     const lint_options& options_;
     lint_findings& out_;
     std::vector<allowance> allowances_;
-    std::vector<std::string> patterns_;
 };
-
-/// "handoff: the schema does not compile: /properties/x/pattern: why" -> ("/properties/x/pattern", "why").
-[[nodiscard]] inline std::pair<std::string, std::string> split_compile_error(std::string what) {
-    constexpr std::string_view prefix = "handoff: the schema does not compile: ";
-    if (what.rfind(prefix, 0) == 0) {
-        what.erase(0, prefix.size());
-    }
-    const std::size_t colon = what.find(": ");
-    if (colon != std::string::npos && what[0] == '/') {
-        return {what.substr(0, colon), what.substr(colon + 2)};
-    }
-    if (what.rfind("(root): ", 0) == 0) {
-        return {"", what.substr(8)};
-    }
-    return {"", what};
-}
 
 } // namespace detail
 
@@ -665,18 +648,11 @@ private:
     detail::schema_linter linter(schema, options, findings);
     linter.run();
 
-    // Compile what is left: a pattern already reported above must not be reported twice, so
-    // the copy that is compiled gives each one the maxLength it lacked.
-    nlohmann::json patched = schema;
-    for (const std::string& where : linter.unbounded_patterns()) {
-        patched.at(nlohmann::json::json_pointer(where))["maxLength"] = compiled_schema::max_pattern_length;
-    }
     try {
-        static_cast<void>(compiled_schema::from_json(patched));
+        static_cast<void>(compiled_schema::from_json(schema));
     } catch (const schema_error& e) {
-        auto [pointer, why] = detail::split_compile_error(e.what());
-        findings.push_back(lint_finding{lint_rule::does_not_compile, std::move(pointer),
-                                        "valijson cannot compile the schema: " + detail::plain_line(why, 400)});
+        findings.push_back(lint_finding{lint_rule::does_not_compile, e.pointer(),
+                                        "the schema does not compile: " + detail::plain_line(e.reason(), 400)});
     }
     return findings;
 }

@@ -34,6 +34,8 @@ struct receiver_options {
     double fraction_tolerance = default_fraction_tolerance;
     /// Where hint/table disagreements are counted; not owned, may be shared across receivers.
     disagreement_ledger* ledger = nullptr;
+    /// How the task schema given as JSON is compiled (the pattern bound).
+    schema_options schema{};
 };
 
 /// Runs the five steps (parse, envelope, task, coverage, route) on untrusted text. Built once per task schema (compiled
@@ -47,7 +49,7 @@ public:
 
     /// Throws schema_error when `task_schema` does not compile.
     explicit receiver(const nlohmann::json& task_schema, receiver_options options = {})
-        : task_schema_(compiled_schema::from_json(task_schema)), options_(options) {}
+        : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(options) {}
 
     explicit receiver(compiled_schema task_schema, receiver_options options = {})
         : task_schema_(std::move(task_schema)), options_(options) {}

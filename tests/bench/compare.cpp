@@ -14,6 +14,8 @@
 // `naive` is what one writes first: nlohmann::json::parse into a DOM, then valijson on the
 // envelope schema file and on the task schema, with one Validator reused for every envelope.
 
+#include "support/valijson.hpp"
+
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>

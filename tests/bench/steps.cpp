@@ -16,8 +16,11 @@
 // extra_allocs/op: allocations beyond the decision's own scope (its scope strings, its SPLIT
 // ranges, a unit too long for the small-string buffer) — 0 is the promise of issue 5.
 
+#include "support/valijson.hpp"
+
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/detail/envelope_reader.hpp>
+
 #include <handoff/handoff.hpp>
 
 #include <benchmark/benchmark.h>

@@ -20,7 +20,7 @@
 namespace handoff_cli {
 
 constexpr const char* usage_text =
-    "usage: handoff-check [--task-schema FILE] [--jsonl] [--strict] [FILE|-]...\n"
+    "usage: handoff-check [--task-schema FILE [--schema-dir DIR]...] [--jsonl] [--strict] [FILE|-]...\n"
     "       handoff-check lint [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
     "       handoff-check prompt [--task-schema FILE]\n"
     "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
@@ -30,6 +30,8 @@ constexpr const char* usage_text =
     "\n"
     "  FILE, -             an envelope file, or - for stdin (the default)\n"
     "  --task-schema FILE  JSON Schema (draft-07) for partial_result\n"
+    "  --schema-dir DIR    schemas its $refs may name (every *.json under DIR, by file\n"
+    "                      URI); repeatable. Files beside FILE are found without it\n"
     "  --jsonl             one envelope per line instead of one per file\n"
     "  --strict            no tolerance: no code fences, prose or BOM around the JSON\n"
     "  --attempt N         the run's attempt number for the routing policy (default 1)\n"
@@ -44,6 +46,7 @@ constexpr const char* usage_text =
 
 struct options {
     std::optional<std::string> task_schema;
+    std::vector<std::string> schema_dirs;
     bool jsonl = false;
     bool strict = false;
     handoff::attempt_context context;
@@ -94,6 +97,12 @@ inline std::optional<int> parse_args(int argc, char** argv, options& out) {
                 return exit_usage;
             }
             out.task_schema = *v;
+        } else if (arg == "--schema-dir") {
+            auto v = value("--schema-dir");
+            if (!v) {
+                return exit_usage;
+            }
+            out.schema_dirs.push_back(*v);
         } else if (arg == "--attempt" || arg == "--split-depth") {
             auto v = value(arg.c_str());
             if (!v) {
@@ -219,9 +228,14 @@ inline int run_check(const options& opts) {
     receiver_options.strict = opts.strict;
     std::optional<checker> check;
     try {
-        check.emplace(opts.task_schema ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema),
-                                                             receiver_options)
-                                       : handoff::receiver<>(receiver_options),
+        handoff::schema_registry registry;
+        for (const std::string& dir : opts.schema_dirs) {
+            registry.add_directory(dir);
+        }
+        check.emplace(opts.task_schema
+                          ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry),
+                                                receiver_options)
+                          : handoff::receiver<>(receiver_options),
                       opts.context);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check: " << e.what() << "\n";

@@ -30,7 +30,7 @@ constexpr const char* lint_usage_text =
     "Lints JSON Schemas as if a hostile intern will fill them (seed 004): objects without\n"
     "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
     "without maxLength, free strings in fields that route, money not in integer cents,\n"
-    "required names that no property defines, schemas valijson cannot compile.\n"
+    "required names that no property defines, schemas that do not compile.\n"
     "One line per finding: FILE:POINTER: code: message\n"
     "\n"
     "  SCHEMA, -               a schema file, or - for stdin\n"

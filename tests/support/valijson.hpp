@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// valijson reports schema errors by exception only when VALIJSON_USE_EXCEPTIONS is set (else it
-// aborts the process). The handoff::handoff target sets it; this covers includes without it.
+// valijson, the tests' and the benchmark's differential oracle (the library itself no longer
+// uses it). It reports schema errors by exception only when VALIJSON_USE_EXCEPTIONS is set (else
+// it aborts the process); this sets it for every test that includes valijson through here.
 #ifndef VALIJSON_USE_EXCEPTIONS
 #define VALIJSON_USE_EXCEPTIONS 1
 #endif
 #if !VALIJSON_USE_EXCEPTIONS
-#error "handoff needs valijson built with VALIJSON_USE_EXCEPTIONS=1"
+#error "the tests need valijson built with VALIJSON_USE_EXCEPTIONS=1"
 #endif
 
 // valijson/exceptions.hpp includes <stdexcept> inside its namespace: include it first.

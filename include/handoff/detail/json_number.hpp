@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Exact arithmetic on nlohmann's three number types (int64, uint64, double): comparisons never
+// round an integer to a double (9223372036854775808 is above 9223372036854775807), and
+// multipleOf is decided in base 10, on the shortest decimal that reads back as each double
+// (what the author wrote, for any literal a double holds), so 0.0075 is a multiple of 0.0001.
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>   // floor, isfinite
+#include <cstdint> // int64_t, uint64_t
+#include <string>  // string
+
+namespace handoff::detail {
+
+/// -1, 0 or 1 as a <, == or > b; both are numbers. NaN never reaches here (the parser refuses it).
+[[nodiscard]] inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) noexcept;
+
+namespace number_detail {
+
+template <class T>
+[[nodiscard]] int three_way(T a, T b) noexcept {
+    return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+/// An integer against a double, exactly: 2^63 and 2^64 are exact doubles, so the range tests
+/// are exact, and inside the range floor(d) converts without loss.
+[[nodiscard]] inline int compare_int_double(std::int64_t i, double d) noexcept {
+    if (d >= 9223372036854775808.0) {
+        return -1;
+    }
+    if (d < -9223372036854775808.0) {
+        return 1;
+    }
+    const double f = std::floor(d);
+    const auto t = static_cast<std::int64_t>(f);
+    if (i != t) {
+        return three_way(i, t);
+    }
+    return d > f ? -1 : 0;
+}
+
+[[nodiscard]] inline int compare_uint_double(std::uint64_t u, double d) noexcept {
+    if (d >= 18446744073709551616.0) {
+        return -1;
+    }
+    if (d < 0) {
+        return 1;
+    }
+    const double f = std::floor(d);
+    const auto t = static_cast<std::uint64_t>(f);
+    if (u != t) {
+        return three_way(u, t);
+    }
+    return d > f ? -1 : 0;
+}
+
+[[nodiscard]] inline int compare_int_uint(std::int64_t i, std::uint64_t u) noexcept {
+    return i < 0 ? -1 : three_way(static_cast<std::uint64_t>(i), u);
+}
+
+} // namespace number_detail
+
+inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) noexcept {
+    using namespace number_detail;
+    using vt = nlohmann::json::value_t;
+    const vt ta = a.type();
+    const vt tb = b.type();
+    const auto i = [](const nlohmann::json& j) { return j.get_ref<const std::int64_t&>(); };
+    const auto u = [](const nlohmann::json& j) { return j.get_ref<const std::uint64_t&>(); };
+    const auto d = [](const nlohmann::json& j) { return j.get_ref<const double&>(); };
+    if (ta == vt::number_float) {
+        if (tb == vt::number_float) {
+            return three_way(d(a), d(b));
+        }
+        return -(tb == vt::number_integer ? compare_int_double(i(b), d(a)) : compare_uint_double(u(b), d(a)));
+    }
+    if (tb == vt::number_float) {
+        return ta == vt::number_integer ? compare_int_double(i(a), d(b)) : compare_uint_double(u(a), d(b));
+    }
+    if (ta == vt::number_integer) {
+        return tb == vt::number_integer ? three_way(i(a), i(b)) : compare_int_uint(i(a), u(b));
+    }
+    return tb == vt::number_unsigned ? three_way(u(a), u(b)) : -compare_int_uint(i(b), u(a));
+}
+
+/// An integer in JSON Schema's sense: any number with a zero fraction (1.0 included).
+[[nodiscard]] inline bool is_integral(const nlohmann::json& j) noexcept {
+    if (j.is_number_integer()) {
+        return true;
+    }
+    if (!j.is_number_float()) {
+        return false;
+    }
+    const double d = j.get_ref<const double&>();
+    return std::isfinite(d) && std::floor(d) == d;
+}
+
+/// |value| = significand * 10^exponent, the significand without trailing zeros (0 for zero).
+struct decimal {
+    std::uint64_t significand = 0;
+    int exponent = 0;
+};
+
+/// The decimal of a number: an integer as it is, a double as the shortest decimal that reads
+/// back as it (nlohmann's dump, at most 17 significant digits, so it fits in 64 bits).
+[[nodiscard]] inline decimal to_decimal(const nlohmann::json& j) {
+    decimal out;
+    if (j.is_number_unsigned()) {
+        out.significand = j.get<std::uint64_t>();
+    } else if (j.is_number_integer()) {
+        const std::int64_t v = j.get<std::int64_t>();
+        out.significand = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    } else {
+        const std::string text = j.dump();
+        int fraction_digits = 0;
+        bool in_fraction = false;
+        std::size_t k = 0;
+        for (; k < text.size() && text[k] != 'e' && text[k] != 'E'; ++k) {
+            if (text[k] == '.') {
+                in_fraction = true;
+            } else if (text[k] >= '0' && text[k] <= '9') {
+                out.significand = out.significand * 10 + static_cast<std::uint64_t>(text[k] - '0');
+                fraction_digits += in_fraction ? 1 : 0;
+            }
+        }
+        const int written = k < text.size() ? std::stoi(text.substr(k + 1)) : 0;
+        out.exponent = written - fraction_digits;
+    }
+    while (out.significand != 0 && out.significand % 10 == 0) {
+        out.significand /= 10;
+        ++out.exponent;
+    }
+    return out;
+}
+
+/// Whether `value` is an integer multiple of `divisor` (> 0), exactly in base 10: with both as
+/// s * 10^e (trailing zeros stripped), value/divisor = (sv / sd) * 10^(ev - ed). When ev < ed,
+/// sd * 10^(ed - ev) has more trailing zeros than sv, so only 0 divides. Otherwise the question
+/// is whether sd divides sv * 10^(ev - ed): computed modulo sd, one power of ten at a time
+/// (remainders stay below sd < 10^17, so r * 10 never overflows; the loop runs at most ~650
+/// times, the spread of double exponents).
+[[nodiscard]] inline bool is_multiple_of(const nlohmann::json& value, const decimal& divisor) {
+    const decimal v = to_decimal(value);
+    if (v.significand == 0) {
+        return true;
+    }
+    if (v.exponent < divisor.exponent) {
+        return false;
+    }
+    std::uint64_t r = v.significand % divisor.significand;
+    for (int e = divisor.exponent; e < v.exponent && r != 0; ++e) {
+        r = (r * 10) % divisor.significand;
+    }
+    return r == 0;
+}
+
+} // namespace handoff::detail
