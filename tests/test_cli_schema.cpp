@@ -112,4 +112,27 @@ TEST_CASE("handoff-check schema exits 2 for an unknown provider, a missing flag 
     CHECK(run_schema("--help").exit_status == 0);
 }
 
+TEST_CASE("handoff-check --from openai accepts a reply decoded under the OpenAI schema, nulled optionals and all",
+          "[cli][schema]") {
+    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/../..";
+    const std::string reply_file =
+        std::string(HANDOFF_CLI_TEMP_DIR) + "/openai_reply." + std::to_string(::getpid()) + ".json";
+    {
+        std::ofstream out(reply_file);
+        out << R"({"status":"ok","reason_code":null,"partial_result":{"label":"billing","severity":"p2",)"
+               R"("summary":"Customer was charged twice for the March invoice.","citations":["SOURCE-1"]},)"
+               R"("schema_ok":true,"coverage":{"items_expected":1,"items_completed":1,"unit":"ticket","fraction":1},)"
+               R"("steps":{"completed":["triage"],"remaining":[]},"retry_hint":null,"trace":null,"budget":null})";
+    }
+    const std::string check =
+        "cd '" + root + "' && '" + HANDOFF_CHECK_EXE + "' --task-schema examples/schemas/ticket.schema.json ";
+    const auto from_openai = handoff_test::run_shell(check + "--from openai '" + reply_file + "'");
+    CHECK(from_openai.exit_status == 0);
+    CHECK(nlohmann::json::parse(from_openai.out)["route"] == "ACCEPT");
+    const auto told_nothing = handoff_test::run_shell(check + "'" + reply_file + "'");
+    CHECK(told_nothing.exit_status == 1);
+    CHECK(handoff_test::run_shell(check + "--from gpt '" + reply_file + "' 2>/dev/null").exit_status == 2);
+    std::remove(reply_file.c_str());
+}
+
 #endif

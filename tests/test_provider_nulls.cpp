@@ -86,3 +86,25 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
     const auto anthropic = handoff::provider_schema(handoff::provider::anthropic, &task);
     CHECK(handoff::remove_nulled_optionals(strict_reply, anthropic) == strict_reply);
 }
+
+TEST_CASE("a receiver told the reply came from OpenAI reads its nulled optionals as absent, fenced or not",
+          "[provider_nulls]") {
+    const nlohmann::json task = nlohmann::json::parse(ticket_schema().dump());
+    handoff::receiver_options options;
+    options.from = handoff::provider::openai;
+    const handoff::receiver<> from_openai(task, options);
+    const auto receipt = from_openai.receive(strict_reply);
+    CHECK(receipt.route == handoff::route::accept);
+    CHECK(receipt.problems.empty());
+    CHECK_FALSE(receipt.envelope->retry_hint.has_value());
+    // The tolerant decode still runs first: a fence around the reply is removed and recorded.
+    const auto fenced = from_openai.receive("```json\n" + strict_reply + "\n```");
+    CHECK(fenced.route == handoff::route::accept);
+    CHECK(fenced.tolerances.size() == 1);
+    // A null the provider schema did not introduce is still the receiver's to refuse.
+    std::string bad = strict_reply;
+    bad.replace(bad.find("\"severity\":\"p2\""), 15, "\"severity\":null");
+    CHECK(from_openai.receive(bad).route == handoff::route::repair);
+    // Told nothing, the same receiver refuses the nulls, as the contract says.
+    CHECK(handoff::receiver<>(task).receive(strict_reply).route == handoff::route::repair);
+}

@@ -423,3 +423,20 @@ TEST_CASE("a ticket_triage dead letter counts every invented label and the fence
     CHECK(r[fc::enum_violation].pointers.counts().size() == 1); // the decisive problem's pointer only
     CHECK(r.tolerances.counts() == std::map<std::string, std::size_t>{{"code_fence", 1}, {"trailing_prose", 1}});
 }
+
+TEST_CASE("ticket_triage dead letters in handoff's own validator's words classify the injected note and the enums",
+          "[report]") {
+    // Captured with build/examples/ticket_triage --dead-letter FILE after task schemas moved to
+    // handoff's own validator: the first attempt's first problem is now the injected "note" at
+    // its own pointer, then the invented label and severity. The valijson-era capture above
+    // stays, because a week of older dead letters must still read the same.
+    using fc = handoff::failure_class;
+    const handoff::report r = read_report({"ticket_triage_own_validator.jsonl"});
+    CHECK(r.total == 2);
+    CHECK(count(r, fc::unexpected_field) == 1);
+    CHECK(r[fc::unexpected_field].pointers.counts().count("/partial_result/note") == 1);
+    CHECK(count(r, fc::enum_violation) == 1);
+    const auto& values = r[fc::enum_violation].values;
+    CHECK(values.at("/partial_result/label").counts().at("refund") == 1);
+    CHECK(values.at("/partial_result/severity").counts().at("P0!!!") == 1);
+}

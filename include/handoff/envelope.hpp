@@ -12,7 +12,7 @@ namespace handoff {
 
 /// The typed envelope. `Task` is the type of partial_result: nlohmann::json by default, or a
 /// user struct with an nlohmann `from_json`. `partial_result` is empty when the worker sent
-/// null or when the receipt check discarded it (schema_ok false, see SPEC §3 step 3).
+/// null or when the receipt check discarded it (schema_ok false after step 3, the task schema).
 template <class Task = nlohmann::json>
 struct envelope {
     handoff::status status = handoff::status::ok;

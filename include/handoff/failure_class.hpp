@@ -28,15 +28,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // any_of
-#include <array>       // array
-#include <cstddef>     // size_t
-#include <cstdint>     // uint8_t
-#include <optional>    // optional
-#include <string>      // string
-#include <string_view> // string_view
-#include <utility>     // move
-#include <vector>      // vector
+#include <algorithm>        // any_of
+#include <array>            // array
+#include <cstddef>          // size_t
+#include <cstdint>          // uint8_t
+#include <initializer_list> // initializer_list
+#include <optional>         // optional
+#include <string>           // string
+#include <string_view>      // string_view
+#include <utility>          // move
+#include <vector>           // vector
 
 namespace handoff {
 
@@ -219,24 +220,32 @@ namespace detail::failure_rules {
     return code.rfind("parse.limit.", 0) == 0 ? failure_class::too_long : failure_class::other;
 }
 
-/// Envelope codes are one mistake each; task.schema carries valijson's sentence, one per rule.
+/// Envelope codes are one mistake each; task.schema carries one sentence per rule: handoff's
+/// own validator's (first in each list), and valijson's, which dead letters written before
+/// handoff had its own validator still hold.
 [[nodiscard]] inline failure_class schema_class(std::string_view code, std::string_view message) {
-    if (code == "envelope.enum" || contains(message, "Failed to match against any enum values") ||
-        contains(message, "'const' constraint")) {
+    const auto any = [&](std::initializer_list<std::string_view> phrases) {
+        return std::any_of(phrases.begin(), phrases.end(), [&](std::string_view p) { return contains(message, p); });
+    };
+    if (code == "envelope.enum" ||
+        any({": must be one of ", "Failed to match against any enum values", "'const' constraint"})) {
         return failure_class::enum_violation;
     }
-    if (code == "envelope.required" || code == "task.absent" || contains(message, "Missing required property")) {
+    if (code == "envelope.required" || code == "task.absent" ||
+        any({": misses the required property ", "Missing required property"})) {
         return failure_class::missing_field;
     }
     if (code == "envelope.unknown_field" || code == "envelope.forbidden" ||
-        contains(message, "could not be validated using 'properties' or 'additionalProperties'")) {
+        any({" is not allowed here (additionalProperties is false)",
+             "could not be validated using 'properties' or 'additionalProperties'"})) {
         return failure_class::unexpected_field;
     }
-    if (code == "envelope.max_length" || code == "envelope.max_items" || contains(message, "should be no more than") ||
-        contains(message, "should contain no more than")) {
+    if (code == "envelope.max_length" || code == "envelope.max_items" ||
+        any({": must be at most ", ": must have at most ", "should be no more than", "should contain no more than"})) {
         return failure_class::too_long;
     }
-    if (code == "envelope.type" || code == "task.conversion" || contains(message, "Value type not permitted")) {
+    if (code == "envelope.type" || code == "task.conversion" ||
+        any({": must be of type ", "Value type not permitted"})) {
         return failure_class::wrong_type;
     }
     return failure_class::other;
@@ -299,22 +308,27 @@ namespace detail::failure_rules {
     return best;
 }
 
-/// A missing or unexpected property is named in the message, not the pointer (which is its
-/// object's): append the name so that "pointers most often at fault" names the field.
+/// A missing property is named in the message, not the pointer (which is its object's): append
+/// the name so that "pointers most often at fault" names the field. valijson named an
+/// unexpected property the same way; handoff's validator points at the property itself.
 [[nodiscard]] inline std::string fault_pointer(failure_class kind, std::string_view pointer, std::string_view message) {
+    struct marker {
+        failure_class kind;
+        std::string_view head;
+        char end;
+    };
+    static constexpr marker markers[] = {
+        {failure_class::missing_field, ": misses the required property \"", '"'},
+        {failure_class::missing_field, "Missing required property '", '\''},
+        {failure_class::unexpected_field, "'additionalProperties' constraints: '", '\''},
+    };
     std::string out(pointer);
-    const char* marker = kind == failure_class::missing_field      ? "Missing required property '"
-                         : kind == failure_class::unexpected_field ? "'additionalProperties' constraints: '"
-                                                                   : nullptr;
-    if (marker == nullptr) {
-        return out;
-    }
-    const std::size_t at = message.find(marker);
-    if (at != std::string_view::npos) {
-        const std::size_t from = at + std::string_view(marker).size();
-        const std::size_t to = message.find('\'', from);
+    for (const marker& m : markers) {
+        const std::size_t at = m.kind == kind ? message.find(m.head) : std::string_view::npos;
+        const std::size_t from = at + m.head.size();
+        const std::size_t to = at == std::string_view::npos ? at : message.find(m.end, from);
         if (to != std::string_view::npos) {
-            out += "/" + std::string(message.substr(from, to - from));
+            return out + "/" + std::string(message.substr(from, to - from));
         }
     }
     return out;

@@ -29,10 +29,10 @@
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
-#include <handoff/report.hpp>
-#include <handoff/route_table.hpp>
 #include <handoff/repair_loop.hpp>
 #include <handoff/repair_prompt.hpp>
+#include <handoff/report.hpp>
+#include <handoff/route_table.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>

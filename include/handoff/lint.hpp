@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Schema lint (seed 004: "write the schema as if a hostile intern will fill it"), as a library
+// Schema lint (write the schema as if a hostile intern will fill it), as a library
 // call and as `handoff-check lint`. A task schema is the law a worker's output is held to; each
 // rule below names a way a schema lets a confused or manipulated worker through:
 //

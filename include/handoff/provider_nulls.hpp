@@ -66,7 +66,8 @@ namespace detail {
 }
 
 /// Removes the last key of `path` below `node` wherever it is null.
-inline void remove_null_at(nlohmann::ordered_json& node, const std::vector<std::string>& path, std::size_t depth) {
+template <class Json>
+void remove_null_at(Json& node, const std::vector<std::string>& path, std::size_t depth) {
     if (depth + 1 == path.size()) {
         const auto it = node.is_object() ? node.find(path[depth]) : node.end();
         if (node.is_object() && it != node.end() && it->is_null()) {
@@ -85,17 +86,31 @@ inline void remove_null_at(nlohmann::ordered_json& node, const std::vector<std::
 
 } // namespace detail
 
-/// Removes, in place, every null the provider schema introduced for an optional property.
-inline void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schema_result& sent) {
+namespace detail {
+
+template <class Json>
+void remove_nulled_optionals_in(Json& reply, const provider_schema_result& sent) {
     for (const schema_note& note : sent.notes) {
         if (note.kind != schema_note_kind::made_nullable) {
             continue;
         }
-        const std::vector<std::string> path = detail::instance_path(note.pointer);
+        const std::vector<std::string> path = instance_path(note.pointer);
         if (!path.empty() && path.back() != "*") {
-            detail::remove_null_at(reply, path, 0);
+            remove_null_at(reply, path, 0);
         }
     }
+}
+
+} // namespace detail
+
+/// Removes, in place, every null the provider schema introduced for an optional property.
+inline void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schema_result& sent) {
+    detail::remove_nulled_optionals_in(reply, sent);
+}
+
+/// The same on a document read into nlohmann::json (as the receiver reads replies).
+inline void remove_nulled_optionals(nlohmann::json& reply, const provider_schema_result& sent) {
+    detail::remove_nulled_optionals_in(reply, sent);
 }
 
 /// The same on reply text; a text that does not parse as JSON comes back unchanged. Never throws.

@@ -8,6 +8,9 @@
 #include <handoff/detail/envelope_reader.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/ledger.hpp>
+#include <handoff/provider.hpp>
+#include <handoff/provider_nulls.hpp>
+#include <handoff/provider_schema.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/semantic.hpp>
@@ -16,6 +19,7 @@
 
 #include <exception>   // exception
 #include <iterator>    // make_move_iterator
+#include <memory>      // shared_ptr
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
@@ -36,6 +40,11 @@ struct receiver_options {
     disagreement_ledger* ledger = nullptr;
     /// How the task schema given as JSON is compiled (the pattern bound).
     schema_options schema{};
+    /// The provider whose constrained decoding produced the replies, if any. Its schema may
+    /// make optional properties required and nullable (OpenAI strict mode): a null there is
+    /// read as absent, exactly where provider_schema() noted it, before the five steps. Such
+    /// replies are read on the diagnosing path, not the one-pass reader.
+    std::optional<provider> from{};
 };
 
 /// Runs the five steps (parse, envelope, task, coverage, route) on untrusted text. Built once per task schema (compiled
@@ -45,14 +54,16 @@ class receiver {
 public:
     /// No task schema: partial_result only has to be an object (the envelope's own rule).
     receiver() = default;
-    explicit receiver(receiver_options options) : options_(options) {}
+    explicit receiver(receiver_options options) : options_(options), nulls_(nulled_optionals(options_, nullptr)) {}
 
     /// Throws schema_error when `task_schema` does not compile.
     explicit receiver(const nlohmann::json& task_schema, receiver_options options = {})
-        : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(options) {}
+        : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(options),
+          nulls_(nulled_optionals(options_, &task_schema_->document())) {}
 
     explicit receiver(compiled_schema task_schema, receiver_options options = {})
-        : task_schema_(std::move(task_schema)), options_(options) {}
+        : task_schema_(std::move(task_schema)), options_(options),
+          nulls_(nulled_optionals(options_, &task_schema_->document())) {}
 
     [[nodiscard]] const receiver_options& options() const noexcept { return options_; }
 
@@ -110,7 +121,7 @@ private:
         parsed reply;
         const decode_options decoding{options_.strict, options_.limits};
         decode_result located;
-        if (const auto json_text = detail::locate_json(text, decoding, located)) {
+        if (const auto json_text = nulls_ ? std::nullopt : detail::locate_json(text, decoding, located)) {
             reply.checked = detail::read_envelope(*json_text, options_.limits);
         }
         if (reply.checked) {
@@ -124,6 +135,9 @@ private:
             return reply;
         }
         reply.document = std::move(decoded.value);
+        if (nulls_) {
+            remove_nulled_optionals(*reply.document, *nulls_);
+        }
         return reply;
     }
 
@@ -277,7 +291,18 @@ private:
     }
 
     std::optional<compiled_schema> task_schema_;
+    /// The provider schema whose nulls mean "absent" (receiver_options::from), or null.
+    static std::shared_ptr<const provider_schema_result> nulled_optionals(const receiver_options& options,
+                                                                          const nlohmann::json* task_schema) {
+        if (!options.from) {
+            return nullptr;
+        }
+        auto sent = std::make_shared<const provider_schema_result>(provider_schema(*options.from, task_schema));
+        return sent->count(schema_note_kind::made_nullable) == 0 ? nullptr : sent;
+    }
+
     receiver_options options_;
+    std::shared_ptr<const provider_schema_result> nulls_;
     std::vector<semantic_check<Task>> checks_;
 };
 

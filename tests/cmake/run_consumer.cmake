@@ -39,6 +39,17 @@ if(MODE STREQUAL "install")
   if(EXISTS "${HANDOFF_SOURCE_DIR}/schemas" AND NOT IS_DIRECTORY "${PREFIX}/share/handoff/schemas")
     message(FATAL_ERROR "install is missing ${PREFIX}/share/handoff/schemas")
   endif()
+  # The installed handoff-check works from the prefix alone: it checks an envelope against a
+  # task schema installed beside it (the envelope schema is built into the binary).
+  if(EXISTS "${HANDOFF_BINARY_DIR}/tools/handoff-check")
+    set(_check "${PREFIX}/bin/handoff-check")
+    if(NOT EXISTS "${_check}")
+      message(FATAL_ERROR "install is missing ${_check}")
+    endif()
+    run("${_check}" --version)
+    run("${_check}" --task-schema "${HANDOFF_SOURCE_DIR}/tests/fixtures/schemas/product_records.schema.json"
+        "${HANDOFF_SOURCE_DIR}/tests/fixtures/worked_example/run2_time_cap.json")
+  endif()
   message(STATUS "installed handoff into ${PREFIX}")
 
 elseif(MODE STREQUAL "cmake")

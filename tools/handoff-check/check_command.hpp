@@ -20,10 +20,13 @@
 namespace handoff_cli {
 
 constexpr const char* usage_text =
-    "usage: handoff-check [--task-schema FILE [--schema-dir DIR]...] [--jsonl] [--strict] [FILE|-]...\n"
+    "usage: handoff-check [--task-schema FILE [--schema-dir DIR]...] [--from PROVIDER] [--jsonl] [--strict]\n"
+    "                     [FILE|-]...\n"
     "       handoff-check lint [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
     "       handoff-check prompt [--task-schema FILE]\n"
     "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
+    "       handoff-check report [--json] [--since T] [--until T] [--by day] FILE...\n"
+    "       handoff-check fixtures --task-schema FILE --out DIR\n"
     "\n"
     "Checks subagent envelopes in five steps (parse, envelope schema, task schema,\n"
     "coverage, route) and prints one JSON receipt per envelope on stdout.\n"
@@ -34,6 +37,8 @@ constexpr const char* usage_text =
     "                      URI); repeatable. Files beside FILE are found without it\n"
     "  --jsonl             one envelope per line instead of one per file\n"
     "  --strict            no tolerance: no code fences, prose or BOM around the JSON\n"
+    "  --from PROVIDER     the replies were decoded under `handoff-check schema --for\n"
+    "                      PROVIDER`: a null it made for an optional property is absent\n"
     "  --attempt N         the run's attempt number for the routing policy (default 1)\n"
     "  --split-depth N     how deep in splits the run is (default 0)\n"
     "  --help, --version\n"
@@ -41,12 +46,13 @@ constexpr const char* usage_text =
     "exit status: 0 every envelope accepted or routed, 1 any contract failure (REPAIR),\n"
     "2 usage error (bad flag, unreadable input, unreadable or invalid schema file)\n"
     "\n"
-    "lint and prompt are subcommands when they come first (`handoff-check lint --help`);\n"
-    "an envelope file of that name is `./lint`.\n";
+    "lint, prompt, schema, report and fixtures are commands when they come first\n"
+    "(`handoff-check lint --help`); an envelope file of that name is `./lint`.\n";
 
 struct options {
     std::optional<std::string> task_schema;
     std::vector<std::string> schema_dirs;
+    std::optional<handoff::provider> from;
     bool jsonl = false;
     bool strict = false;
     handoff::attempt_context context;
@@ -103,6 +109,16 @@ inline std::optional<int> parse_args(int argc, char** argv, options& out) {
                 return exit_usage;
             }
             out.schema_dirs.push_back(*v);
+        } else if (arg == "--from") {
+            auto v = value("--from");
+            if (!v) {
+                return exit_usage;
+            }
+            out.from = handoff::provider_from_string(*v);
+            if (!out.from) {
+                return usage_error("--from takes openai, anthropic, gemini, llama_cpp or json_schema, not " +
+                                   handoff::detail::quote_untrusted(*v, 40));
+            }
         } else if (arg == "--attempt" || arg == "--split-depth") {
             auto v = value(arg.c_str());
             if (!v) {
@@ -226,6 +242,7 @@ private:
 inline int run_check(const options& opts) {
     handoff::receiver_options receiver_options;
     receiver_options.strict = opts.strict;
+    receiver_options.from = opts.from;
     std::optional<checker> check;
     try {
         handoff::schema_registry registry;

@@ -21,11 +21,8 @@ struct command {
 };
 
 constexpr command commands[] = {
-    {"lint", handoff_cli::run_lint},
-    {"prompt", handoff_cli::run_prompt},
-    {"schema", handoff_cli::run_schema},
-    {"report", handoff_cli::run_report},
-    {"fixtures", handoff_cli::run_fixtures},
+    {"lint", handoff_cli::run_lint},     {"prompt", handoff_cli::run_prompt},     {"schema", handoff_cli::run_schema},
+    {"report", handoff_cli::run_report}, {"fixtures", handoff_cli::run_fixtures},
 };
 
 } // namespace

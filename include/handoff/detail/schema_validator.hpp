@@ -118,7 +118,7 @@ private:
                 }
             }
             return sink.fail([&] {
-                return "must be one of " + quote_untrusted(nlohmann::json(n.enum_values).dump(), 200) + got(v);
+                return "must be one of " + escape_untrusted(nlohmann::json(n.enum_values).dump(), 200) + got(v);
             });
         }
         return true;
