@@ -239,7 +239,7 @@ TEST_CASE("a line over the byte cap is corrupt and the aggregates stay capped", 
     CHECK(s.values.size() == 3);
 }
 
-TEST_CASE("--since and --until keep the records inside the window only", "[report]") {
+TEST_CASE("a report window of --since and --until keeps the records inside it only", "[report]") {
     using fc = handoff::failure_class;
     handoff::report_options options;
     options.since_ms = handoff::parse_utc_time("2026-11-25");
