@@ -88,7 +88,7 @@ h1{font-size:1.4rem;margin:.2rem 0 .6rem}h2{font-size:1.1rem;margin:1.4rem 0 .4r
 .table-wrap{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid #ddd;border-radius:4px}
 table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{padding:.3rem .5rem;text-align:left;
 border-bottom:1px solid #eee;white-space:nowrap;vertical-align:top}td.n{text-align:right}
-td.samples{white-space:normal;min-width:12rem;word-break:break-all}
+
 .swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:2px;margin-right:.3rem;vertical-align:-1px}
 .legend{display:flex;flex-wrap:wrap;gap:.3rem 1rem;padding:0;list-style:none;font-size:.85rem}
 svg{display:block;width:100%;height:auto}svg text{font-size:10px;fill:#444}
@@ -154,8 +154,8 @@ struct chart_layout {
     double top = 12;
     double plot_height = 180;
     double bottom = 40;
-    double step = 28; // per day
-    double bar = 20;
+    double step = 40; // per day: room for an "MM-DD" label at 10px
+    double bar = 26;
 };
 
 [[nodiscard]] inline std::size_t day_total(const std::array<std::size_t, failure_class_count>& counts) {
@@ -254,12 +254,12 @@ struct chart_layout {
     if (rows.empty()) {
         return out + "<p id=\"pointers\">No pointer at fault.</p>\n";
     }
-    out += "<div class=\"table-wrap\"><table id=\"pointers\">\n<thead><tr><th>pointer</th><th>class</th>"
-           "<th>count</th></tr></thead>\n<tbody>\n";
+    out += "<div class=\"table-wrap\"><table id=\"pointers\">\n<thead><tr><th>pointer</th><th>count</th>"
+           "<th>class</th></tr></thead>\n<tbody>\n";
     for (std::size_t i = 0; i < rows.size() && i < limit; ++i) {
         const auto& [n, c, pointer] = rows[i];
-        out += "<tr data-class=\"" + name(c) + "\"><td><code>" + html_escape(pointer) + "</code></td><td>" + name(c) +
-               "</td><td class=\"n\">" + std::to_string(n) + "</td></tr>\n";
+        out += "<tr data-class=\"" + name(c) + "\"><td><code>" + html_escape(pointer) + "</code></td><td class=\"n\">" +
+               std::to_string(n) + "</td><td>" + name(c) + "</td></tr>\n";
     }
     return out + "</tbody></table></div>\n";
 }
