@@ -3,7 +3,7 @@
 #
 #   scripts/test.sh            run the default stages
 #   scripts/test.sh STAGE...   run the named stages (default, asan, tsan, fuzz, clang, gcc20,
-#                              clang17, lint, catch2v3)
+#                              clang17, lint, catch2v3, browser)
 #
 # A stage is a function stage_<name>; add one and list it in default_stages to
 # make it part of every run. Any failure stops the run with a non-zero status.
@@ -184,6 +184,42 @@ stage_catch2v3() {
   # The binary says which Catch2 it was built with: it must be this one, not Debian's v2.
   "$dir/build/tests/handoff_tests" --libidentify | tee /dev/stderr | grep -Eq "^version:[[:space:]]+$version\$"
   ctest --test-dir "$dir/build" --output-on-failure --no-tests=error -j"$jobs" -LE consumer
+}
+
+# handoff-check report --html as a real browser sees it: headless Chromium (Debian's, installed
+# when missing) loads the page written from tests/fixtures/report/*.jsonl with its network off,
+# dumps the DOM and takes a screenshot in a phone-sized window; tests/browser/check_report_page.py
+# checks that every class row and bar survived parsing, no script ran, nothing was loaded, and
+# the screenshot is more than a blank window. On demand only: Chromium is a large install.
+stage_browser() {
+  local dir="$build_root/browser"
+  banner "stage browser: handoff-check report --html in headless Chromium, $dir"
+  if ! command -v chromium >/dev/null 2>&1; then
+    local as_root=()
+    if [[ "$(id -u)" -ne 0 ]]; then as_root=(sudo); fi
+    "${as_root[@]}" apt-get install -y chromium || {
+      "${as_root[@]}" apt-get update && "${as_root[@]}" apt-get install -y chromium
+    }
+  fi
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DHANDOFF_BUILD_TOOLS=ON -DHANDOFF_BUILD_TESTS=OFF \
+    -DHANDOFF_BUILD_EXAMPLES=OFF
+  cmake --build "$dir" -j"$jobs" --target handoff-check
+  mkdir -p "$dir"
+  local out page profile
+  out="$(cd "$dir" && pwd)"
+  page="$out/report.html"
+  rm -f "$page" "$out/report.dom.html" "$out/report.png"
+  "$dir/tools/handoff-check" report --html "$page" tests/fixtures/report/*.jsonl
+  # A fresh profile each run: no cached state, and nothing of a user's own.
+  profile="$(mktemp -d)"
+  local chromium_flags=(--headless --no-sandbox --disable-gpu --disable-background-networking
+    --disable-component-update --disable-sync --no-first-run "--user-data-dir=$profile")
+  timeout 120 chromium "${chromium_flags[@]}" --dump-dom "file://$page" >"$out/report.dom.html" \
+    2>"$out/chromium.log"
+  timeout 120 chromium "${chromium_flags[@]}" --screenshot="$out/report.png" --window-size=390,844 \
+    "file://$page" 2>>"$out/chromium.log" >/dev/null
+  rm -rf "$profile"
+  python3 tests/browser/check_report_page.py "$page" "$out/report.dom.html" "$out/report.png"
 }
 
 # Style and static checks with the root's .clang-format and .clang-tidy: clang-format over

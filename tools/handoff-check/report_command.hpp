@@ -6,9 +6,10 @@
 
 #include <handoff/detail/text.hpp>
 #include <handoff/report.hpp>
+#include <handoff/report_html.hpp>
 
 #include <cstddef>     // size_t
-#include <fstream>     // ifstream
+#include <fstream>     // ifstream, ofstream
 #include <iostream>    // cin, cout, cerr
 #include <istream>     // istream
 #include <optional>    // optional
@@ -22,7 +23,8 @@ namespace handoff_cli {
 // --- handoff-check report -----------------------------------------------------------------
 
 constexpr const char* report_usage_text =
-    "usage: handoff-check report [--json] [--since TIME] [--until TIME] [--by day] FILE...\n"
+    "usage: handoff-check report [--json | --html PAGE] [--since TIME] [--until TIME] [--by day]\n"
+    "                            FILE...\n"
     "\n"
     "Reads dead letters (JSON Lines, \"type\": \"handoff.dead_letter\") and receipt lines of\n"
     "handoff-check --jsonl, and counts each failed attempt under one class: fenced, prose,\n"
@@ -36,8 +38,11 @@ constexpr const char* report_usage_text =
     "                  2026-11-29T21:00:00Z)\n"
     "  --until TIME    only records before TIME\n"
     "  --by day        counts per UTC day and class as well\n"
+    "  --html PAGE     write one self-contained HTML page (tables and a chart per day,\n"
+    "                  no script, nothing loaded from the network) to PAGE instead of\n"
+    "                  printing; implies --by day\n"
     "\n"
-    "exit status: 0 report printed, 2 usage error or unreadable file\n";
+    "exit status: 0 report printed, 2 usage error, unreadable file or unwritable PAGE\n";
 
 /// Lines of at most `limit` + 1 bytes (the rest of a longer line is skipped), so a
 /// multi-gigabyte file streams in flat memory; a longer line reaches the builder over its cap.
@@ -63,6 +68,8 @@ constexpr const char* report_usage_text =
 struct report_args {
     handoff::report_options options;
     bool json = false;
+    /// Where --html writes the page; empty: print instead.
+    std::string html;
     std::vector<std::string> files;
 };
 
@@ -82,6 +89,13 @@ inline std::optional<int> parse_report_args(const std::vector<std::string>& args
         }
         if (arg == "--json") {
             parsed.json = true;
+        } else if (arg == "--html") {
+            if (i + 1 >= args.size() || args[i + 1].empty()) {
+                return report_usage_error(err, "--html needs a file to write");
+            }
+            parsed.html = args[++i];
+            // The chart is the page's point: without days it would have no data.
+            parsed.options.by_day = true;
         } else if (arg == "--since" || arg == "--until" || arg == "--by") {
             if (i + 1 >= args.size()) {
                 return report_usage_error(err, arg + " needs a value");
@@ -112,6 +126,20 @@ inline std::optional<int> parse_report_args(const std::vector<std::string>& args
     return std::nullopt;
 }
 
+/// Writes the page to `path`; exit_usage when it cannot be written whole.
+inline int write_report_html(const handoff::report& report, const std::string& path, std::ostream& err) {
+    std::ofstream page(path, std::ios::binary | std::ios::trunc);
+    if (page) {
+        page << handoff::to_html(report);
+        page.close();
+    }
+    if (!page) {
+        err << "handoff-check report: cannot write " << path << "\n";
+        return exit_usage;
+    }
+    return exit_ok;
+}
+
 /// The command with its streams passed in, so that tests run it in process.
 inline int run_report(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err) {
     report_args parsed;
@@ -138,6 +166,9 @@ inline int run_report(const std::vector<std::string>& args, std::istream& in, st
     }
     if (unreadable) {
         return exit_usage;
+    }
+    if (!parsed.html.empty()) {
+        return write_report_html(builder.result(), parsed.html, err);
     }
     if (parsed.json) {
         out << builder.result().to_json().dump() << '\n';
