@@ -257,3 +257,28 @@ TEST_CASE("A compiled pattern can be searched from many threads at once", "[rege
     }
     CHECK(wrong == std::vector<int>(4, 0));
 }
+
+TEST_CASE("a pattern of plain ASCII characters answers as the matcher would, anchored or not", "[regex]") {
+    using handoff::detail::ecma_regex;
+    using handoff::detail::regex_match;
+    const auto found = [](const char* pattern, std::string_view subject) {
+        return ecma_regex::compile(pattern).search(subject) == regex_match::found;
+    };
+    CHECK(found("^x-", "x-trace"));
+    CHECK_FALSE(found("^x-", "a-x-trace"));
+    CHECK(found("x-", "a-x-trace"));
+    CHECK(found("json$", "a.json"));
+    CHECK_FALSE(found("json$", "json.a"));
+    CHECK(found("^id$", "id"));
+    CHECK_FALSE(found("^id$", "ids"));
+    CHECK(found("^", "anything"));
+    CHECK(found("^$", ""));
+    CHECK_FALSE(found("^$", "x"));
+    // A subject with a non-ASCII character takes the matcher, which reads characters.
+    CHECK(found("^caf", "caf\xC3\xA9"));
+    CHECK_FALSE(found("^\xC3\xA9", "e"));
+    CHECK(found("-x$", "\xF0\x9F\x90\xB2-x"));
+    // Escapes and syntax characters are not literals: they keep their meaning.
+    CHECK(found("^a.c$", "abc"));
+    CHECK_FALSE(found("^a\\.c$", "abc"));
+}

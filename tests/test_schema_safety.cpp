@@ -53,7 +53,8 @@ const std::string bound_message_tail =
 
 } // namespace
 
-TEST_CASE("a pattern without maxLength compiles and a string over the bound fails it unread", "[schema-safety][regex]") {
+TEST_CASE("a pattern without maxLength compiles and a string over the bound fails it unread",
+          "[schema-safety][regex]") {
     STATIC_REQUIRE(handoff::schema_options{}.max_pattern_subject == 4096);
     const compiled_schema s = compiled_schema::from_json(string_schema("^a+$", nullptr));
     CHECK(s.is_valid({{"a", std::string(4096, 'a')}}));

@@ -263,7 +263,7 @@ static_assert(widest(envelope) <= 16, "handoff: an envelope object has at most 1
 /// Whether every integer field of `fields` (and of its objects) is a count: minimum 0, no
 /// maximum. The readers store counts as uint64_t and rely on it.
 [[nodiscard]] constexpr bool integers_are_counts(table fields) noexcept {
-    for (const field& f : fields) {
+    for (const field& f : fields) { // NOLINT(readability-use-anyofallof): std::all_of is not constexpr in C++17
         const bool count = f.type != json_type::integer || (f.minimum == 0.0 && !f.maximum);
         if (!count || !integers_are_counts(f.members)) {
             return false;

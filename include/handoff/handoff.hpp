@@ -32,6 +32,7 @@
 #include <handoff/repair_loop.hpp>
 #include <handoff/repair_prompt.hpp>
 #include <handoff/report.hpp>
+#include <handoff/report_html.hpp>
 #include <handoff/route_table.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>

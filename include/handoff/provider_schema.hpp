@@ -28,7 +28,9 @@
 
 namespace handoff {
 
-struct [[nodiscard]] provider_schema_result {
+// nlohmann::ordered_json's destructor keeps a stack of children, which may throw bad_alloc; like
+// any allocation failure in a destructor, that terminates.
+struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escape)
     provider target = provider::json_schema;
     /// The schema to send: the envelope, the task at /properties/partial_result/anyOf/0.
     nlohmann::ordered_json schema;
@@ -52,7 +54,7 @@ namespace detail {
 /// relative to the envelope's root, so every local reference gets the task's new place.
 inline void move_task_refs(nlohmann::ordered_json& node, const std::string& base) {
     if (node.is_object()) {
-        for (auto& item : node.items()) {
+        for (const auto& item : node.items()) {
             if (item.key() == "$ref" && item.value().is_string()) {
                 const std::string ref = item.value().get<std::string>();
                 if (!ref.empty() && ref.front() == '#') {

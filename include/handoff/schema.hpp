@@ -91,7 +91,7 @@ public:
     [[nodiscard]] bool is_valid(const nlohmann::json& value) const { return accepts(value); }
 
 private:
-    struct state {
+    struct state { // NOLINT(bugprone-exception-escape): a json destructor may throw bad_alloc, which terminates
         nlohmann::json document;
         detail::compiled_nodes compiled;
         schema_options options;
@@ -116,7 +116,7 @@ private:
     }
 
     [[nodiscard]] detail::schema_validator validator() const {
-        return detail::schema_validator(state_->compiled.nodes, state_->options.max_pattern_subject);
+        return {state_->compiled.nodes, state_->options.max_pattern_subject};
     }
 
     compiled_schema() = default;

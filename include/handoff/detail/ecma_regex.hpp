@@ -32,6 +32,7 @@
 #include <cstdint>     // uint8_t, uint32_t, uint64_t, int64_t
 #include <iterator>    // prev
 #include <memory>      // shared_ptr, make_shared
+#include <optional>    // optional
 #include <stdexcept>   // invalid_argument
 #include <string>      // string, to_string
 #include <string_view> // string_view
@@ -795,7 +796,48 @@ struct program {
     std::uint32_t registers = 0;
     bool backrefs = false;
     bool empty_loops = false; // some cycle of instructions consumes nothing (see has_empty_loop)
+    /// A pattern that is only ASCII literal characters, optionally anchored (`^x-`, `\.json$`
+    /// is not one: it has an escape): it matches an ASCII subject exactly where the bytes do.
+    struct literal_text {
+        std::string text;
+        bool at_start = false; // ^
+        bool at_end = false;   // $
+    };
+    std::optional<literal_text> literal;
 };
+
+/// The literal a pattern is, if it is one: `^`? then ASCII characters that stand for themselves
+/// in ECMA-262 (no syntax character, no escape), then `$`?. Such a pattern compiles to a chain
+/// of literal instructions, so comparing bytes answers exactly what the matcher would.
+[[nodiscard]] inline std::optional<program::literal_text> literal_of(std::string_view pattern) {
+    program::literal_text out;
+    out.at_start = !pattern.empty() && pattern.front() == '^';
+    pattern.remove_prefix(out.at_start ? 1 : 0);
+    out.at_end = !pattern.empty() && pattern.back() == '$';
+    pattern.remove_suffix(out.at_end ? 1 : 0);
+    for (const char c : pattern) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20U || u >= 0x7FU || std::string_view("\\^$.|?*+()[]{}/").find(c) != std::string_view::npos) {
+            return std::nullopt;
+        }
+    }
+    out.text = std::string(pattern);
+    return out;
+}
+
+/// The literal's answer on an ASCII subject (in UTF-8, an ASCII byte is always a whole character).
+[[nodiscard]] inline bool literal_matches(const program::literal_text& l, std::string_view subject) noexcept {
+    if (l.at_start && l.at_end) {
+        return subject == l.text;
+    }
+    if (l.at_start) {
+        return subject.substr(0, l.text.size()) == l.text;
+    }
+    if (l.at_end) {
+        return subject.size() >= l.text.size() && subject.substr(subject.size() - l.text.size()) == l.text;
+    }
+    return subject.find(l.text) != std::string_view::npos;
+}
 
 /// The instructions that may follow `in` (at `pc`) without consuming a character.
 inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
@@ -1448,6 +1490,7 @@ public:
         p->backrefs = parser.has_backrefs();
         regex_impl::compiler(*p, p->backrefs).emit_all(root);
         p->empty_loops = regex_impl::has_empty_loop(p->code);
+        p->literal = regex_impl::literal_of(pattern);
         return ecma_regex(std::move(p));
     }
 
@@ -1457,6 +1500,11 @@ public:
     [[nodiscard]] regex_match search(std::string_view subject) const {
         if (subject.size() >= 0x7FFFFFFF) {
             return regex_match::too_costly; // positions are 32-bit
+        }
+        if (program_->literal &&
+            std::all_of(subject.begin(), subject.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; })) {
+            return regex_impl::literal_matches(*program_->literal, subject) ? regex_match::found
+                                                                            : regex_match::not_found;
         }
         regex_impl::scratch& sc = regex_impl::thread_scratch();
         sc.text.clear();

@@ -393,7 +393,7 @@ private:
                                                        *slots[contract::index(k)] = read_count(*f, at, r);
                                                    }
                                                });
-        return object ? std::optional<budget_info>(std::move(budget)) : std::nullopt;
+        return object ? std::optional<budget_info>(budget) : std::nullopt;
     }
 
     problem_list& problems_;

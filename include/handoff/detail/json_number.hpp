@@ -15,7 +15,7 @@
 namespace handoff::detail {
 
 /// -1, 0 or 1 as a <, == or > b; both are numbers. NaN never reaches here (the parser refuses it).
-[[nodiscard]] inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) noexcept;
+[[nodiscard]] inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b);
 
 namespace number_detail {
 
@@ -62,7 +62,7 @@ template <class T>
 
 } // namespace number_detail
 
-inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) noexcept {
+inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) {
     using namespace number_detail;
     using vt = nlohmann::json::value_t;
     const vt ta = a.type();
@@ -86,7 +86,7 @@ inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) noe
 }
 
 /// An integer in JSON Schema's sense: any number with a zero fraction (1.0 included).
-[[nodiscard]] inline bool is_integral(const nlohmann::json& j) noexcept {
+[[nodiscard]] inline bool is_integral(const nlohmann::json& j) {
     if (j.is_number_integer()) {
         return true;
     }

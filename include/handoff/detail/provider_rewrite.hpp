@@ -245,7 +245,7 @@ inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string
     const auto listed = out.find("required");
     nlohmann::ordered_json required =
         listed != out.end() && listed->is_array() ? *listed : nlohmann::ordered_json::array();
-    for (auto& item : out["properties"].items()) {
+    for (const auto& item : out["properties"].items()) {
         if (std::find(required.begin(), required.end(), item.key()) != required.end()) {
             continue;
         }

@@ -119,13 +119,10 @@ private:
     }
 
     [[nodiscard]] bool inside_folders(const std::filesystem::path& path) const {
-        for (const std::filesystem::path& folder : folders_) {
+        return std::any_of(folders_.begin(), folders_.end(), [&](const std::filesystem::path& folder) {
             const std::filesystem::path rel = path.lexically_relative(folder);
-            if (!rel.empty() && rel.native().rfind("..", 0) != 0) {
-                return true;
-            }
-        }
-        return false;
+            return !rel.empty() && rel.native().rfind("..", 0) != 0;
+        });
     }
 
     const nlohmann::json* root_;

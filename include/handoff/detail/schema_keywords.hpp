@@ -33,9 +33,9 @@ struct keyword_context {
     std::string where;
     int depth;
 
-    [[nodiscard]] node_index sub(const nlohmann::json& s, const std::string& at) const;
+    [[nodiscard]] node_index sub(const nlohmann::json& s, const std::string& location) const;
     [[nodiscard]] schema_node& node() const; // re-fetched after sub(): the vector may grow
-    [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const nlohmann::json& v, const std::string& at) const;
+    [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const nlohmann::json& v, const std::string& location) const;
 
     [[nodiscard]] std::string at(std::string_view token) const {
         std::string out = where;

@@ -37,7 +37,7 @@ enum type_bit : std::uint8_t {
     type_any = 127U,
 };
 
-[[nodiscard]] inline std::uint8_t type_bits_of(const nlohmann::json& v) noexcept {
+[[nodiscard]] inline std::uint8_t type_bits_of(const nlohmann::json& v) {
     switch (v.type()) {
     case nlohmann::json::value_t::null: return type_null;
     case nlohmann::json::value_t::boolean: return type_boolean;

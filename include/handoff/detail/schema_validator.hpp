@@ -175,7 +175,7 @@ private:
 
     template <class Sink>
     bool check_string(const nlohmann::json& v, const schema_node& n, Sink& sink) const {
-        const std::string& s = v.get_ref<const std::string&>();
+        const auto& s = v.get_ref<const std::string&>();
         // A string has between bytes/4 and bytes code points: when both bounds hold either way
         // and the pattern bound too, counting them is skipped (the common case: short strings).
         const std::uint64_t bytes = s.size();

@@ -290,7 +290,7 @@ private:
                 const nlohmann::json sub = properties.contains(name)
                                                ? properties.at(name)
                                                : schema.value("additionalProperties", nlohmann::json(true));
-                if (auto v = generate(sub, at + "/properties/" + name, depth + 1)) {
+                if (auto v = generate(sub, std::string(at).append("/properties/").append(name), depth + 1)) {
                     object[name] = std::move(*v);
                 } else {
                     complete = false;
@@ -418,8 +418,8 @@ private:
             if (base.is_string()) {
                 const std::string suffix = std::to_string(k + 1);
                 std::string text = base.get<std::string>();
-                text =
-                    text.size() > suffix.size() ? text.substr(0, text.size() - suffix.size()) + suffix : text + suffix;
+                text.resize(text.size() > suffix.size() ? text.size() - suffix.size() : text.size());
+                text += suffix;
                 variants.emplace_back(text);
             } else if (base.is_number_integer()) {
                 variants.emplace_back(base.get<std::int64_t>() + k);
