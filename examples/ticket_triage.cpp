@@ -13,6 +13,7 @@
 //   T-1002: the reply adds a "note" that tries to instruct the next prompt, and its summary is
 //           too short; the repair prompt names "note" but never repeats its value. The retry
 //           invents a sixth label and shouts its severity: the second failure is dead-lettered.
+// The label routes through a handoff::route_table checked against the schema's enum at start-up.
 // Exits 0 when both tickets end that way.
 
 #include <handoff/handoff.hpp>
@@ -117,6 +118,16 @@ int main(int argc, char** argv) {
 
     handoff::receiver<> receiver(
         handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/ticket.schema.json"));
+    // The routing table is tied to the schema's label enum when it is built: a label the schema
+    // allows but no queue handles (or a queue for a label the schema does not allow) stops the
+    // program here, at start-up, not on the first ticket that carries it.
+    const auto queues = handoff::route_table<std::string>::build(receiver.task_schema()->document(), "/label",
+                                                                 {{"billing", "billing-queue"},
+                                                                  {"outage", "oncall-pager"},
+                                                                  {"how_to", "docs-bot"},
+                                                                  {"bug", "eng-triage"},
+                                                                  {"abuse", "trust-and-safety"},
+                                                                  {"human", "human-review"}});
     handoff::quote_options ids;
     ids.min_length = 2; // "S1" at least
     receiver.add_check(handoff::quote_in_source("/citations/*", ids));
@@ -160,6 +171,10 @@ int main(int argc, char** argv) {
         scripted_model model{{"```json\n" + envelope(ticket) + "\n```\nHope this helps!", envelope(fixed)}};
         const auto result = loop.run(request, model);
         print_result(result);
+        const std::string* queue = result.value() != nullptr ? queues.find(*result.value()) : nullptr;
+        std::cout << "  routed to: " << (queue != nullptr ? *queue : std::string("(none)")) << "\n";
+        all_ok &=
+            expect(queue != nullptr && *queue == "billing-queue", "the accepted billing ticket goes to its queue");
         const auto& first = *result.history.front().checked;
         all_ok &=
             expect(result.succeeded() && result.attempts == 2 && first.failed_step == handoff::step::semantic &&
