@@ -15,7 +15,7 @@
 #include <memory>      // shared_ptr
 #include <string>      // string
 #include <string_view> // string_view
-#include <utility>     // move
+#include <utility>     // move, pair
 #include <vector>      // vector
 
 namespace handoff {
@@ -101,6 +101,13 @@ private:
                                                  const schema_registry* registry,
                                                  std::vector<std::filesystem::path> folders,
                                                  const schema_options& options) {
+        // Copying a JSON value recurses once per level: a document nested past what any schema
+        // can be is refused before it is copied or walked, whatever the stack.
+        if (nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
+            throw schema_error("", "the schema nests deeper than " + std::to_string(detail::max_schema_depth) +
+                                       " levels (it is more than " + std::to_string(2 * detail::max_schema_depth) +
+                                       " JSON levels deep)");
+        }
         auto s = std::make_shared<state>();
         s->document = schema;
         s->options = options;
@@ -113,6 +120,25 @@ private:
         compiled_schema out;
         out.state_ = std::move(s);
         return out;
+    }
+
+    /// Whether `v` nests objects and arrays more than `limit` deep, found without recursion.
+    [[nodiscard]] static bool nests_deeper_than(const nlohmann::json& v, std::size_t limit) {
+        std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&v, 1}};
+        while (!pending.empty()) {
+            const auto [node, depth] = pending.back();
+            pending.pop_back();
+            if (!node->is_structured()) {
+                continue;
+            }
+            if (depth > limit) {
+                return true;
+            }
+            for (const nlohmann::json& child : *node) {
+                pending.emplace_back(&child, depth + 1);
+            }
+        }
+        return false;
     }
 
     [[nodiscard]] detail::schema_validator validator() const {
