@@ -212,26 +212,13 @@ private:
         return true;
     }
 
-    static int hex_digit(char c) noexcept {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    }
-
     bool hex4(unsigned& out) noexcept {
         if (end_ - p_ < 4) {
             return false;
         }
         out = 0;
         for (int i = 0; i < 4; ++i) {
-            const int d = hex_digit(p_[i]);
+            const int d = hex_digit_value(p_[i]);
             if (d < 0) {
                 return false;
             }

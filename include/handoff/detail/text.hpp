@@ -9,6 +9,20 @@
 
 namespace handoff::detail {
 
+/// The value of one hexadecimal digit, or -1 for any other character.
+[[nodiscard]] constexpr int hex_digit_value(char c) noexcept {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
 /// Escapes one reference token of a JSON pointer (RFC 6901: ~ -> ~0, / -> ~1).
 inline void append_pointer_token(std::string& pointer, std::string_view token) {
     pointer.push_back('/');

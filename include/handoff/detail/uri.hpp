@@ -6,6 +6,8 @@
 // remove dot segments (§5.2.4), and lower-case the scheme and host (§6.2.2.1) so that two
 // spellings of one document meet in one map key.
 
+#include <handoff/detail/text.hpp>
+
 #include <cstddef>     // size_t
 #include <string>      // string
 #include <string_view> // string_view
@@ -170,18 +172,7 @@ struct uri_split {
 /// %XX escapes decoded (a JSON pointer in a fragment is percent-encoded); a malformed escape
 /// stays as written.
 [[nodiscard]] inline std::string percent_decode(std::string_view s) {
-    const auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    };
+    const auto hex = hex_digit_value;
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '%' && i + 2 < s.size() + 0 && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
