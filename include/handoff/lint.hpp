@@ -192,24 +192,6 @@ namespace detail {
                        [&](const std::string& w) { return name_matches(snake, snake_name(w)); });
 }
 
-/// The nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion.
-[[nodiscard]] inline std::size_t json_depth(const nlohmann::json& value) {
-    std::size_t deepest = 0;
-    std::vector<std::pair<const nlohmann::json*, std::size_t>> todo{{&value, 1}};
-    while (!todo.empty()) {
-        const auto [at, depth] = todo.back();
-        todo.pop_back();
-        if (!at->is_structured()) {
-            continue;
-        }
-        deepest = std::max(deepest, depth);
-        for (const auto& child : *at) {
-            todo.emplace_back(&child, depth + 1);
-        }
-    }
-    return deepest;
-}
-
 class schema_linter {
 public:
     using json = nlohmann::json;
@@ -681,7 +663,7 @@ namespace detail {
 [[nodiscard]] inline lint_findings lint_in_scope(const nlohmann::json& schema, const ref_scope& scope,
                                                  const lint_options& options) {
     lint_findings findings;
-    if (json_depth(schema) > options.limits.max_depth) {
+    if (nests_deeper_than(schema, options.limits.max_depth)) {
         findings.push_back(lint_finding{lint_rule::too_deep, "",
                                         "the schema nests deeper than " + std::to_string(options.limits.max_depth) +
                                             " levels; no task schema needs that"});
