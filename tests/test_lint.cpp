@@ -313,6 +313,13 @@ TEST_CASE("lint reads registered documents by URI, percent-decoding and unescapi
 
 TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a loop ends there", "[lint][refs]") {
     STATIC_REQUIRE(handoff::detail::max_ref_hops == 32); // refs/ref_chain.schema.json is built on it
+    const auto chain = handoff_test::read_fixture_json("refs/ref_chain.schema.json");
+    handoff::detail::ref_follower refs(chain, {});
+    const auto& properties = chain.at("properties");
+    CHECK(refs.resolve(properties.at("status"), "").schema == &chain.at("definitions").at("target"));
+    const auto past_limit = refs.resolve(properties.at("label"), "");
+    CHECK(past_limit.schema == nullptr);
+    CHECK(past_limit.error == "more than 32 \"$ref\"s in a row (a loop?)");
     // status reaches the free string in 32 hops; label would in 33, so lint cannot see it.
     CHECK(summary(lint_refs_fixture("ref_chain.schema.json")) ==
           strings{"lint.free_routing_string /properties/status"});
