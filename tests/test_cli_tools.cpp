@@ -9,6 +9,7 @@
 // builds handoff-check; a build without examples has no binary to run, and then no CLI tests.
 #if defined(HANDOFF_CHECK_EXE) && defined(HANDOFF_CLI_TEMP_DIR)
 
+#include <handoff/schema_registry.hpp>
 #include <handoff/worker_prompt.hpp>
 
 #include <nlohmann/json.hpp>
@@ -175,10 +176,70 @@ TEST_CASE("handoff-check prompt exits 2 for a bad flag or an unreadable, invalid
     const auto refused = run("prompt --task-schema lint/does_not_compile.schema.json");
     CHECK(refused.exit_status == 2);
     CHECK(refused.out.empty());
-    CHECK(refused.err.find("handoff: schema /properties/customer: $ref \"#/definitions/customer\" points to nothing") !=
-          std::string::npos);
+    CHECK(refused.err.find("does_not_compile.schema.json#/properties/customer: $ref \"#/definitions/customer\" points "
+                           "to nothing") != std::string::npos);
     // A pattern without maxLength compiles now (a run-time bound applies): it gets a prompt.
     CHECK(run("prompt --task-schema lint/unbounded_pattern.schema.json").exit_status == 0);
+}
+
+TEST_CASE("handoff-check lint reads a two-file schema set as the check does: beside the file and in --schema-dir",
+          "[cli][lint][refs]") {
+    const auto clean = run("lint --schema-dir refs/shared refs/task/order.schema.json refs/task/line.schema.json");
+    CHECK(clean.exit_status == 0);
+    CHECK(clean.out.empty());
+    CHECK(clean.err.empty());
+    const auto flawed = run("lint --schema-dir refs/shared refs/task/flawed.schema.json");
+    CHECK(flawed.exit_status == 1);
+    CHECK(
+        flawed.lines ==
+        strings{"refs/task/flawed.schema.json:/properties/fee: lint.money_not_cents: \"fee\" looks like money typed "
+                "number: use an integer count of minor units, e.g. \"fee_cents\": {\"type\": \"integer\"}",
+                "refs/task/flawed.schema.json:/properties/priority: lint.free_routing_string: \"priority\" routes, but "
+                "a worker can write any string here: give it an \"enum\" (or \"const\") of the values your code "
+                "handles"});
+    const auto without = run("lint refs/task/order.schema.json");
+    CHECK(without.exit_status == 1);
+    CHECK(without.lines ==
+          strings{"refs/task/order.schema.json:/definitions/channel/properties/kind: lint.does_not_compile: the schema "
+                  "does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
+                  "\"https://example.com/schemas/common.json\", a document handoff does not know (nothing is ever "
+                  "fetched over a network): register it with schema_registry::add(...) or handoff-check --schema-dir "
+                  "DIR"});
+    const auto bad_dir = run("lint --schema-dir refs/no_such_dir refs/task/order.schema.json");
+    CHECK(bad_dir.exit_status == 2);
+    CHECK(bad_dir.err.rfind("handoff-check lint: handoff: ", 0) == 0);
+}
+
+TEST_CASE("handoff-check lint follows a $ref chain for max_ref_hops hops and reports a loop", "[cli][lint][refs]") {
+    const auto r = run("lint refs/ref_chain.schema.json refs/ref_loop.schema.json");
+    CHECK(r.exit_status == 1);
+    CHECK(r.lines == strings{"refs/ref_chain.schema.json:/properties/status: lint.free_routing_string: \"status\" "
+                             "routes, but a worker can write any string here: give it an \"enum\" (or \"const\") of "
+                             "the values your code handles",
+                             "refs/ref_loop.schema.json:/definitions/a: lint.does_not_compile: the schema does not "
+                             "compile: the schema refers to itself without reading any input ($ref, allOf, anyOf, "
+                             "oneOf, not or if in a loop): it would never finish validating"});
+}
+
+TEST_CASE("handoff-check prompt reads a two-file schema set as the check does", "[cli][prompt][refs]") {
+    const std::string schema = "refs/task/order.schema.json";
+    const auto r = run("prompt --task-schema " + schema + " --schema-dir refs/shared");
+    CHECK(r.exit_status == 0);
+    CHECK(r.err.empty()); // the set lints clean: no note
+    handoff::schema_registry registry;
+    registry.add_directory(fixtures + "refs/shared");
+    CHECK(r.out == handoff::worker_prompt(nlohmann::ordered_json::parse(slurp(fixtures + schema)), registry,
+                                          handoff::schema_registry::file_uri(fixtures + schema)));
+    CHECK(r.out.find("- total (required): object with these fields\n"
+                     "  - amount_cents (required): integer >= 0\n"
+                     "  - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n") != std::string::npos);
+    CHECK(r.out.find("  - kind (required): one of \"web\", \"phone\"\n") != std::string::npos);
+
+    const auto without = run("prompt --task-schema " + schema);
+    CHECK(without.exit_status == 2);
+    CHECK(without.out.empty());
+    CHECK(without.err.find("a document handoff does not know") != std::string::npos);
+    CHECK(run("prompt --schema-dir refs/shared").exit_status == 2); // nothing to read it with
 }
 
 TEST_CASE("an envelope file named like a subcommand is checked as ./lint or after --", "[cli]") {

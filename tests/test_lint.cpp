@@ -5,7 +5,9 @@
 
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/schema_refs.hpp>
 #include <handoff/lint.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,17 @@ handoff::lint_findings lint_fixture(const std::string& name, const handoff::lint
 }
 
 using strings = std::vector<std::string>;
+
+/// A schema file under tests/fixtures/refs/ linted as handoff-check lint reads it: `$ref`s
+/// resolve beside the file and, with `shared`, in refs/shared/ as --schema-dir adds it.
+handoff::lint_findings lint_refs_fixture(const std::string& name, bool shared = true) {
+    handoff::schema_registry registry;
+    if (shared) {
+        registry.add_directory(handoff_test::fixture_path("refs/shared"));
+    }
+    const std::string path = handoff_test::fixture_path("refs/" + name);
+    return handoff::lint_schema_text(handoff_test::read_file(path), registry, handoff::schema_registry::file_uri(path));
+}
 
 } // namespace
 
@@ -261,4 +274,57 @@ TEST_CASE("every schema the project ships lints clean", "[lint]") {
         }
         CHECK(lines == strings{});
     }
+}
+
+TEST_CASE("lint follows $refs into other files as the validator does: beside the file, by $id, under a $id base",
+          "[lint][refs]") {
+    CHECK(lint_refs_fixture("task/order.schema.json").empty());
+    CHECK(lint_refs_fixture("task/line.schema.json").empty());
+    const auto flawed = lint_refs_fixture("task/flawed.schema.json");
+    CHECK(summary(flawed) ==
+          strings{"lint.money_not_cents /properties/fee", "lint.free_routing_string /properties/priority"});
+    CHECK(flawed.at(1).message == "\"priority\" routes, but a worker can write any string here: give it an \"enum\" "
+                                  "(or \"const\") of the values your code handles");
+}
+
+TEST_CASE("a $ref into a document lint was not given is does_not_compile, at the pointer in the schema",
+          "[lint][refs]") {
+    const auto findings = lint_refs_fixture("task/order.schema.json", false);
+    REQUIRE(summary(findings) == strings{"lint.does_not_compile /definitions/channel/properties/kind"});
+    CHECK(findings[0].message ==
+          "the schema does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
+          "\"https://example.com/schemas/common.json\", a document handoff does not know (nothing is ever fetched over "
+          "a network): register it with schema_registry::add(...) or handoff-check --schema-dir DIR");
+}
+
+TEST_CASE("lint reads registered documents by URI, percent-decoding and unescaping the pointer", "[lint][refs]") {
+    handoff::schema_registry registry;
+    registry.add("https://example.com/kinds.json",
+                 nlohmann::json::parse(R"({"definitions": {"a/b c": {"type": "string", "maxLength": 9}}})"));
+    const auto schema = nlohmann::json::parse(R"({
+        "type": "object", "additionalProperties": false,
+        "properties": {"kind": {"$ref": "https://example.com/kinds.json#/definitions/a~1b%20c"}}})");
+    CHECK(summary(handoff::lint_schema(schema, registry, "")) == strings{"lint.free_routing_string /properties/kind"});
+    const auto unregistered = handoff::lint_schema(schema);
+    REQUIRE(unregistered.size() == 1);
+    CHECK(unregistered[0].rule == lint_rule::does_not_compile);
+    CHECK(unregistered[0].pointer == "/properties/kind");
+}
+
+TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a loop ends there", "[lint][refs]") {
+    STATIC_REQUIRE(handoff::detail::max_ref_hops == 32); // refs/ref_chain.schema.json is built on it
+    const auto chain = handoff_test::read_fixture_json("refs/ref_chain.schema.json");
+    handoff::detail::ref_follower refs(chain, {});
+    const auto& properties = chain.at("properties");
+    CHECK(refs.resolve(properties.at("status"), "").schema == &chain.at("definitions").at("target"));
+    const auto past_limit = refs.resolve(properties.at("label"), "");
+    CHECK(past_limit.schema == nullptr);
+    CHECK(past_limit.error == "more than 32 \"$ref\"s in a row (a loop?)");
+    // status reaches the free string in 32 hops; label would in 33, so lint cannot see it.
+    CHECK(summary(lint_refs_fixture("ref_chain.schema.json")) ==
+          strings{"lint.free_routing_string /properties/status"});
+    const auto loop = lint_refs_fixture("ref_loop.schema.json");
+    REQUIRE(summary(loop) == strings{"lint.does_not_compile /definitions/a"});
+    CHECK(loop[0].message == "the schema does not compile: the schema refers to itself without reading any input "
+                             "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
 }

@@ -6,6 +6,7 @@
 #include "support/fixtures.hpp"
 
 #include <handoff/envelope_schema.hpp>
+#include <handoff/schema_registry.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>
 
@@ -39,6 +40,18 @@ std::vector<std::string> strings_in(const nlohmann::json& values) {
 
 nlohmann::ordered_json ticket_schema() {
     return nlohmann::ordered_json::parse(handoff_test::read_fixture("../../examples/schemas/ticket.schema.json"));
+}
+
+/// The task section of the prompt for a schema file under tests/fixtures/refs/, read as
+/// handoff-check prompt reads it: beside the file and, with `shared`, in refs/shared/.
+std::string refs_task_section(const std::string& name, bool shared = true) {
+    handoff::schema_registry registry;
+    if (shared) {
+        registry.add_directory(handoff_test::fixture_path("refs/shared"));
+    }
+    const std::string path = handoff_test::fixture_path("refs/" + name);
+    const auto schema = nlohmann::ordered_json::parse(handoff_test::read_file(path));
+    return task_section(handoff::worker_prompt(schema, registry, handoff::schema_registry::file_uri(path)));
 }
 
 } // namespace
@@ -212,4 +225,47 @@ TEST_CASE("without a task schema the prompt says partial_result is free", "[work
 TEST_CASE("a task schema that is not an object schema is described as one phrase", "[worker_prompt]") {
     const auto schema = nlohmann::json::parse(R"({"description": "anything", "type": ["object", "null"]})");
     CHECK(task_section(handoff::worker_prompt(schema)) == "anything\npartial_result: object, or null\n");
+}
+
+TEST_CASE("the prompt follows $refs into other files as the validator does, in the author's order",
+          "[worker_prompt][refs]") {
+    // total and unit_price come from the shared file (whose own ref resolves there), lines from
+    // a file beside the schema (whose ref to sku/code resolves in it), kind under a $id base.
+    CHECK(refs_task_section("task/order.schema.json") ==
+          "Task: order\n"
+          "- status (required): one of \"open\", \"paid\", \"shipped\"\n"
+          "- total (required): object with these fields\n"
+          "  - amount_cents (required): integer >= 0\n"
+          "  - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n"
+          "- lines (required): array of at most 50 items; each item: object with these fields\n"
+          "  - sku (required): string, at most 20 characters, matching the regular expression \"^[A-Z0-9-]+$\"\n"
+          "  - quantity (required): integer from 1 to 1000\n"
+          "  - unit_price: object with these fields\n"
+          "    - amount_cents (required): integer >= 0\n"
+          "    - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n"
+          "- channel: object with these fields\n"
+          "  - kind (required): one of \"web\", \"phone\"\n");
+}
+
+TEST_CASE("a $ref the prompt cannot follow is described as any JSON value", "[worker_prompt][refs]") {
+    // Without refs/shared, status, total and kind name documents nobody registered.
+    CHECK(refs_task_section("task/order.schema.json", false) ==
+          "Task: order\n"
+          "- status (required): any JSON value\n"
+          "- total (required): any JSON value\n"
+          "- lines (required): array of at most 50 items; each item: object with these fields\n"
+          "  - sku (required): string, at most 20 characters, matching the regular expression \"^[A-Z0-9-]+$\"\n"
+          "  - quantity (required): integer from 1 to 1000\n"
+          "  - unit_price: any JSON value\n"
+          "- channel: object with these fields\n"
+          "  - kind (required): any JSON value\n");
+}
+
+TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, and a loop ends there",
+          "[worker_prompt][refs]") {
+    CHECK(refs_task_section("ref_chain.schema.json") ==
+          "- status: string, at most 20 characters or object with these fields\n"
+          "  - id: integer <= 10\n"
+          "- label: any JSON value\n");
+    CHECK(refs_task_section("ref_loop.schema.json") == "- status: any JSON value\n");
 }

@@ -34,9 +34,12 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/plain_line.hpp>
+#include <handoff/detail/schema_compiler.hpp>
+#include <handoff/detail/schema_refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -189,32 +192,18 @@ namespace detail {
                        [&](const std::string& w) { return name_matches(snake, snake_name(w)); });
 }
 
-/// The nesting depth of a JSON value (a scalar is 0, `{}` is 1), without recursion.
-[[nodiscard]] inline std::size_t json_depth(const nlohmann::json& value) {
-    std::size_t deepest = 0;
-    std::vector<std::pair<const nlohmann::json*, std::size_t>> todo{{&value, 1}};
-    while (!todo.empty()) {
-        const auto [at, depth] = todo.back();
-        todo.pop_back();
-        if (!at->is_structured()) {
-            continue;
-        }
-        deepest = std::max(deepest, depth);
-        for (const auto& child : *at) {
-            todo.emplace_back(&child, depth + 1);
-        }
-    }
-    return deepest;
-}
-
 class schema_linter {
 public:
     using json = nlohmann::json;
 
-    schema_linter(const json& root, const lint_options& options, lint_findings& out)
-        : root_(root), options_(options), out_(out) {}
+    schema_linter(const json& root, ref_follower& refs, const lint_options& options, lint_findings& out)
+        : root_(root), refs_(refs), options_(options), out_(out) {}
 
-    void run() { walk(root_, "", context{}); }
+    void run() {
+        context top;
+        top.base = refs_.document_uri();
+        walk(root_, "", top);
+    }
 
     /// The bound a pattern's maxLength should stay within: the one compiled_schema applies.
     static constexpr std::uint64_t pattern_bound = schema_options{}.max_pattern_subject;
@@ -227,6 +216,7 @@ private:
         std::optional<std::string> property; // the property this schema is the value of
         std::vector<std::string> scope;      // branch: the names its enclosing schema declares
         std::vector<std::string> known;      // branch: scope and the names sibling branches declare
+        std::string base;                    // the base URI around this schema, for its "$ref"
     };
 
     struct allowance {
@@ -278,50 +268,36 @@ private:
         return std::find(types.begin(), types.end(), t) != types.end();
     }
 
-    /// The schema a local "$ref" chain ends at; nullptr when it leaves the document.
-    [[nodiscard]] const json* resolve(const json* node) const {
-        for (int hops = 0; hops < 32 && node != nullptr && node->is_object(); ++hops) {
-            const auto it = node->find("$ref");
-            if (it == node->end()) {
-                return node;
-            }
-            if (!it->is_string()) {
-                return nullptr;
-            }
-            const auto& ref = it->get_ref<const std::string&>();
-            if (ref.empty() || ref[0] != '#') {
-                return nullptr;
-            }
-            const std::string target = ref.substr(1);
-            // A malformed pointer is valijson's to report (lint.does_not_compile).
-            if (!target.empty() && target[0] != '/') {
-                return nullptr;
-            }
-            const json::json_pointer pointer(target);
-            node = root_.contains(pointer) ? &root_.at(pointer) : nullptr;
+    /// The object schema `node` (under `base`) is or its "$ref" chain ends at; null when the
+    /// chain ends nowhere or at a boolean schema.
+    [[nodiscard]] ref_target resolve(const json& node, const std::string& base) const {
+        ref_target target = refs_.resolve(node, base);
+        if (target.schema != nullptr && !target.schema->is_object()) {
+            target.schema = nullptr;
         }
-        return node != nullptr && node->is_object() ? node : nullptr;
+        return target;
     }
 
     /// The schema admits only listed values: "enum", "const", every anyOf/oneOf branch does,
     /// or some allOf branch does.
-    [[nodiscard]] bool closed_choice(const json* node, int depth = 0) const {
-        node = resolve(node);
+    [[nodiscard]] bool closed_choice(const json& schema, const std::string& base, int depth = 0) const {
+        const ref_target target = resolve(schema, base);
+        const json* node = target.schema;
         if (node == nullptr || depth > 16) {
             return false;
         }
         if (node->contains("enum") || node->contains("const")) {
             return true;
         }
+        const auto closed = [&](const json& b) { return closed_choice(b, target.base, depth + 1); };
         for (const char* key : {"anyOf", "oneOf"}) {
             if (const auto it = node->find(key);
-                it != node->end() && it->is_array() && !it->empty() &&
-                std::all_of(it->begin(), it->end(), [&](const json& b) { return closed_choice(&b, depth + 1); })) {
+                it != node->end() && it->is_array() && !it->empty() && std::all_of(it->begin(), it->end(), closed)) {
                 return true;
             }
         }
         if (const auto it = node->find("allOf"); it != node->end() && it->is_array()) {
-            return std::any_of(it->begin(), it->end(), [&](const json& b) { return closed_choice(&b, depth + 1); });
+            return std::any_of(it->begin(), it->end(), closed);
         }
         return false;
     }
@@ -334,22 +310,22 @@ private:
         }
     }
 
-    /// The names a schema's branches declare (for "required" lists that name them).
-    void add_branch_names(const json& node, std::vector<std::string>& names) const {
+    /// The names a schema's branches declare (for "required" lists that name them); `base` is
+    /// the base URI inside `node`.
+    void add_branch_names(const json& node, const std::string& base, std::vector<std::string>& names) const {
+        const auto add = [&](const json& branch) {
+            if (const json* r = resolve(branch, base).schema) {
+                add_property_names(*r, names);
+            }
+        };
         for (const char* key : {"allOf", "anyOf", "oneOf"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_array()) {
-                for (const auto& b : *it) {
-                    if (const json* r = resolve(&b)) {
-                        add_property_names(*r, names);
-                    }
-                }
+                std::for_each(it->begin(), it->end(), add);
             }
         }
         for (const char* key : {"then", "else"}) {
             if (const auto it = node.find(key); it != node.end()) {
-                if (const json* r = resolve(&*it)) {
-                    add_property_names(*r, names);
-                }
+                add(*it);
             }
         }
     }
@@ -401,9 +377,11 @@ private:
     }
 
     /// The checks on the schema of one named property: routing and money names.
-    bool check_name_rules(const json& node, const std::string& where, const std::string& name) {
-        const json* resolved = resolve(&node);
-        if (resolved == nullptr || closed_choice(resolved)) {
+    bool check_name_rules(const json& node, const std::string& where, const context& ctx) {
+        const std::string& name = *ctx.property;
+        const ref_target target = resolve(node, ctx.base);
+        const json* resolved = target.schema;
+        if (resolved == nullptr || closed_choice(node, ctx.base)) {
             return false;
         }
         const std::vector<std::string> types = types_of(*resolved);
@@ -499,7 +477,7 @@ private:
         }
         std::vector<std::string> names;
         add_property_names(node, names);
-        add_branch_names(node, names);
+        add_branch_names(node, base_inside(node, ctx.base), names);
         if (ctx.branch) {
             names.insert(names.end(), ctx.known.begin(), ctx.known.end());
         }
@@ -538,7 +516,7 @@ private:
         const bool ref = node.contains("$ref"); // draft-07: "$ref" ignores its siblings
         bool reported = false;
         if (ctx.admits && !ctx.refines && ctx.property) {
-            reported = check_name_rules(node, where, *ctx.property);
+            reported = check_name_rules(node, where, ctx);
         }
         reported = check_pattern(node, where) || reported;
         if (ctx.admits && !ctx.refines && !ref) {
@@ -549,64 +527,82 @@ private:
         pop_allowances(pushed);
     }
 
-    void walk_children(const json& node, const std::string& where, const context& ctx) {
-        std::vector<std::string> own;
-        add_property_names(node, own);
+    /// A context for a child schema that is neither a property nor a branch.
+    [[nodiscard]] static context plain_child(const context& parent, const std::string& base, bool admits) {
+        context c;
+        c.admits = admits;
+        c.refines = parent.refines;
+        c.base = base;
+        return c;
+    }
 
-        const auto plain = [&](bool admits) {
-            context c;
-            c.admits = admits;
-            c.refines = ctx.refines;
-            return c;
-        };
-        if (const auto it = node.find("properties"); it != node.end() && it->is_object()) {
-            for (const auto& item : it->items()) {
-                context c = plain(ctx.admits);
-                c.refines = ctx.refines || (ctx.branch && std::find(ctx.scope.begin(), ctx.scope.end(), item.key()) !=
-                                                              ctx.scope.end());
-                c.property = item.key();
-                walk(item.value(), child(child(where, "properties"), item.key()), c);
-            }
+    void walk_children(const json& node, const std::string& where, const context& ctx) {
+        const std::string base = base_inside(node, ctx.base);
+        walk_properties(node, where, ctx, base);
+        walk_subschemas(node, where, ctx, base);
+        walk_branches(node, where, ctx, base);
+    }
+
+    void walk_properties(const json& node, const std::string& where, const context& ctx, const std::string& base) {
+        const auto it = node.find("properties");
+        if (it == node.end() || !it->is_object()) {
+            return;
         }
+        for (const auto& item : it->items()) {
+            context c = plain_child(ctx, base, ctx.admits);
+            c.refines = ctx.refines ||
+                        (ctx.branch && std::find(ctx.scope.begin(), ctx.scope.end(), item.key()) != ctx.scope.end());
+            c.property = item.key();
+            walk(item.value(), child(child(where, "properties"), item.key()), c);
+        }
+    }
+
+    /// Every subschema but properties and branches.
+    void walk_subschemas(const json& node, const std::string& where, const context& ctx, const std::string& base) {
+        const context admitting = plain_child(ctx, base, ctx.admits);
         for (const char* key : {"patternProperties", "dependencies"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 for (const auto& item : it->items()) {
-                    walk(item.value(), child(child(where, key), item.key()), plain(ctx.admits));
+                    walk(item.value(), child(child(where, key), item.key()), admitting);
                 }
             }
         }
+        context definition;
+        definition.base = base;
         for (const char* key : {"definitions", "$defs"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 for (const auto& item : it->items()) {
-                    walk(item.value(), child(child(where, key), item.key()), context{});
+                    walk(item.value(), child(child(where, key), item.key()), definition);
                 }
             }
         }
         for (const char* key : {"additionalProperties", "additionalItems", "contains", "items"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
-                walk(*it, child(where, key), plain(ctx.admits));
+                walk(*it, child(where, key), admitting);
             }
         }
         if (const auto it = node.find("items"); it != node.end() && it->is_array()) {
             for (std::size_t i = 0; i < it->size(); ++i) {
-                walk((*it)[i], child(child(where, "items"), std::to_string(i)), plain(ctx.admits));
+                walk((*it)[i], child(child(where, "items"), std::to_string(i)), admitting);
             }
         }
         if (const auto it = node.find("propertyNames"); it != node.end()) {
-            walk(*it, child(where, "propertyNames"), plain(false));
+            walk(*it, child(where, "propertyNames"), plain_child(ctx, base, false));
         }
+    }
 
-        // Branches: what they declare refines this schema's own declarations.
-        // A branch refines what its enclosing schema declares (scope); a "required" in a branch
-        // may also name what a sibling branch declares (known).
-        std::vector<std::string> scope = own;
+    /// Branches: a branch refines what its enclosing schema declares (scope); a "required" in a
+    /// branch may also name what a sibling branch declares (known).
+    void walk_branches(const json& node, const std::string& where, const context& ctx, const std::string& base) {
+        std::vector<std::string> scope;
+        add_property_names(node, scope);
         if (ctx.branch) {
             scope.insert(scope.end(), ctx.scope.begin(), ctx.scope.end());
         }
         std::vector<std::string> known = scope;
-        add_branch_names(node, known);
+        add_branch_names(node, base, known);
         const auto branch = [&](bool admits) {
-            context c = plain(admits);
+            context c = plain_child(ctx, base, admits);
             c.branch = true;
             c.scope = scope;
             c.known = known;
@@ -628,6 +624,7 @@ private:
     }
 
     const json& root_;
+    ref_follower& refs_;
     const lint_options& options_;
     lint_findings& out_;
     std::vector<allowance> allowances_;
@@ -635,50 +632,103 @@ private:
 
 } // namespace detail
 
-/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
-/// document order (keys sorted), with lint.does_not_compile last.
-[[nodiscard]] inline lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options = {}) {
+namespace detail {
+
+/// The validator's refusal of `schema` as a finding, or nullopt when it compiles. A refusal
+/// inside the document is at its pointer; one in another document is at "" and names where.
+[[nodiscard]] inline std::optional<lint_finding> compile_finding(const nlohmann::json& schema, const ref_scope& scope) {
+    std::string pointer;
+    std::string reason;
+    try {
+        schema_compiler compiler(ref_resolver(schema, scope.base_uri, scope.registry, scope.folders()));
+        static_cast<void>(compiler.compile(schema));
+        return std::nullopt;
+    } catch (const schema_error& e) {
+        pointer = e.pointer();
+        reason = e.reason();
+    } catch (const std::filesystem::filesystem_error& e) {
+        reason = std::string("a schema file cannot be read: ") + e.what();
+    }
+    const std::string own = schema_registry::normalize(scope.base_uri) + "#";
+    if (!scope.base_uri.empty() && pointer.rfind(own, 0) == 0) {
+        pointer.erase(0, own.size());
+    } else if (!pointer.empty() && pointer.front() != '/') {
+        reason = "in " + pointer + ": " + reason;
+        pointer.clear();
+    }
+    return lint_finding{lint_rule::does_not_compile, std::move(pointer),
+                        "the schema does not compile: " + plain_line(reason, 400)};
+}
+
+[[nodiscard]] inline lint_findings lint_in_scope(const nlohmann::json& schema, const ref_scope& scope,
+                                                 const lint_options& options) {
     lint_findings findings;
-    if (detail::json_depth(schema) > options.limits.max_depth) {
+    if (nests_deeper_than(schema, options.limits.max_depth)) {
         findings.push_back(lint_finding{lint_rule::too_deep, "",
                                         "the schema nests deeper than " + std::to_string(options.limits.max_depth) +
                                             " levels; no task schema needs that"});
         return findings;
     }
-    detail::schema_linter linter(schema, options, findings);
-    linter.run();
-
-    try {
-        static_cast<void>(compiled_schema::from_json(schema));
-    } catch (const schema_error& e) {
-        findings.push_back(lint_finding{lint_rule::does_not_compile, e.pointer(),
-                                        "the schema does not compile: " + detail::plain_line(e.reason(), 400)});
+    ref_follower refs(schema, scope);
+    schema_linter(schema, refs, options, findings).run();
+    if (auto refusal = compile_finding(schema, scope)) {
+        findings.push_back(std::move(*refusal));
     }
     return findings;
+}
+
+[[nodiscard]] inline lint_findings lint_text_in_scope(std::string_view text, const ref_scope& scope,
+                                                      const lint_options& options) {
+    decode_options decode_opts;
+    decode_opts.strict = true;
+    decode_opts.limits = options.limits;
+    decode_result decoded = decode(text, decode_opts);
+    if (decoded.value) {
+        return lint_in_scope(*decoded.value, scope, options);
+    }
+    lint_findings findings;
+    for (problem& p : decoded.problems) {
+        std::string message = std::move(p.message);
+        const std::string head = message_pointer(p.pointer) + ": ";
+        if (message.rfind(head, 0) == 0) {
+            message.erase(0, head.size());
+        }
+        const lint_rule rule = p.code == "parse.limit.depth" ? lint_rule::too_deep : lint_rule::not_json;
+        findings.push_back(lint_finding{rule, std::move(p.pointer), "not a strict JSON document: " + message});
+    }
+    return findings;
+}
+
+} // namespace detail
+
+/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
+/// document order (keys sorted), with lint.does_not_compile last. `$ref`s resolve inside the
+/// document (and to the built-in draft-07 metaschema) only.
+[[nodiscard]] inline lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options = {}) {
+    return detail::lint_in_scope(schema, detail::ref_scope{}, options);
+}
+
+/// Lints a schema whose `$ref`s may name other documents, followed as compiled_schema follows
+/// them: the documents of `registry`, and, when `base_uri` is the schema's file:// URI
+/// (schema_registry::file_uri(path)), the files beside it and in the registry's folders.
+/// `base_uri` may be "" for a schema that does not say where it lives.
+[[nodiscard]] inline lint_findings lint_schema(const nlohmann::json& schema, const schema_registry& registry,
+                                               std::string_view base_uri, const lint_options& options = {}) {
+    return detail::lint_in_scope(schema, detail::ref_scope{&registry, std::string(base_uri)}, options);
 }
 
 /// Parses `text` as strict JSON (no fences, no comments, no duplicate keys) within
 /// options.limits, then lints it. A document that does not parse is one lint.not_json (or
 /// lint.too_deep) finding.
 [[nodiscard]] inline lint_findings lint_schema_text(std::string_view text, const lint_options& options = {}) {
-    decode_options decode_opts;
-    decode_opts.strict = true;
-    decode_opts.limits = options.limits;
-    decode_result decoded = decode(text, decode_opts);
-    if (!decoded.value) {
-        lint_findings findings;
-        for (problem& p : decoded.problems) {
-            std::string message = std::move(p.message);
-            const std::string head = detail::message_pointer(p.pointer) + ": ";
-            if (message.rfind(head, 0) == 0) {
-                message.erase(0, head.size());
-            }
-            const lint_rule rule = p.code == "parse.limit.depth" ? lint_rule::too_deep : lint_rule::not_json;
-            findings.push_back(lint_finding{rule, std::move(p.pointer), "not a strict JSON document: " + message});
-        }
-        return findings;
-    }
-    return lint_schema(*decoded.value, options);
+    return detail::lint_text_in_scope(text, detail::ref_scope{}, options);
+}
+
+/// lint_schema_text, with `$ref`s followed into `registry` and beside `base_uri` as
+/// lint_schema(schema, registry, base_uri) follows them.
+[[nodiscard]] inline lint_findings lint_schema_text(std::string_view text, const schema_registry& registry,
+                                                    std::string_view base_uri, const lint_options& options = {}) {
+    return detail::lint_text_in_scope(text, detail::ref_scope{&registry, std::string(base_uri)}, options);
 }
 
 /// One line: `FILE:POINTER: code: message` ("(document)" for the root pointer).

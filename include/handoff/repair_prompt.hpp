@@ -17,10 +17,12 @@
 // - Only the last failed attempt appears; earlier attempts never pile up.
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/schema_refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/schema_registry.hpp>
 #include <handoff/semantic.hpp>
 
 #include <nlohmann/json.hpp>
@@ -144,16 +146,23 @@ inline constexpr std::string_view withheld_marker = "<withheld: unexpected prope
 /// Walks a parsed reply beside the schemas that apply at each place. Several schemas may apply
 /// at once (a property declared in `properties` and again in an `allOf` branch): a key is
 /// declared when any of them declares it, and an object is closed when any of them closes it.
+/// A schema whose "$ref" leads nowhere constrains nothing.
 class echo_walker {
 public:
-    using schema_list = std::vector<const nlohmann::json*>;
+    /// A schema with the base URI around it, against which its "$ref" resolves.
+    struct placed {
+        const nlohmann::json* schema = nullptr;
+        std::string base;
+    };
+    using schema_list = std::vector<placed>;
 
-    echo_walker(const nlohmann::json* task_schema, const prompt_options& options, sanitized_echo& out)
-        : task_schema_(task_schema), options_(options), out_(out) {}
+    echo_walker(const nlohmann::json* task_schema, const ref_scope& scope, const prompt_options& options,
+                sanitized_echo& out)
+        : task_schema_(task_schema), refs_(task_schema != nullptr ? *task_schema : envelope_shape(), scope),
+          options_(options), out_(out) {}
 
-    [[nodiscard]] nlohmann::json walk(const nlohmann::json& v, schema_list schemas, const nlohmann::json* root,
-                                      const std::string& pointer, int depth = 0) {
-        resolve_all(schemas, root);
+    [[nodiscard]] nlohmann::json walk(const nlohmann::json& v, const schema_list& schemas, const std::string& pointer,
+                                      int depth = 0) {
         if (depth > 200) {
             return "<nested too deep>";
         }
@@ -167,29 +176,40 @@ public:
                     out.push_back("...(" + std::to_string(v.size() - i) + " more items not shown)");
                     break;
                 }
-                out.push_back(walk(v[i], item_schemas(schemas, i), root, pointer + "/" + std::to_string(i), depth + 1));
+                out.push_back(walk(v[i], item_schemas(schemas, i), pointer + "/" + std::to_string(i), depth + 1));
             }
             return out;
         }
-        if (!v.is_object()) {
-            return v;
-        }
+        return v.is_object() ? walk_object(v, schemas, pointer, depth) : v;
+    }
+
+private:
+    struct object_rules {
+        schema_list property_maps; // each a "properties" object
+        std::set<std::string> names;
+        schema_list open_schemas;  // additionalProperties given as a schema
+        bool closed = false;       // additionalProperties false
+        bool unconstrained = true; // no schema constrains the keys: echo them all
+    };
+
+    [[nodiscard]] nlohmann::json walk_object(const nlohmann::json& v, const schema_list& schemas,
+                                             const std::string& pointer, int depth) {
         nlohmann::json out = nlohmann::json::object();
         object_rules rules;
-        for (const nlohmann::json* schema : schemas) {
-            add_rules(rules, schema, root, 0);
+        for (const placed& schema : schemas) {
+            add_rules(rules, schema, 0);
         }
         for (const auto& item : v.items()) {
             std::string child = pointer;
             append_pointer_token(child, item.key());
             const std::string key = cap_string(item.key(), options_.max_key_bytes);
-            schema_list declared = declared_by(rules, item.key());
+            const schema_list declared = declared_by(rules, item.key());
             if (!declared.empty()) {
-                out[key] = walk(item.value(), std::move(declared), root, child, depth + 1);
+                out[key] = walk(item.value(), declared, child, depth + 1);
             } else if (!rules.open_schemas.empty()) {
-                out[key] = walk(item.value(), rules.open_schemas, root, child, depth + 1);
+                out[key] = walk(item.value(), rules.open_schemas, child, depth + 1);
             } else if (rules.unconstrained) {
-                out[key] = walk(item.value(), {}, root, child, depth + 1);
+                out[key] = walk(item.value(), {}, child, depth + 1);
             } else {
                 // Not declared here: the value is withheld whether or not the schema tolerates
                 // the key, because nothing says what it may contain.
@@ -205,67 +225,24 @@ public:
         return out;
     }
 
-private:
-    struct object_rules {
-        std::vector<const nlohmann::json*> property_maps; // each a "properties" object
-        std::set<std::string> names;
-        schema_list open_schemas;  // additionalProperties given as a schema
-        bool closed = false;       // additionalProperties false
-        bool unconstrained = true; // no schema constrains the keys: echo them all
-    };
-
-    /// Follows local "$ref": "#/..." (a bounded number of times: a cycle is not followed);
-    /// null for a reference that cannot be followed here.
-    static const nlohmann::json* resolve(const nlohmann::json* schema, const nlohmann::json* root) {
-        for (int i = 0; i < 16 && schema != nullptr && schema->is_object(); ++i) {
-            const auto ref = schema->find("$ref");
-            if (ref == schema->end() || !ref->is_string()) {
-                return schema;
-            }
-            const auto& target = ref->get_ref<const std::string&>();
-            if (root == nullptr || target.rfind('#', 0) != 0) {
-                return nullptr;
-            }
-            const nlohmann::json* at = root;
-            for (const std::string& token : pointer_tokens(std::string_view(target).substr(1))) {
-                if (at->is_object() && at->contains(token)) {
-                    at = &(*at)[token];
-                } else if (at->is_array() && !token.empty() && token.size() < 10 &&
-                           token.find_first_not_of("0123456789") == std::string::npos &&
-                           std::stoul(token) < at->size()) {
-                    at = &(*at)[std::stoul(token)];
-                } else {
-                    return nullptr;
-                }
-            }
-            schema = at;
+    /// The schema `s` is or its "$ref" chain ends at, switching to the task schema where the
+    /// envelope says `$task`; null when the chain ends nowhere.
+    [[nodiscard]] ref_target resolve(const placed& s) {
+        ref_target target = refs_.resolve(*s.schema, s.base);
+        if (target.schema != nullptr && target.schema->is_object() && target.schema->contains("$task")) {
+            target = task_schema_ != nullptr ? refs_.resolve(*task_schema_, refs_.document_uri()) : ref_target{};
         }
-        return schema;
+        return target;
     }
 
-    /// Resolves references and switches to the task schema where the envelope says `$task`.
-    void resolve_all(schema_list& schemas, const nlohmann::json*& root) const {
-        schema_list resolved;
-        for (const nlohmann::json* schema : schemas) {
-            schema = resolve(schema, root);
-            if (schema != nullptr && schema->is_object() && schema->contains("$task")) {
-                root = task_schema_;
-                schema = resolve(task_schema_, root);
-            }
-            if (schema != nullptr) {
-                resolved.push_back(schema);
-            }
-        }
-        schemas = std::move(resolved);
-    }
-
-    void add_rules(object_rules& rules, const nlohmann::json* schema, const nlohmann::json* root, int depth) {
-        schema = resolve(schema, root);
+    void add_rules(object_rules& rules, const placed& s, int depth) {
+        const ref_target target = resolve(s);
+        const nlohmann::json* schema = target.schema;
         if (schema == nullptr || !schema->is_object() || depth > 8) {
             return;
         }
         if (const auto p = schema->find("properties"); p != schema->end() && p->is_object()) {
-            rules.property_maps.push_back(&*p);
+            rules.property_maps.push_back(placed{&*p, target.base});
             rules.unconstrained = false;
             for (const auto& item : p->items()) {
                 rules.names.insert(item.key());
@@ -279,13 +256,13 @@ private:
                 rules.closed = true;
                 rules.unconstrained = false;
             } else if (a->is_object()) {
-                rules.open_schemas.push_back(&*a);
+                rules.open_schemas.push_back(placed{&*a, target.base});
             }
         }
         for (const char* combinator : {"allOf", "anyOf", "oneOf"}) {
             if (const auto c = schema->find(combinator); c != schema->end() && c->is_array()) {
                 for (const auto& sub : *c) {
-                    add_rules(rules, &sub, root, depth + 1);
+                    add_rules(rules, placed{&sub, target.base}, depth + 1);
                 }
             }
         }
@@ -293,18 +270,20 @@ private:
 
     static schema_list declared_by(const object_rules& rules, const std::string& key) {
         schema_list found;
-        for (const nlohmann::json* map : rules.property_maps) {
-            if (const auto it = map->find(key); it != map->end()) {
-                found.push_back(&*it);
+        for (const placed& map : rules.property_maps) {
+            if (const auto it = map.schema->find(key); it != map.schema->end()) {
+                found.push_back(placed{&*it, map.base});
             }
         }
         return found;
     }
 
-    static schema_list item_schemas(const schema_list& schemas, std::size_t index) {
+    [[nodiscard]] schema_list item_schemas(const schema_list& schemas, std::size_t index) {
         schema_list found;
-        for (const nlohmann::json* schema : schemas) {
-            if (!schema->is_object()) {
+        for (const placed& s : schemas) {
+            const ref_target target = resolve(s);
+            const nlohmann::json* schema = target.schema;
+            if (schema == nullptr || !schema->is_object()) {
                 continue;
             }
             const auto items = schema->find("items");
@@ -312,9 +291,9 @@ private:
                 continue;
             }
             if (!items->is_array()) {
-                found.push_back(&*items);
+                found.push_back(placed{&*items, target.base});
             } else if (index < items->size()) {
-                found.push_back(&(*items)[index]);
+                found.push_back(placed{&(*items)[index], target.base});
             }
         }
         return found;
@@ -334,6 +313,7 @@ private:
     }
 
     const nlohmann::json* task_schema_;
+    ref_follower refs_;
     const prompt_options& options_;
     sanitized_echo& out_;
 };
@@ -360,26 +340,48 @@ private:
 
 } // namespace detail
 
-/// Re-serialises a reply's JSON with undeclared keys' values withheld and every string capped.
-/// `task_schema` is the task schema document (null: partial_result is echoed as-is, capped).
-[[nodiscard]] inline sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
-                                                   const decode_options& decoding = {},
-                                                   const prompt_options& options = {}) {
+namespace detail {
+
+[[nodiscard]] inline sanitized_echo sanitize_in_scope(std::string_view reply, const nlohmann::json* task_schema,
+                                                      const ref_scope& scope, const decode_options& decoding,
+                                                      const prompt_options& options) {
     sanitized_echo out;
     decode_result decoded = decode(reply, decoding);
     if (!decoded.ok()) {
         return out;
     }
-    detail::echo_walker walker(task_schema, options, out);
-    const nlohmann::json& shape = detail::envelope_shape();
-    const nlohmann::json echo = walker.walk(*decoded.value, {&shape}, &shape, "");
+    echo_walker walker(task_schema, scope, options, out);
+    const nlohmann::json echo = walker.walk(*decoded.value, {echo_walker::placed{&envelope_shape(), ""}}, "");
     out.text = echo.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (out.text.size() > options.max_echo_bytes) {
         const std::size_t total = out.text.size();
-        out.text.resize(detail::utf8_prefix_length(out.text, options.max_echo_bytes));
+        out.text.resize(utf8_prefix_length(out.text, options.max_echo_bytes));
         out.text += "\n...(cut: " + std::to_string(total) + " bytes in all)";
     }
     return out;
+}
+
+} // namespace detail
+
+/// Re-serialises a reply's JSON with undeclared keys' values withheld and every string capped.
+/// `task_schema` is the task schema document (null: partial_result is echoed as-is, capped);
+/// its `$ref`s resolve inside it (and to the built-in draft-07 metaschema) only.
+[[nodiscard]] inline sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
+                                                   const decode_options& decoding = {},
+                                                   const prompt_options& options = {}) {
+    return detail::sanitize_in_scope(reply, task_schema, detail::ref_scope{}, decoding, options);
+}
+
+/// sanitize_reply, with the task schema's `$ref`s followed into other documents as
+/// compiled_schema follows them: the documents of `registry`, and, when `base_uri` is the
+/// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
+/// registry's folders.
+[[nodiscard]] inline sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
+                                                   const schema_registry& registry, std::string_view base_uri,
+                                                   const decode_options& decoding = {},
+                                                   const prompt_options& options = {}) {
+    return detail::sanitize_in_scope(reply, task_schema, detail::ref_scope{&registry, std::string(base_uri)}, decoding,
+                                     options);
 }
 
 /// The problem lines of a repair prompt: one line per problem, unexpected properties named
@@ -441,10 +443,24 @@ public:
                                    prompt_options options = {})
         : task_schema_(task_schema), decoding_(decoding), options_(options) {}
 
+    /// The task schema's `$ref`s are followed into `registry` and beside `base_uri` as
+    /// sanitize_reply(reply, task_schema, registry, base_uri) follows them; `registry` must
+    /// outlive the builder.
+    repair_prompt_builder(const nlohmann::json* task_schema, const schema_registry& registry, std::string base_uri,
+                          decode_options decoding = {}, prompt_options options = {})
+        : task_schema_(task_schema), scope_{&registry, std::move(base_uri)}, decoding_(decoding), options_(options) {}
+
     template <class Task>
     explicit repair_prompt_builder(const receiver<Task>& r, prompt_options options = {})
-        : task_schema_(r.task_schema() ? &r.task_schema()->document() : nullptr),
-          decoding_(decode_options{r.options().strict, r.options().limits}), options_(options) {}
+        : task_schema_(task_schema_of(r)), decoding_(decoding_of(r)), options_(options) {}
+
+    /// For a receiver whose task schema was compiled with `registry` (compiled_schema::from_file
+    /// passes the file's URI as `base_uri`); `registry` must outlive the builder.
+    template <class Task>
+    repair_prompt_builder(const receiver<Task>& r, const schema_registry& registry, std::string base_uri,
+                          prompt_options options = {})
+        : task_schema_(task_schema_of(r)), scope_{&registry, std::move(base_uri)}, decoding_(decoding_of(r)),
+          options_(options) {}
 
     [[nodiscard]] const prompt_options& options() const noexcept { return options_; }
 
@@ -452,7 +468,7 @@ public:
     /// then the sanitised previous reply (attempt `failed_attempt`), then the instruction.
     [[nodiscard]] std::string for_problems(std::string_view original_prompt, std::uint32_t failed_attempt,
                                            std::string_view reply, const problem_list& problems) const {
-        const sanitized_echo echo = sanitize_reply(reply, task_schema_, decoding_, options_);
+        const sanitized_echo echo = detail::sanitize_in_scope(reply, task_schema_, scope_, decoding_, options_);
         std::string out(original_prompt);
         out += "\n\n---\nYour previous reply (attempt " + std::to_string(failed_attempt) +
                ") was rejected. Fix exactly these problems and keep everything else as it was:\n";
@@ -486,7 +502,18 @@ public:
     }
 
 private:
+    template <class Task>
+    [[nodiscard]] static const nlohmann::json* task_schema_of(const receiver<Task>& r) {
+        return r.task_schema() ? &r.task_schema()->document() : nullptr;
+    }
+
+    template <class Task>
+    [[nodiscard]] static decode_options decoding_of(const receiver<Task>& r) {
+        return decode_options{r.options().strict, r.options().limits};
+    }
+
     const nlohmann::json* task_schema_;
+    detail::ref_scope scope_;
     decode_options decoding_;
     prompt_options options_;
 };

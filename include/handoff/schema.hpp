@@ -20,6 +20,29 @@
 
 namespace handoff {
 
+namespace detail {
+
+/// Whether `v` nests objects and arrays more than `limit` deep, found without recursion.
+[[nodiscard]] inline bool nests_deeper_than(const nlohmann::json& v, std::size_t limit) {
+    std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&v, 1}};
+    while (!pending.empty()) {
+        const auto [node, depth] = pending.back();
+        pending.pop_back();
+        if (!node->is_structured()) {
+            continue;
+        }
+        if (depth > limit) {
+            return true;
+        }
+        for (const nlohmann::json& child : *node) {
+            pending.emplace_back(&child, depth + 1);
+        }
+    }
+    return false;
+}
+
+} // namespace detail
+
 struct schema_options {
     /// A string (or an object key) longer than this many characters is never given to a
     /// `pattern`, `patternProperties` or `propertyNames` regex: it fails that pattern with a
@@ -103,7 +126,7 @@ private:
                                                  const schema_options& options) {
         // Copying a JSON value recurses once per level: a document nested past what any schema
         // can be is refused before it is copied or walked, whatever the stack.
-        if (nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
+        if (detail::nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
             throw schema_error("", "the schema nests deeper than " + std::to_string(detail::max_schema_depth) +
                                        " levels (it is more than " + std::to_string(2 * detail::max_schema_depth) +
                                        " JSON levels deep)");
@@ -120,25 +143,6 @@ private:
         compiled_schema out;
         out.state_ = std::move(s);
         return out;
-    }
-
-    /// Whether `v` nests objects and arrays more than `limit` deep, found without recursion.
-    [[nodiscard]] static bool nests_deeper_than(const nlohmann::json& v, std::size_t limit) {
-        std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&v, 1}};
-        while (!pending.empty()) {
-            const auto [node, depth] = pending.back();
-            pending.pop_back();
-            if (!node->is_structured()) {
-                continue;
-            }
-            if (depth > limit) {
-                return true;
-            }
-            for (const nlohmann::json& child : *node) {
-                pending.emplace_back(&child, depth + 1);
-            }
-        }
-        return false;
     }
 
     [[nodiscard]] detail::schema_validator validator() const {

@@ -11,8 +11,10 @@
 // the build until it is explained), and the coverage arithmetic of step 4 (coverage.hpp).
 
 #include <handoff/detail/plain_line.hpp>
+#include <handoff/detail/schema_refs.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/envelope_schema.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -67,46 +69,29 @@ namespace detail {
 
 /// Describes a JSON Schema (draft-07) in plain sentences, one list item per property.
 /// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
+/// Every schema comes with the base URI around it, against which its "$ref" resolves.
 template <class Json>
 class schema_describer {
 public:
-    schema_describer(const Json& root, const worker_prompt_options& options) : root_(root), options_(options) {}
+    schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options)
+        : refs_(refs), options_(options) {}
 
     /// The fields of an object schema as "- name (required): ..." lines: required fields in the
     /// order "required" lists them, then the others in key order.
-    void fields(const Json& schema, std::size_t indent, std::size_t depth, std::string& out) const {
-        const Json* s = resolve(&schema);
-        if (s == nullptr) {
-            return;
-        }
-        std::vector<std::string> required;
-        if (const auto it = s->find("required"); it != s->end() && it->is_array()) {
-            for (const auto& name : *it) {
-                if (name.is_string()) {
-                    required.push_back(name.template get<std::string>());
-                }
-            }
-        }
-        const auto props = s->find("properties");
-        if (props == s->end() || !props->is_object()) {
-            return;
-        }
-        for (const std::string& name : required) {
-            if (const auto it = props->find(name); it != props->end()) {
-                field(name, true, *it, indent, depth, out);
-            }
-        }
-        for (const auto& item : props->items()) {
-            if (std::find(required.begin(), required.end(), item.key()) == required.end()) {
-                field(item.key(), false, item.value(), indent, depth, out);
-            }
+    void fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                std::string& out) const {
+        const auto target = refs_.resolve(schema, base);
+        if (target.schema != nullptr) {
+            listed_fields(*target.schema, target.base, indent, depth, out);
         }
     }
 
     /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
-    [[nodiscard]] std::string phrase(const Json& schema, std::size_t indent, std::size_t depth,
-                                     std::string& nested) const {
-        const Json* s = resolve(&schema);
+    /// `with_description` false leaves the schema's own "description" out.
+    [[nodiscard]] std::string phrase(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                                     std::string& nested, bool with_description = true) const {
+        const auto target = refs_.resolve(schema, base);
+        const Json* s = target.schema;
         if (s == nullptr) {
             return "any JSON value";
         }
@@ -122,41 +107,50 @@ public:
         } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
             out = enum_text(*en);
         } else {
-            out = typed_phrase(*s, indent, depth, nested);
+            out = typed_phrase(*s, target.base, indent, depth, nested);
         }
-        if (const auto it = s->find("description"); it != s->end() && it->is_string()) {
+        const bool described = with_description || s != &schema; // a target's description is its own
+        if (const auto it = s->find("description"); described && it != s->end() && it->is_string()) {
             out += ". " + one_line(it->template get<std::string>());
         }
         return out;
     }
 
 private:
-    void field(const std::string& name, bool required, const Json& schema, std::size_t indent, std::size_t depth,
-               std::string& out) const {
-        std::string nested;
-        const std::string text = phrase(schema, indent + 2, depth, nested);
-        out += std::string(indent, ' ') + "- " + one_line(name) + (required ? " (required)" : "") + ": " + text + "\n";
-        out += nested;
+    /// fields() of a schema already resolved; `base` is the base URI inside it.
+    void listed_fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                       std::string& out) const {
+        const Json* s = &schema;
+        std::vector<std::string> required;
+        if (const auto it = s->find("required"); it != s->end() && it->is_array()) {
+            for (const auto& name : *it) {
+                if (name.is_string()) {
+                    required.push_back(name.template get<std::string>());
+                }
+            }
+        }
+        const auto props = s->find("properties");
+        if (props == s->end() || !props->is_object()) {
+            return;
+        }
+        for (const std::string& name : required) {
+            if (const auto it = props->find(name); it != props->end()) {
+                field(name, true, *it, base, indent, depth, out);
+            }
+        }
+        for (const auto& item : props->items()) {
+            if (std::find(required.begin(), required.end(), item.key()) == required.end()) {
+                field(item.key(), false, item.value(), base, indent, depth, out);
+            }
+        }
     }
 
-    /// The schema a local "$ref" chain ends at; nullptr when it leaves the document.
-    [[nodiscard]] const Json* resolve(const Json* node) const {
-        for (int hops = 0; hops < 32 && node != nullptr && node->is_object(); ++hops) {
-            const auto it = node->find("$ref");
-            if (it == node->end()) {
-                return node;
-            }
-            if (!it->is_string()) {
-                return nullptr;
-            }
-            const auto& ref = it->template get_ref<const std::string&>();
-            if (ref.empty() || ref[0] != '#' || (ref.size() > 1 && ref[1] != '/')) {
-                return nullptr;
-            }
-            const typename Json::json_pointer pointer(ref.substr(1));
-            node = root_.contains(pointer) ? &root_.at(pointer) : nullptr;
-        }
-        return node;
+    void field(const std::string& name, bool required, const Json& schema, const std::string& base, std::size_t indent,
+               std::size_t depth, std::string& out) const {
+        std::string nested;
+        const std::string text = phrase(schema, base, indent + 2, depth, nested);
+        out += std::string(indent, ' ') + "- " + one_line(name) + (required ? " (required)" : "") + ": " + text + "\n";
+        out += nested;
     }
 
     [[nodiscard]] std::string one_line(const std::string& text) const {
@@ -238,8 +232,9 @@ private:
         return out;
     }
 
-    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, std::size_t indent, std::size_t depth,
-                                          std::string& nested) const {
+    /// `base` is the base URI inside `s`.
+    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, const std::string& base,
+                                          std::size_t indent, std::size_t depth, std::string& nested) const {
         if (type == "string") {
             std::string out = "string";
             if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
@@ -271,7 +266,7 @@ private:
                 if (depth >= options_.max_depth) {
                     return out + " (nested too deep to list: see the schema)";
                 }
-                out += "; each item: " + phrase(*items, indent, depth + 1, nested);
+                out += "; each item: " + phrase(*items, base, indent, depth + 1, nested);
             }
             return out;
         }
@@ -280,7 +275,7 @@ private:
                 return "object (nested too deep to list: see the schema)";
             }
             std::string inner;
-            fields(s, indent, depth + 1, inner);
+            listed_fields(s, base, indent, depth + 1, inner);
             if (inner.empty()) {
                 return "object";
             }
@@ -290,8 +285,8 @@ private:
         return type;
     }
 
-    [[nodiscard]] std::string typed_phrase(const Json& s, std::size_t indent, std::size_t depth,
-                                           std::string& nested) const {
+    [[nodiscard]] std::string typed_phrase(const Json& s, const std::string& base, std::size_t indent,
+                                           std::size_t depth, std::string& nested) const {
         std::vector<std::string> types;
         if (const auto it = s.find("type"); it != s.end()) {
             if (it->is_string()) {
@@ -314,7 +309,7 @@ private:
                 null_allowed = true;
                 continue;
             }
-            out += (out.empty() ? "" : " or ") + type_phrase(t, s, indent, depth, nested);
+            out += (out.empty() ? "" : " or ") + type_phrase(t, s, base, indent, depth, nested);
         }
         for (const char* key : {"anyOf", "oneOf"}) {
             const auto it = s.find(key);
@@ -325,7 +320,7 @@ private:
             std::size_t n = 1;
             for (const auto& branch : *it) {
                 std::string inner;
-                const std::string text = phrase(branch, indent + 2, depth + 1, inner);
+                const std::string text = phrase(branch, base, indent + 2, depth + 1, inner);
                 nested.append(indent, ' ').append("- option ").append(std::to_string(n++)).append(": ");
                 nested.append(text).append("\n").append(inner);
             }
@@ -336,7 +331,7 @@ private:
         return out.empty() ? "any JSON value" : out;
     }
 
-    const Json& root_;
+    typed_ref_follower<Json>& refs_;
     const worker_prompt_options& options_;
 };
 
@@ -346,9 +341,10 @@ private:
     return document;
 }
 
-template <class Json>
-[[nodiscard]] std::string worker_prompt_from(const nlohmann::ordered_json& envelope, const Json* task,
-                                             const worker_prompt_options& options) {
+/// The envelope's part of the worker prompt: the reply format, the envelope's fields, the rules
+/// the receiver checks, the reason codes and the retry hints.
+[[nodiscard]] inline std::string envelope_instructions(const nlohmann::ordered_json& envelope,
+                                                       const worker_prompt_options& options) {
     std::string out;
     out += "Reply with exactly one JSON object, the envelope described below, and nothing else: no code fence, "
            "no text before or after it.\n"
@@ -359,7 +355,8 @@ template <class Json>
     }
 
     out += "\n## Envelope fields\n";
-    schema_describer<nlohmann::ordered_json>(envelope, options).fields(envelope, 0, 0, out);
+    typed_ref_follower<nlohmann::ordered_json> refs(envelope, ref_scope{});
+    schema_describer<nlohmann::ordered_json>(refs, options).fields(envelope, refs.document_uri(), 0, 0, out);
 
     out += "\n## Rules the receiver checks\n"
            "- status \"ok\": partial_result is the whole result; leave reason_code out (or null).\n"
@@ -384,13 +381,21 @@ template <class Json>
     for (action a : all_actions) {
         out += "- " + std::string(to_string(a)) + ": " + std::string(worker_guidance(a)) + "\n";
     }
+    return out;
+}
 
-    out += "\n## Task result (partial_result)\n";
+/// The task's part of the worker prompt: its title, $id and description, then its fields (or,
+/// for a schema without properties, one phrase for the whole result).
+template <class Json>
+[[nodiscard]] std::string task_instructions(const Json* task, const ref_scope& scope,
+                                            const worker_prompt_options& options) {
+    std::string out = "\n## Task result (partial_result)\n";
     if (task == nullptr) {
         out += "No task schema is set: partial_result is a JSON object of your choosing, or null.\n";
         return out;
     }
-    const schema_describer<Json> describe(*task, options);
+    typed_ref_follower<Json> refs(*task, scope);
+    const schema_describer<Json> describe(refs, options);
     if (const auto title = task->find("title"); title != task->end() && title->is_string()) {
         out += "Task: " + plain_line(title->template get<std::string>(), options.max_description_bytes) + "\n";
     }
@@ -401,19 +406,20 @@ template <class Json>
         out += plain_line(d->template get<std::string>(), options.max_description_bytes) + "\n";
     }
     std::string fields;
-    describe.fields(*task, 0, 0, fields);
-    if (fields.empty()) {
-        std::string nested;
-        // The task schema's description was printed above; the phrase repeats only its shape.
-        Json shape = *task;
-        if (shape.is_object()) {
-            shape.erase("description");
-        }
-        out += "partial_result: " + describe.phrase(shape, 2, 0, nested) + "\n" + nested;
-    } else {
-        out += fields;
+    describe.fields(*task, refs.document_uri(), 0, 0, fields);
+    if (!fields.empty()) {
+        return out + fields;
     }
-    return out;
+    // The task schema's description was printed above; the phrase repeats only its shape.
+    std::string nested;
+    const std::string shape = describe.phrase(*task, refs.document_uri(), 2, 0, nested, false);
+    return out + "partial_result: " + shape + "\n" + nested;
+}
+
+template <class Json>
+[[nodiscard]] std::string worker_prompt_from(const nlohmann::ordered_json& envelope, const Json* task,
+                                             const ref_scope& scope, const worker_prompt_options& options) {
+    return envelope_instructions(envelope, options) + task_instructions(task, scope, options);
 }
 
 } // namespace detail
@@ -424,12 +430,24 @@ template <class Json>
 /// nlohmann::ordered_json (the schema author's order).
 template <class Json>
 [[nodiscard]] std::string worker_prompt(const Json& task_schema, const worker_prompt_options& options = {}) {
-    return detail::worker_prompt_from(detail::ordered_envelope_schema(), &task_schema, options);
+    return detail::worker_prompt_from(detail::ordered_envelope_schema(), &task_schema, detail::ref_scope{}, options);
+}
+
+/// worker_prompt, with the task schema's `$ref`s followed into other documents as
+/// compiled_schema follows them: the documents of `registry`, and, when `base_uri` is the
+/// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
+/// registry's folders. A reference that leads nowhere is described as "any JSON value".
+template <class Json>
+[[nodiscard]] std::string worker_prompt(const Json& task_schema, const schema_registry& registry,
+                                        std::string_view base_uri, const worker_prompt_options& options = {}) {
+    return detail::worker_prompt_from(detail::ordered_envelope_schema(), &task_schema,
+                                      detail::ref_scope{&registry, std::string(base_uri)}, options);
 }
 
 /// The worker's instructions when the receiver has no task schema.
 [[nodiscard]] inline std::string worker_prompt_without_task(const worker_prompt_options& options = {}) {
-    return detail::worker_prompt_from<nlohmann::ordered_json>(detail::ordered_envelope_schema(), nullptr, options);
+    return detail::worker_prompt_from<nlohmann::ordered_json>(detail::ordered_envelope_schema(), nullptr,
+                                                              detail::ref_scope{}, options);
 }
 
 } // namespace handoff

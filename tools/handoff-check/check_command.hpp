@@ -3,6 +3,7 @@
 // handoff-check [options] [FILE|-]...: the five-step receipt check, one JSON receipt per envelope.
 
 #include "exit_status.hpp"
+#include "schema_dirs.hpp"
 
 #include <handoff/handoff.hpp>
 
@@ -22,8 +23,8 @@ namespace handoff_cli {
 constexpr const char* usage_text =
     "usage: handoff-check [--task-schema FILE [--schema-dir DIR]...] [--from PROVIDER] [--jsonl] [--strict]\n"
     "                     [FILE|-]...\n"
-    "       handoff-check lint [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
-    "       handoff-check prompt [--task-schema FILE]\n"
+    "       handoff-check lint [--schema-dir DIR]... [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
+    "       handoff-check prompt [--task-schema FILE [--schema-dir DIR]...]\n"
     "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
     "       handoff-check report [--json] [--since T] [--until T] [--by day] FILE...\n"
     "       handoff-check fixtures --task-schema FILE --out DIR\n"
@@ -245,10 +246,7 @@ inline int run_check(const options& opts) {
     receiver_options.from = opts.from;
     std::optional<checker> check;
     try {
-        handoff::schema_registry registry;
-        for (const std::string& dir : opts.schema_dirs) {
-            registry.add_directory(dir);
-        }
+        const handoff::schema_registry registry = schema_registry_of(opts.schema_dirs);
         check.emplace(opts.task_schema
                           ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry),
                                                 receiver_options)

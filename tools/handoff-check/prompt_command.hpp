@@ -3,6 +3,7 @@
 // handoff-check prompt: the worker prompt generated from the schemas.
 
 #include "exit_status.hpp"
+#include "schema_dirs.hpp"
 
 #include <handoff/handoff.hpp>
 
@@ -22,11 +23,16 @@ namespace handoff_cli {
 // --- handoff-check prompt -----------------------------------------------------------------
 
 constexpr const char* prompt_usage_text =
-    "usage: handoff-check prompt [--task-schema FILE]\n"
+    "usage: handoff-check prompt [--task-schema FILE [--schema-dir DIR]...]\n"
     "\n"
     "Prints the worker-side instructions for the envelope, generated from the schemas the\n"
     "receiver checks: the envelope's fields, the reason codes and when each applies, the\n"
     "retry-hint vocabulary, and the task schema's fields and enums.\n"
+    "\n"
+    "  --task-schema FILE  JSON Schema (draft-07) for partial_result\n"
+    "  --schema-dir DIR    schemas its $refs may name (every *.json under DIR, by file URI\n"
+    "                      and $id), as the check reads them; repeatable. Files beside FILE\n"
+    "                      are found without it\n"
     "\n"
     "exit status: 0 printed, 2 usage error (bad flag, unreadable or invalid schema file)\n";
 
@@ -35,52 +41,84 @@ inline int prompt_usage_error(const std::string& message) {
     return exit_usage;
 }
 
-/// `handoff-check prompt ...`; argv[0] is "prompt".
-inline int run_prompt(int argc, char** argv) {
+struct prompt_args {
     std::optional<std::string> task_schema;
+    std::vector<std::string> schema_dirs;
+};
+
+/// Parses the command line of `prompt`; returns an exit status when the program should stop now.
+inline std::optional<int> parse_prompt_args(int argc, char** argv, prompt_args& out) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
             std::cout << prompt_usage_text;
             return exit_ok;
         }
-        if (arg != "--task-schema") {
+        if (arg != "--task-schema" && arg != "--schema-dir") {
             return prompt_usage_error("unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
         }
         if (i + 1 >= argc) {
-            return prompt_usage_error("--task-schema needs a value");
+            return prompt_usage_error(arg + " needs a value");
         }
-        task_schema = argv[++i];
+        if (arg == "--task-schema") {
+            out.task_schema = argv[++i];
+        } else {
+            out.schema_dirs.emplace_back(argv[++i]);
+        }
     }
-    if (!task_schema) {
+    if (!out.task_schema && !out.schema_dirs.empty()) {
+        return prompt_usage_error("--schema-dir needs --task-schema");
+    }
+    return std::nullopt;
+}
+
+/// The task schema file's text; exit 2 (said on stderr) when it is unreadable or not JSON.
+inline std::optional<std::string> read_prompt_schema(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) {
+        std::cerr << "handoff-check prompt: cannot read " << path << "\n";
+        return std::nullopt;
+    }
+    std::string text = read_bounded(file, handoff::lint_options{}.limits.max_bytes);
+    if (nlohmann::json::parse(text, nullptr, false).is_discarded()) {
+        std::cerr << "handoff-check prompt: schema file " << path << " is not valid JSON\n";
+        return std::nullopt;
+    }
+    return text;
+}
+
+/// `handoff-check prompt ...`; argv[0] is "prompt".
+inline int run_prompt(int argc, char** argv) {
+    prompt_args args;
+    if (const auto stop = parse_prompt_args(argc, argv, args)) {
+        return *stop;
+    }
+    if (!args.task_schema) {
         std::cout << handoff::worker_prompt_without_task();
         return exit_ok;
     }
-    std::ifstream file(*task_schema, std::ios::binary);
-    if (!file) {
-        std::cerr << "handoff-check prompt: cannot read " << *task_schema << "\n";
+    const std::string& path = *args.task_schema;
+    const std::optional<std::string> text = read_prompt_schema(path);
+    if (!text) {
         return exit_usage;
     }
-    const std::string text = read_bounded(file, handoff::lint_options{}.limits.max_bytes);
-    // The prompt keeps the author's field order (ordered_json); the receiver's checks need the
-    // schema to compile, so a schema the receiver would refuse gets no prompt either.
-    const auto ordered = nlohmann::ordered_json::parse(text, nullptr, false);
-    const auto plain = nlohmann::json::parse(text, nullptr, false);
-    if (ordered.is_discarded() || plain.is_discarded()) {
-        std::cerr << "handoff-check prompt: schema file " << *task_schema << " is not valid JSON\n";
-        return exit_usage;
-    }
+    // The receiver's checks need the schema to compile, read as the check reads it (beside the
+    // file and in every --schema-dir), so a schema the receiver would refuse gets no prompt.
+    std::optional<handoff::schema_registry> registry;
     try {
-        static_cast<void>(handoff::compiled_schema::from_json(plain));
+        registry.emplace(schema_registry_of(args.schema_dirs));
+        static_cast<void>(handoff::compiled_schema::from_file(path, *registry));
     } catch (const handoff::schema_error& e) {
-        std::cerr << "handoff-check prompt: " << e.what() << " (" << *task_schema << ")\n";
+        std::cerr << "handoff-check prompt: " << e.what() << " (" << path << ")\n";
         return exit_usage;
     }
-    if (const auto findings = handoff::lint_schema(plain); !findings.empty()) {
-        std::cerr << "handoff-check prompt: note: `handoff-check lint " << *task_schema << "` finds " << findings.size()
+    const std::string base_uri = handoff::schema_registry::file_uri(path);
+    if (const auto findings = handoff::lint_schema_text(*text, *registry, base_uri); !findings.empty()) {
+        std::cerr << "handoff-check prompt: note: `handoff-check lint " << path << "` finds " << findings.size()
                   << " problem" << (findings.size() == 1 ? "" : "s") << " in the task schema\n";
     }
-    std::cout << handoff::worker_prompt(ordered);
+    // The prompt keeps the author's field order.
+    std::cout << handoff::worker_prompt(nlohmann::ordered_json::parse(*text, nullptr, false), *registry, base_uri);
     return exit_ok;
 }
 
