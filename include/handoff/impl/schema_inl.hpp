@@ -4,6 +4,7 @@
 // compiled_schema's definitions: inline in every file header-only, compiled once in
 // <handoff/impl/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/json_depth.hpp>
 #include <handoff/detail/schema_compiler.hpp>
 #include <handoff/detail/schema_validator.hpp>
 #include <handoff/schema.hpp>
@@ -14,7 +15,7 @@
 #include <filesystem> // path, filesystem_error, weakly_canonical
 #include <memory>     // make_shared
 #include <string>     // string, to_string
-#include <utility>    // move, pair
+#include <utility>    // move
 #include <vector>     // vector
 
 namespace handoff {
@@ -26,25 +27,6 @@ struct compiled_schema_state { // NOLINT(bugprone-exception-escape): a json dest
     compiled_nodes compiled;
     schema_options options;
 };
-
-/// Whether `v` nests objects and arrays more than `limit` deep, found without recursion.
-[[nodiscard]] HANDOFF_INLINE bool nests_deeper_than(const nlohmann::json& v, std::size_t limit) {
-    std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&v, 1}};
-    while (!pending.empty()) {
-        const auto [node, depth] = pending.back();
-        pending.pop_back();
-        if (!node->is_structured()) {
-            continue;
-        }
-        if (depth > limit) {
-            return true;
-        }
-        for (const nlohmann::json& child : *node) {
-            pending.emplace_back(&child, depth + 1);
-        }
-    }
-    return false;
-}
 
 [[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state) {
     return {state.compiled.nodes, state.options.max_pattern_subject};
