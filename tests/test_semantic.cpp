@@ -85,6 +85,20 @@ TEST_CASE("a vendor quote that does not occur in the source is a provenance prob
           "(compared ignoring case and whitespace); copy the span exactly, or drop the claim");
 }
 
+TEST_CASE("receive with the source text alone reads it as a first attempt with that source", "[semantic]") {
+    const auto with_source = invoice_receiver().receive(reply("invoice_wrong_quote.json"), invoice_source());
+    REQUIRE(with_source.problems.size() == 1);
+    CHECK(with_source.problems[0].code == "semantic.quote_not_in_source");
+    CHECK(with_source.route == handoff::route::repair);
+    // The right quote is found only in the source given: without it, nothing contains it.
+    const auto accepted = invoice_receiver().receive(reply("invoice_reconciled.json"), invoice_source());
+    CHECK(accepted.route == handoff::route::accept);
+    const auto without_source = invoice_receiver().receive(reply("invoice_reconciled.json"));
+    CHECK(without_source.route == handoff::route::repair);
+    REQUIRE(without_source.problems.size() == 1);
+    CHECK(without_source.problems[0].code == "semantic.quote_not_in_source");
+}
+
 TEST_CASE("semantic checks run only after the task schema passed", "[semantic]") {
     auto bad = nlohmann::json::parse(reply("invoice_fabricated_total.json"));
     bad["partial_result"]["currency"] = "DOGE"; // a schema failure beside the wrong total

@@ -33,6 +33,7 @@
 // "pattern" and "required" are checked everywhere.
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/json_depth.hpp>
 #include <handoff/detail/plain_line.hpp>
 #include <handoff/detail/schema_compiler.hpp>
 #include <handoff/detail/schema_refs.hpp>

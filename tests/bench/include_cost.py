@@ -3,9 +3,12 @@
 """The cost of including handoff: compile time and peak memory of a translation unit that
 includes one public header and nothing else, at -O2, and what that header pulls in.
 
-Also two translation units that *use* the library, since including a header instantiates
-nothing: one that routes (decide + plan) and one that receives (a receiver<> built from a
-schema, receive called). CPU time (user + sys) is reported rather than wall time, so other
+Also translation units that *use* the library, since including a header instantiates
+nothing: one that routes (decide + plan), one that reads receipts and one that receives (a
+receiver<> built from a schema, receive called); the umbrella header and the receiving unit
+again in the compiled form (HANDOFF_COMPILED_LIB, what linking handoff::compiled sets); and, for
+comparison in the same run, a file that parses with nlohmann alone and the naive stack's file
+(nlohmann parse + valijson validate, when valijson is installed). CPU time (user + sys) is reported rather than wall time, so other
 jobs on the machine do not inflate it; each figure is the median of --repeat compilations.
 
   include_cost.py [--cxx c++] [--repeat 3] [--out FILE]
@@ -23,6 +26,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
+RECEIVES = """#include <handoff/receiver.hpp>
+handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
+    const handoff::receiver<> receiver(schema);
+    return receiver.receive(text);
+}
+"""
+
 USES = {
     "routes: decide + plan": """#include <handoff/decision.hpp>
 static_assert(handoff::decide(handoff::reason_code::time_cap, 0.6) == handoff::action::narrow);
@@ -33,10 +43,36 @@ handoff::decision route(const handoff::coverage_info& c, const handoff::steps_in
     "reads receipts: receipt<> + to_json": """#include <handoff/receipt_json.hpp>
 nlohmann::json log_line(const handoff::receipt<>& r) { return handoff::to_json(r); }
 """,
-    "receives: receiver<> + receive": """#include <handoff/receiver.hpp>
-handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
-    const handoff::receiver<> receiver(schema);
-    return receiver.receive(text);
+    "receives: receiver<> + receive": RECEIVES,
+}
+
+# The same files in the compiled form.
+COMPILED = {
+    "compiled form: `<handoff/handoff.hpp>`": "#include <handoff/handoff.hpp>\n",
+    "compiled form: receiver<> + receive": RECEIVES,
+    "compiled form: `<handoff/handoff.hpp>` + receive": RECEIVES.replace("receiver.hpp", "handoff.hpp"),
+}
+
+# What a receiving file costs without handoff, for comparison.
+BASELINES = {
+    "baseline: nlohmann::json::parse": """#include <nlohmann/json.hpp>
+#include <string_view>
+nlohmann::json parse(std::string_view text) { return nlohmann::json::parse(text); }
+""",
+    "baseline: naive nlohmann parse + valijson validate": """#include <nlohmann/json.hpp>
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validator.hpp>
+#include <string_view>
+bool check(const nlohmann::json& schema_document, std::string_view text) {
+    valijson::Schema schema;
+    valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+    parser.populateSchema(valijson::adapters::NlohmannJsonAdapter(schema_document), schema);
+    const nlohmann::json document = nlohmann::json::parse(text);
+    valijson::Validator validator;
+    valijson::ValidationResults results;
+    return validator.validate(schema, valijson::adapters::NlohmannJsonAdapter(document), &results);
 }
 """,
 }
@@ -45,6 +81,12 @@ handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
 def dependencies(cxx, flags, source):
     out = subprocess.run([cxx] + flags + ["-M", source], capture_output=True, text=True, check=True).stdout
     return out.replace("\\\n", " ").split()
+
+
+def has_valijson(cxx, flags):
+    probe = subprocess.run([cxx] + flags + ["-E", "-x", "c++", "-"], input="#include <valijson/validator.hpp>\n",
+                           capture_output=True, text=True)
+    return probe.returncode == 0
 
 
 def measure(cxx, flags, source, repeat):
@@ -69,15 +111,18 @@ def main():
     flags = ["-std=c++17", "-I" + os.path.join(ROOT, "include"), "-DVALIJSON_USE_EXCEPTIONS=1"]
     headers = sorted(os.path.relpath(p, os.path.join(ROOT, "include"))
                      for p in glob.glob(os.path.join(ROOT, "include", "handoff", "*.hpp")))
-    units = [("`<%s>`" % h, "#include <%s>\n" % h) for h in headers]
-    units += [(name, text) for name, text in USES.items()]
+    units = [("`<%s>`" % h, "#include <%s>\n" % h, []) for h in headers]
+    units += [(name, text, []) for name, text in USES.items()]
+    units += [(name, text, ["-DHANDOFF_COMPILED_LIB"]) for name, text in COMPILED.items()]
+    units += [(name, text, []) for name, text in BASELINES.items()
+              if "valijson" not in text or has_valijson(args.cxx, flags)]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for i, (name, text) in enumerate(units):
+        for i, (name, text, extra) in enumerate(units):
             source = os.path.join(tmp, "tu%d.cpp" % i)
             with open(source, "w") as f:
                 f.write(text)
-            deps = dependencies(args.cxx, flags, source)
+            deps = dependencies(args.cxx, flags + extra, source)
             pulls = []
             if any("/nlohmann/" in d for d in deps):
                 pulls.append("nlohmann")
@@ -87,7 +132,9 @@ def main():
                 pulls.append("valijson parser")
             if any(re.search(r"/c\+\+/[0-9]+/regex$", d) for d in deps):
                 pulls.append("<regex>")
-            cpu, rss = measure(args.cxx, flags, source, args.repeat)
+            if any(d.endswith("/handoff/detail/schema_validator.hpp") for d in deps):
+                pulls.append("handoff's validator")
+            cpu, rss = measure(args.cxx, flags + extra, source, args.repeat)
             rows.append((name, cpu, rss, ", ".join(pulls) or "std only"))
             print("%-45s %6.2f s %7.0f MiB  %s" % rows[-1], file=sys.stderr, flush=True)
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]

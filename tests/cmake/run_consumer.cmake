@@ -6,6 +6,7 @@
 #   PREFIX               the temporary install prefix
 #   CONSUMER_SOURCE_DIR  (cmake, pkg-config) the consumer project / its main.cpp
 #   CONSUMER_BINARY_DIR  (cmake, pkg-config) scratch build directory, recreated each run
+#   CONSUMER_HOW         (cmake) passed to the consumer as HANDOFF_HOW, when set
 #   CXX_COMPILER GENERATOR MAKE_PROGRAM BUILD_TYPE PKG_CONFIG
 cmake_minimum_required(VERSION 3.24)
 
@@ -31,7 +32,8 @@ if(MODE STREQUAL "install")
       share/cmake/handoff/handoffConfig.cmake
       share/cmake/handoff/handoffConfigVersion.cmake
       share/cmake/handoff/handoffTargets.cmake
-      share/pkgconfig/handoff.pc)
+      share/pkgconfig/handoff.pc
+      include/handoff/impl/src.hpp)
     if(NOT EXISTS "${PREFIX}/${_file}")
       message(FATAL_ERROR "install is missing ${PREFIX}/${_file}")
     endif()
@@ -62,6 +64,9 @@ elseif(MODE STREQUAL "cmake")
     "-DCMAKE_PREFIX_PATH=${PREFIX}")
   if(MAKE_PROGRAM)
     list(APPEND _configure "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+  endif()
+  if(CONSUMER_HOW)
+    list(APPEND _configure "-DHANDOFF_HOW=${CONSUMER_HOW}")
   endif()
   run(${_configure})
   run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" --config "${BUILD_TYPE}")

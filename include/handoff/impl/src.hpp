@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The one translation unit of handoff's compiled form (config.hpp): every definition the
+// headers only declare when HANDOFF_COMPILED_LIB is set, compiled here once. The CMake target
+// handoff::compiled compiles it; without CMake, compile one file that includes it first, and
+// define HANDOFF_COMPILED_LIB in every other file of the program.
+
+#if defined(HANDOFF_INLINE) && !defined(HANDOFF_COMPILED_LIB)
+#error "handoff/impl/src.hpp must come before any other handoff header in its file"
+#endif
+#if !defined(HANDOFF_COMPILED_LIB)
+#define HANDOFF_COMPILED_LIB
+#endif
+
+#include <handoff/impl/receive_steps_inl.hpp>
+#include <handoff/impl/schema_inl.hpp>

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: MIT
+// A file that receives, in the compiled form: its dependency list (-M) must name no header that
+// holds the heavy definitions (the handoff_compiled_form_sees_declarations test checks it).
+#include <handoff/receiver.hpp>
+
+handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
+    const handoff::receiver<> receiver(schema);
+    return receiver.receive(text);
+}
