@@ -117,6 +117,32 @@ TEST_CASE("the field's enum is found through local $refs, items and const", "[ro
     CHECK(handoff::check_routes(schema, "/ticket/queue", {"a", "b"}).empty());
 }
 
+TEST_CASE("the field's enum is found through refs the validator resolves: ids, escapes, base changes",
+          "[route_table]") {
+    const nlohmann::json schema = nlohmann::json::parse(R"({
+        "$id": "http://example.com/tickets/root.json",
+        "type": "object",
+        "properties": {
+            "queue": {"$ref": "#queue"},
+            "team": {"$ref": "#/definitions/team%20name"},
+            "owner": {"$ref": "#/definitions/a~1b"},
+            "site": {"$ref": "parts/site.json"}
+        },
+        "definitions": {
+            "queue": {"$id": "#queue", "enum": ["a", "b"]},
+            "team name": {"enum": ["red", "blue"]},
+            "a/b": {"enum": ["me"]},
+            "site": {"$id": "parts/site.json", "enum": ["north", "south"]}
+        }
+    })");
+    CHECK(handoff::allowed_values(schema, "/queue") == std::set<std::string>{"a", "b"});
+    CHECK(handoff::allowed_values(schema, "/team") == std::set<std::string>{"red", "blue"});
+    CHECK(handoff::allowed_values(schema, "/owner") == std::set<std::string>{"me"});
+    CHECK(handoff::allowed_values(schema, "/site") == std::set<std::string>{"north", "south"});
+    CHECK(handoff::check_routes(schema, "/site", {"north", "south"}).empty());
+    CHECK(handoff::check_routes(schema, "/site", {"north"}).size() == 1);
+}
+
 TEST_CASE("handoff-check lint --routes passes a matching table and names each mismatch", "[route_table][cli]") {
     std::ostringstream out;
     std::ostringstream err;

@@ -8,8 +8,12 @@
 // when the table is built, not when the first such task arrives.
 //
 // The field is found by following `properties` (and `items` for an array index or "*") from
-// the schema's root, through local `$ref`s ("#/definitions/...", "#/$defs/..."). A value the
-// schema lists that is not a string is compared in its JSON spelling (1, true, null).
+// the schema's root, through its `$ref`s, resolved as the validator resolves them (pointers,
+// `$id`s; a reference to another document leads nowhere here). A value the schema lists that
+// is not a string is compared in its JSON spelling (1, true, null).
+
+#include <handoff/detail/schema_refs.hpp>
+#include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -74,49 +78,38 @@ private:
 
 namespace detail::routes {
 
-/// The schema a local "$ref" names, or `node` itself; nullptr for a ref that leads nowhere.
-/// Bounded hops: a ref cycle ends in nullptr instead of a loop.
-[[nodiscard]] inline const nlohmann::json* resolve(const nlohmann::json& root, const nlohmann::json* node) {
-    for (int hops = 0; node != nullptr && node->is_object() && hops < 32; ++hops) {
-        const auto ref = node->find("$ref");
-        if (ref == node->end() || !ref->is_string()) {
-            return node;
-        }
-        const auto& target = ref->get_ref<const std::string&>();
-        if (target.empty() || target[0] != '#') {
-            return nullptr; // only refs inside this document are followed
-        }
-        const nlohmann::json::json_pointer at(target.substr(1));
-        node = root.contains(at) ? &root.at(at) : nullptr;
-    }
-    return node != nullptr && node->is_object() ? node : nullptr;
-}
-
-/// The field's schema: `properties` for a name, `items` for an index or "*".
+/// The field's schema: `properties` for a name, `items` for an index or "*", every `$ref` on
+/// the way followed as the validator follows it. Null when the pointer leads nowhere.
 [[nodiscard]] inline const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer) {
-    const nlohmann::json* node = resolve(root, &root);
+    std::optional<ref_follower> follower;
+    try {
+        follower.emplace(root, ref_scope{});
+    } catch (const schema_error&) {
+        return nullptr; // a schema whose ids do not index cannot be walked; it does not compile either
+    }
+    ref_target at = follower->resolve(root, follower->document_uri());
     const nlohmann::json::json_pointer path{std::string(pointer)};
     std::vector<std::string> tokens;
     for (nlohmann::json::json_pointer p = path; !p.empty(); p.pop_back()) {
         tokens.insert(tokens.begin(), p.back());
     }
     for (const std::string& token : tokens) {
-        if (node == nullptr) {
+        if (at.schema == nullptr || !at.schema->is_object()) {
             return nullptr;
         }
-        const auto properties = node->find("properties");
-        const auto items = node->find("items");
+        const auto properties = at.schema->find("properties");
+        const auto items = at.schema->find("items");
         const bool index =
             token == "*" || (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos);
-        if (properties != node->end() && properties->is_object() && properties->contains(token)) {
-            node = resolve(root, &properties->at(token));
-        } else if (index && items != node->end() && items->is_object()) {
-            node = resolve(root, &*items);
+        if (properties != at.schema->end() && properties->is_object() && properties->contains(token)) {
+            at = follower->resolve(properties->at(token), at.base);
+        } else if (index && items != at.schema->end() && items->is_object()) {
+            at = follower->resolve(*items, at.base);
         } else {
             return nullptr;
         }
     }
-    return node;
+    return at.schema != nullptr && at.schema->is_object() ? at.schema : nullptr;
 }
 
 [[nodiscard]] inline std::string spelling(const nlohmann::json& value) {
