@@ -14,6 +14,7 @@
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -129,7 +130,7 @@ namespace detail {
     }
     if (problems.size() > max_problems) {
         out.push_back({{"step", nullptr},
-                       {"code", "dead_letter.problems_cut"},
+                       {"code", codes::dead_letter_problems_cut},
                        {"pointer", ""},
                        {"message", std::to_string(problems.size() - max_problems) + " more problems not kept"}});
     }

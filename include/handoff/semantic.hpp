@@ -10,6 +10,7 @@
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
 
 #include <nlohmann/json.hpp>
@@ -61,17 +62,17 @@ template <class Task>
         try {
             found = checks[i](task, ctx);
         } catch (const std::exception& e) {
-            found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
+            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
                                     "semantic check #" + std::to_string(i + 1) +
                                         " threw: " + detail::quote_untrusted(e.what(), 200)});
         } catch (...) {
-            found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
+            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
                                     "semantic check #" + std::to_string(i + 1) + " threw a non-standard exception"});
         }
         for (problem& p : found) {
             p.step = step::semantic;
             if (p.code.empty()) {
-                p.code = "semantic.check";
+                p.code = codes::semantic_check;
             }
             if (p.pointer.empty()) {
                 p.pointer = std::string(ctx.base_pointer);
@@ -282,7 +283,7 @@ public:
             if (!units) {
                 items_ok = false;
             } else if (!add(sum, *units)) {
-                problems.push_back(problem{step::semantic, "semantic.amount_invalid", base + item.pointer,
+                problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, base + item.pointer,
                                            base + item.pointer +
                                                ": the line items sum beyond what can be "
                                                "added exactly"});
@@ -298,7 +299,7 @@ public:
         const std::string items_name = detail::field_name(items_pattern_head());
         if (!within(*stated, sum)) {
             const std::string ptr = base + total.front().pointer;
-            problems.push_back(problem{step::semantic, "semantic.total_mismatch", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_total_mismatch, ptr,
                                        ptr + ": " + detail::field_name(total_) + " (" + format(*stated) +
                                            ") does not match the sum of " + items_name + " (" + format(sum) +
                                            "); re-extract, correcting the discrepancy"});
@@ -308,7 +309,7 @@ public:
             if (const std::optional<std::int64_t> claimed = read_amount(calc.front(), base, problems)) {
                 if (!within(*claimed, sum)) {
                     const std::string ptr = base + calc.front().pointer;
-                    problems.push_back(problem{step::semantic, "semantic.calculated_total_mismatch", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_calculated_total_mismatch, ptr,
                                                ptr + ": " + detail::field_name(calculated_) + " (" + format(*claimed) +
                                                    ") is not the sum of " + items_name + " (" + format(sum) +
                                                    "); add the items again"});
@@ -345,13 +346,13 @@ private:
                                                           problem_list& problems) const {
         const std::string ptr = base + at.pointer;
         if (at.value == nullptr || at.value->is_null()) {
-            problems.push_back(problem{step::semantic, "semantic.amount_missing", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_amount_missing, ptr,
                                        ptr + ": missing, so the total cannot be checked against the line items"});
             return std::nullopt;
         }
         const nlohmann::json& v = *at.value;
         if (!v.is_number()) {
-            problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                        ptr + ": expected a number, got " + detail::describe_value(v)});
             return std::nullopt;
         }
@@ -374,7 +375,7 @@ private:
             const double d = v.get<double>();
             if (options_.format == money_format::integer_minor_units) {
                 if (std::floor(d) != d) {
-                    problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                                ptr + ": " + detail::describe_value(v) +
                                                    " is not a whole number of minor units (cents)"});
                     return std::nullopt;
@@ -389,7 +390,7 @@ private:
                 }
             }
         }
-        problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+        problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                    ptr + ": " + detail::describe_value(v) + " is too large to sum exactly"});
         return std::nullopt;
     }
@@ -453,13 +454,13 @@ public:
             const std::string ptr = base + at.pointer;
             if (at.value == nullptr || at.value->is_null()) {
                 if (!options_.allow_missing) {
-                    problems.push_back(problem{step::semantic, "semantic.quote_missing", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_quote_missing, ptr,
                                                ptr + ": missing; quote the span of the source this claim comes from"});
                 }
                 continue;
             }
             if (!at.value->is_string()) {
-                problems.push_back(problem{step::semantic, "semantic.quote_invalid", ptr,
+                problems.push_back(problem{step::semantic, codes::semantic_quote_invalid, ptr,
                                            ptr + ": expected the quoted source text as a string, got " +
                                                detail::describe_value(*at.value)});
                 continue;
@@ -468,7 +469,7 @@ public:
             const std::string wanted = detail::normalise_for_match(quote);
             if (wanted.size() < options_.min_length || wanted.empty()) {
                 problems.push_back(problem{
-                    step::semantic, "semantic.quote_too_short", ptr,
+                    step::semantic, codes::semantic_quote_too_short, ptr,
                     ptr + ": the quote " + detail::quote_untrusted(quote, 80) + " is " +
                         (wanted.empty() ? std::string("empty")
                                         : "shorter than " + std::to_string(options_.min_length) + " characters") +
@@ -479,7 +480,7 @@ public:
                 source = detail::normalise_for_match(ctx.source_text);
             }
             if (source->find(wanted) == std::string::npos) {
-                problems.push_back(problem{step::semantic, "semantic.quote_not_in_source", ptr,
+                problems.push_back(problem{step::semantic, codes::semantic_quote_not_in_source, ptr,
                                            ptr + ": the quote " + detail::quote_untrusted(quote, 80) +
                                                (ctx.source_text.empty()
                                                     ? std::string(" cannot be verified: no source text was supplied")
