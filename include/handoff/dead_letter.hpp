@@ -122,10 +122,7 @@ namespace detail {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < problems.size() && i < max_problems; ++i) {
         const problem& p = problems[i];
-        std::string message = p.message.substr(0, utf8_prefix_length(p.message, max_message_bytes));
-        if (message.size() < p.message.size()) {
-            message += "...(cut, " + std::to_string(p.message.size()) + " bytes)";
-        }
+        const std::string message = clip_untrusted(p.message, max_message_bytes, clip_form::as_is);
         out.push_back({{"step", to_string(p.step)}, {"code", p.code}, {"pointer", p.pointer}, {"message", message}});
     }
     if (problems.size() > max_problems) {

@@ -23,6 +23,7 @@
 
 #include <handoff/dead_letter.hpp>
 #include <handoff/detail/provider_stop_words.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
@@ -301,7 +302,7 @@ private:
         }
         result.reason =
             "the reply of attempt " + std::to_string(event.attempt) + " was cut off at the output cap (" +
-            detail::one_line(event.stop_reason, 32) + ") and " +
+            detail::escape_untrusted(event.stop_reason, 32) + ") and " +
             (calls_left ? std::string("the cap was not raised") : std::string("no retry is left to raise it"));
         return false;
     }
