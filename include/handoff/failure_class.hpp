@@ -26,6 +26,7 @@
 // task.schema by valijson's sentence (enum or const, required, additionalProperties,
 // "no more than", type; else other); coverage.* coverage; semantic.* semantic.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
@@ -330,7 +331,7 @@ namespace detail::failure_rules {
         const std::size_t from = at + m.head.size();
         const std::size_t to = at == std::string_view::npos ? at : message.find(m.end, from);
         if (to != std::string_view::npos) {
-            return out + "/" + std::string(message.substr(from, to - from));
+            return pointer_child(out, message.substr(from, to - from));
         }
     }
     return out;

@@ -7,6 +7,7 @@
 // a receiver (`receiver<Task>::add_check`) and run after the task schema passed; their problems
 // carry step::semantic, a stable code, a JSON pointer and a message fit for a repair prompt.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
@@ -103,35 +104,6 @@ struct selected_value {
     const nlohmann::json* value = nullptr;
 };
 
-/// Splits an RFC 6901 pointer into unescaped tokens ("" -> none).
-[[nodiscard]] inline std::vector<std::string> pointer_tokens(std::string_view pointer) {
-    std::vector<std::string> tokens;
-    if (pointer.empty()) {
-        return tokens;
-    }
-    std::size_t pos = pointer.front() == '/' ? 1 : 0;
-    while (true) {
-        const std::size_t slash = pointer.find('/', pos);
-        const std::string_view raw =
-            pointer.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
-        std::string token;
-        for (std::size_t i = 0; i < raw.size(); ++i) {
-            if (raw[i] == '~' && i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
-                token.push_back(raw[i + 1] == '0' ? '~' : '/');
-                ++i;
-            } else {
-                token.push_back(raw[i]);
-            }
-        }
-        tokens.push_back(std::move(token));
-        if (slash == std::string_view::npos) {
-            break;
-        }
-        pos = slash + 1;
-    }
-    return tokens;
-}
-
 inline void select_into(const nlohmann::json* at, const std::vector<std::string>& tokens, std::size_t k,
                         std::string pointer, std::vector<selected_value>& out) {
     for (; k < tokens.size(); ++k) {
@@ -142,9 +114,7 @@ inline void select_into(const nlohmann::json* at, const std::vector<std::string>
         if (token == "*" && at->is_array()) {
             // Every element: one selection per item, each with its own pointer.
             for (std::size_t i = 0; i < at->size(); ++i) {
-                std::string item = pointer;
-                append_pointer_token(item, std::to_string(i));
-                select_into(&(*at)[i], tokens, k + 1, std::move(item), out);
+                select_into(&(*at)[i], tokens, k + 1, pointer_item(pointer, i), out);
             }
             return;
         }
@@ -152,10 +122,8 @@ inline void select_into(const nlohmann::json* at, const std::vector<std::string>
         if (at->is_object()) {
             const auto it = at->find(token);
             at = it == at->end() ? nullptr : &*it;
-        } else if (at->is_array() && !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
-                   token.size() < 10) {
-            const std::size_t index = std::stoul(token);
-            at = index < at->size() ? &(*at)[index] : nullptr;
+        } else if (const auto index = pointer_index(token); at->is_array() && index) {
+            at = *index < at->size() ? &(*at)[*index] : nullptr;
         } else {
             at = nullptr;
         }

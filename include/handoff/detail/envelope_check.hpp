@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
@@ -93,12 +94,6 @@ private:
         problems_.push_back(problem{step::envelope_schema, code, std::move(pointer), std::move(text)});
     }
 
-    static std::string child(const std::string& parent, std::string_view key) {
-        std::string p = parent;
-        append_pointer_token(p, key);
-        return p;
-    }
-
     static std::string describe(const json& v) {
         switch (v.type()) {
         case json::value_t::null: return "null";
@@ -149,9 +144,9 @@ private:
             const auto it = v.find(rule.name);
             const bool present = it != v.end();
             if (!present && rule.required) {
-                fail(codes::envelope_required, child(pointer, rule.name), "required field is missing");
+                fail(codes::envelope_required, pointer_child(pointer, rule.name), "required field is missing");
             } else {
-                read_one(static_cast<Key>(i), present ? &*it : nullptr, child(pointer, rule.name), rule);
+                read_one(static_cast<Key>(i), present ? &*it : nullptr, pointer_child(pointer, rule.name), rule);
             }
         }
         return true;
@@ -166,7 +161,7 @@ private:
                 for (const field& f : fields) {
                     names.append(names.empty() ? "" : ", ").append(f.name);
                 }
-                fail(codes::envelope_unknown_field, child(parent, item.key()),
+                fail(codes::envelope_unknown_field, pointer_child(parent, item.key()),
                      "unexpected field " + quote_untrusted(item.key()) + "; allowed here: " + names);
             }
         }
@@ -324,7 +319,7 @@ private:
         }
         out.reserve(v.size());
         for (std::size_t i = 0; i < v.size(); ++i) {
-            if (auto s = read_string(v[i], child(pointer, std::to_string(i)), rule)) {
+            if (auto s = read_string(v[i], pointer_item(pointer, i), rule)) {
                 out.push_back(std::move(*s));
             }
         }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>

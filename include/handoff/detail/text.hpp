@@ -23,20 +23,6 @@ namespace handoff::detail {
     return -1;
 }
 
-/// Escapes one reference token of a JSON pointer (RFC 6901: ~ -> ~0, / -> ~1).
-inline void append_pointer_token(std::string& pointer, std::string_view token) {
-    pointer.push_back('/');
-    for (char c : token) {
-        if (c == '~') {
-            pointer += "~0";
-        } else if (c == '/') {
-            pointer += "~1";
-        } else {
-            pointer.push_back(c);
-        }
-    }
-}
-
 /// Characters (code points) in UTF-8 text, every byte counted, NUL included: the length JSON
 /// Schema's minLength/maxLength and the envelope's bounds speak of.
 [[nodiscard]] inline std::uint64_t count_code_points(std::string_view s) noexcept {
