@@ -311,6 +311,18 @@ private:
         }
     }
 
+    /// The alternatives of a group or lookaround `n` opened at `start` (by `enter`), up to
+    /// and including its ')', which closes the level.
+    [[nodiscard]] node group_body(node n, std::size_t start) {
+        n.children.push_back(disjunction());
+        if (peek() != ')') {
+            fail("missing ')'", start);
+        }
+        ++pos_;
+        --depth_;
+        return n;
+    }
+
     [[nodiscard]] node disjunction() {
         node first = alternative();
         if (peek() != '|') {
@@ -381,13 +393,7 @@ private:
         }
         n.negate = peek() == '!';
         ++pos_;
-        n.children.push_back(disjunction());
-        if (peek() != ')') {
-            fail("missing ')'", start);
-        }
-        ++pos_;
-        --depth_;
-        return n;
+        return group_body(std::move(n), start);
     }
 
     [[nodiscard]] std::uint32_t decimal() {
@@ -504,13 +510,7 @@ private:
             names_.emplace_back();
             g.index = groups();
         }
-        g.children.push_back(disjunction());
-        if (peek() != ')') {
-            fail("missing ')'", start);
-        }
-        ++pos_;
-        --depth_;
-        return g;
+        return group_body(std::move(g), start);
     }
 
     /// After `<`: an identifier (ASCII letters, digits, `$`, `_`, or any non-ASCII code point;
