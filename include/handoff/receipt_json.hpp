@@ -10,32 +10,37 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef>     // size_t
-#include <optional>    // optional
-#include <string>      // string
-#include <string_view> // string_view
-#include <type_traits> // is_same_v
-#include <vector>      // vector
+#include <cstddef>          // size_t
+#include <initializer_list> // initializer_list
+#include <optional>         // optional
+#include <string>           // string
+#include <string_view>      // string_view
+#include <type_traits>      // is_same_v
+#include <utility>          // pair
+#include <vector>           // vector
 
 namespace handoff {
 
 namespace detail {
 
-inline void append_json(std::string& out, const problem& p) {
-    namespace w = json_writer;
+/// `{"name":"text",...}`: an object whose members are all strings, in the order given (sorted
+/// by name, as nlohmann writes them).
+inline void append_string_object(std::string& out,
+                                 std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
     out += '{';
-    w::append_key(out, "code");
-    w::append_string(out, p.code);
-    out += ',';
-    w::append_key(out, "message");
-    w::append_string(out, p.message);
-    out += ',';
-    w::append_key(out, "pointer");
-    w::append_string(out, p.pointer);
-    out += ',';
-    w::append_key(out, "step");
-    w::append_string(out, to_string(p.step));
+    bool first = true;
+    for (const auto& [name, text] : members) {
+        out += first ? "" : ",";
+        first = false;
+        json_writer::append_key(out, name);
+        json_writer::append_string(out, text);
+    }
     out += '}';
+}
+
+inline void append_json(std::string& out, const problem& p) {
+    append_string_object(
+        out, {{"code", p.code}, {"message", p.message}, {"pointer", p.pointer}, {"step", to_string(p.step)}});
 }
 
 inline void append_json(std::string& out, const problem_list& problems) {
@@ -69,13 +74,8 @@ inline void append_disagreement(std::string& out, const std::optional<hint_disag
         out += "null";
         return;
     }
-    out += '{';
-    w::append_key(out, "hint");
-    w::append_string(out, to_string(disagreement->hint_action));
-    out += ',';
-    w::append_key(out, "table");
-    w::append_string(out, to_string(disagreement->table_action));
-    out += '}';
+    append_string_object(
+        out, {{"hint", to_string(disagreement->hint_action)}, {"table", to_string(disagreement->table_action)}});
 }
 
 /// `[{"from":...,"to":...},...]`: the ranges a SPLIT hands out.
@@ -112,18 +112,6 @@ inline void append_string_or_null(std::string& out, std::optional<std::string_vi
     } else {
         out += "null";
     }
-}
-
-/// `{"span_id":...,"trace_id":...}`.
-inline void append_trace(std::string& out, const trace_info& trace) {
-    namespace w = json_writer;
-    out += '{';
-    w::append_key(out, "span_id");
-    w::append_string(out, trace.span_id);
-    out += ',';
-    w::append_key(out, "trace_id");
-    w::append_string(out, trace.trace_id);
-    out += '}';
 }
 
 /// A decision, its keys in sorted order (the order nlohmann's dump gives the same object).
@@ -269,7 +257,8 @@ void append_json(std::string& out, const receipt<Task>& r, std::optional<std::st
     detail::append_string_array(out, r.tolerances, [](tolerance t) { return to_string(t); });
     if (r.envelope && r.envelope->trace) {
         key("trace");
-        detail::append_trace(out, *r.envelope->trace);
+        detail::append_string_object(
+            out, {{"span_id", r.envelope->trace->span_id}, {"trace_id", r.envelope->trace->trace_id}});
     }
     out += '}';
 }
