@@ -67,6 +67,16 @@ struct field {
     std::optional<double> maximum;
     table members;
 
+private:
+    /// A copy of this field with one member set: the one step every builder below takes.
+    template <class Member, class Value>
+    [[nodiscard]] constexpr field with(Member field::*member, Value value) const noexcept {
+        field f = *this;
+        f.*member = value;
+        return f;
+    }
+
+public:
     [[nodiscard]] constexpr field require() const noexcept { return with(&field::required, true); }
     [[nodiscard]] constexpr field or_null() const noexcept { return with(&field::nullable, true); }
     [[nodiscard]] constexpr field one_of(vocabulary v) const noexcept { return with(&field::words, v); }
@@ -80,15 +90,6 @@ struct field {
         return with(&field::minimum, min).with(&field::maximum, max);
     }
     [[nodiscard]] constexpr field of(table fields) const noexcept { return with(&field::members, fields); }
-
-private:
-    /// A copy of this field with one member set: the one step every builder above takes.
-    template <class Member, class Value>
-    [[nodiscard]] constexpr field with(Member field::*member, Value value) const noexcept {
-        field f = *this;
-        f.*member = value;
-        return f;
-    }
 };
 
 constexpr const field* table::end() const noexcept { return first + count; }
