@@ -117,8 +117,8 @@ TEST_CASE("A fixture set covers every route, and every reason code in every band
     std::map<std::string, std::set<double>> coverages_of;
     for (const auto& c : cases) {
         routes.insert(c.entry.route);
-        if (c.entry.reason_code && c.entry.coverage_band && !c.entry.failed_step && c.entry.file.rfind("downgrade", 0) != 0 &&
-            c.entry.file.rfind("fail", 0) != 0) {
+        if (c.entry.reason_code && c.entry.coverage_band && !c.entry.failed_step &&
+            c.entry.file.rfind("downgrade", 0) != 0 && c.entry.file.rfind("fail", 0) != 0) {
             bands_of[*c.entry.reason_code].insert(*c.entry.coverage_band);
             coverages_of[*c.entry.reason_code].insert(*c.entry.coverage);
         }
