@@ -217,7 +217,7 @@ TEST_CASE("problems in a record are bounded in number and length", "[dead_letter
     }
     const auto j = handoff::to_json(d);
     REQUIRE(j["problems"].size() == 51);
-    CHECK(j["problems"][0]["message"] == std::string(1024, 'm') + "...(cut, 2000 bytes)");
+    CHECK(j["problems"][0]["message"] == std::string(1024, 'm') + "... (2000 bytes)");
     CHECK(j["problems"][50]["code"] == "dead_letter.problems_cut");
     CHECK(j["problems"][50]["message"] == "10 more problems not kept");
 }

@@ -13,6 +13,7 @@
 
 #include <chrono>      // steady_clock
 #include <cstddef>     // size_t
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <vector>      // vector
@@ -545,4 +546,38 @@ TEST_CASE("quote_untrusted escapes what a terminal or a log viewer would act on"
     SECTION("a run of stray continuation bytes does not swallow the prefix") {
         CHECK(quote_untrusted("ab" + std::string(50, '\x80'), 8) == "\"ab\\x80\\x80\\x80\"... (52 bytes)");
     }
+}
+
+TEST_CASE("every clipper cuts on a code point and marks the cut with the full size", "[hostile][text]") {
+    using handoff::detail::clip_form;
+    using handoff::detail::clip_untrusted;
+    const std::string text = "a\"b\n\xC3\xA9<&"; // 8 bytes
+    CHECK(clip_untrusted(text, 100, clip_form::quoted) == "\"a\\\"b\\n\xC3\xA9<&\"");
+    CHECK(clip_untrusted(text, 100, clip_form::spliced) == "a\"b\\n\xC3\xA9<&");
+    CHECK(clip_untrusted(text, 100, clip_form::plain) == "a\"b \xC3\xA9<&");
+    CHECK(clip_untrusted(text, 100, clip_form::as_is) == text);
+    CHECK(clip_untrusted(text, 100, clip_form::html) == "a&quot;b\xEF\xBF\xBD\xC3\xA9&lt;&amp;");
+    // 5 bytes would split the two-byte character: 4 are kept, in every form.
+    CHECK(clip_untrusted(text, 5, clip_form::quoted) == "\"a\\\"b\\n\"... (8 bytes)");
+    CHECK(clip_untrusted(text, 5, clip_form::spliced) == "a\"b\\n... (8 bytes)");
+    CHECK(clip_untrusted(text, 5, clip_form::plain) == "a\"b ... (8 bytes)");
+    CHECK(clip_untrusted(text, 5, clip_form::as_is) == "a\"b\n... (8 bytes)");
+    CHECK(clip_untrusted(text, 5, clip_form::html) == "a&quot;b\xEF\xBF\xBD... (8 bytes)");
+    CHECK(handoff::detail::message_pointer(std::string(200, 'k'), 160) == std::string(160, 'k') + "... (200 bytes)");
+}
+
+TEST_CASE("a JSON pointer escapes ~ and / in a key and reads its tokens back", "[hostile][pointer]") {
+    using namespace handoff::detail;
+    const std::string p = pointer_item(pointer_child(pointer_child("", "a/b"), "c~d"), 3);
+    CHECK(p == "/a~1b/c~0d/3");
+    CHECK(pointer_tokens(p) == std::vector<std::string>{"a/b", "c~d", "3"});
+    CHECK(pointer_tokens("").empty());
+    CHECK(pointer_tokens("/") == std::vector<std::string>{""});
+    CHECK(pointer_tokens("x/~2") == std::vector<std::string>{"x", "~2"}); // leading "/" optional; "~2" kept
+    CHECK(unescape_pointer_token("~01") == "~1");
+    CHECK(pointer_index("0") == std::optional<std::size_t>(0));
+    CHECK(pointer_index("123456789") == std::optional<std::size_t>(123456789));
+    CHECK_FALSE(pointer_index("1234567890"));
+    CHECK_FALSE(pointer_index(""));
+    CHECK_FALSE(pointer_index("1a"));
 }

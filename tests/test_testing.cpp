@@ -98,9 +98,9 @@ TEST_CASE("Every fixture made for a bundled schema routes as its manifest says w
     const handoff::receiver<> receiver(schema);
     const std::vector<handoff::testing::fixture_case> cases = handoff::testing::load_fixtures(out);
     for (const handoff::testing::fixture_case& c : cases) {
-        INFO(c.file << ": " << c.description);
+        INFO(c.entry.file << ": " << c.entry.description);
         // value_or(""): a failure prints what differs, not "{?}".
-        CHECK(handoff::testing::check(receiver.receive(c.text, c.context), c).value_or("") == "");
+        CHECK(handoff::testing::check(receiver.receive(c.text, c.entry.context), c).value_or("") == "");
     }
     CHECK(cases.size() == 1 + handoff::reason_code_count * 6 + 4 + 1 + 1);
 }
@@ -116,9 +116,9 @@ TEST_CASE("A fixture set covers every route, and every reason code in every band
     std::map<std::string, std::set<handoff::band>> bands_of;
     std::map<std::string, std::set<double>> coverages_of;
     for (const auto& c : cases) {
-        routes.insert(c.expected_route);
-        if (c.entry.reason_code && c.entry.coverage_band && !c.expected_step && c.file.rfind("downgrade", 0) != 0 &&
-            c.file.rfind("fail", 0) != 0) {
+        routes.insert(c.entry.route);
+        if (c.entry.reason_code && c.entry.coverage_band && !c.entry.failed_step &&
+            c.entry.file.rfind("downgrade", 0) != 0 && c.entry.file.rfind("fail", 0) != 0) {
             bands_of[*c.entry.reason_code].insert(*c.entry.coverage_band);
             coverages_of[*c.entry.reason_code].insert(*c.entry.coverage);
         }
@@ -257,10 +257,10 @@ TEST_CASE("check says what differs between a receipt and the fixture it was expe
     const handoff::fixture_set set = fixtures_for(read_schema(bundled_schemas[1]));
     const handoff::receiver<> receiver(read_schema(bundled_schemas[1]));
     handoff::testing::fixture_case c;
-    c.file = "accept_ok.json";
+    c.entry.file = "accept_ok.json";
     c.text = set.files.front().text;
-    c.expected_route = handoff::route::split;
-    c.expected_action = handoff::action::split;
+    c.entry.route = handoff::route::split;
+    c.entry.action = handoff::action::split;
     const auto differs = handoff::testing::check(receiver.receive(c.text), c);
     REQUIRE(differs);
     CHECK_THAT(*differs, Catch::Matchers::ContainsSubstring("accept_ok.json"));

@@ -210,7 +210,7 @@ TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and k
           "- code: one of \"a\", \"b\" ... and 2 more (see the schema)\n"
           "- deep: object with these fields\n"
           "  - inner: object (nested too deep to list: see the schema)\n"
-          "- note: string, at most 5 characters. line one lin...\n");
+          "- note: string, at most 5 characters. line one lin... (22 bytes)\n");
 }
 
 TEST_CASE("without a task schema the prompt says partial_result is free", "[worker_prompt]") {

@@ -14,6 +14,7 @@
 #include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -121,15 +122,12 @@ namespace detail {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < problems.size() && i < max_problems; ++i) {
         const problem& p = problems[i];
-        std::string message = p.message.substr(0, utf8_prefix_length(p.message, max_message_bytes));
-        if (message.size() < p.message.size()) {
-            message += "...(cut, " + std::to_string(p.message.size()) + " bytes)";
-        }
+        const std::string message = clip_untrusted(p.message, max_message_bytes, clip_form::as_is);
         out.push_back({{"step", to_string(p.step)}, {"code", p.code}, {"pointer", p.pointer}, {"message", message}});
     }
     if (problems.size() > max_problems) {
         out.push_back({{"step", nullptr},
-                       {"code", "dead_letter.problems_cut"},
+                       {"code", codes::dead_letter_problems_cut},
                        {"pointer", ""},
                        {"message", std::to_string(problems.size() - max_problems) + " more problems not kept"}});
     }

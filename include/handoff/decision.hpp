@@ -180,6 +180,26 @@ namespace detail {
     return ranges;
 }
 
+namespace detail {
+
+/// FAIL instead of an action that spends budget once the run used its attempts, or of a SPLIT
+/// once it is split as deep as the policy allows; the rationale says which limit was reached.
+inline void overrule_past_limits(decision& d, const routing_policy& policy, const attempt_context& context) {
+    const auto overrule = [&](decision_rationale::overrule why, std::uint32_t reached, std::uint32_t limit) {
+        d.action = action::fail;
+        d.rationale.overruled_by = why;
+        d.rationale.reached = reached;
+        d.rationale.limit = limit;
+    };
+    if (spends_budget(d.action) && context.attempt >= policy.max_attempts) {
+        overrule(decision_rationale::overrule::attempts_exhausted, context.attempt, policy.max_attempts);
+    } else if (d.action == action::split && context.split_depth >= policy.max_split_depth) {
+        overrule(decision_rationale::overrule::split_depth_reached, context.split_depth, policy.max_split_depth);
+    }
+}
+
+} // namespace detail
+
 /// The route step for a capped envelope that passed steps 1, 2 and 4.
 /// `result_usable` is false when step 3 discarded the partial result (or there was none).
 [[nodiscard]] inline decision plan(reason_code reason, const coverage_info& coverage, const steps_info& steps,
@@ -201,19 +221,7 @@ namespace detail {
         d.disagreement = hint_disagreement{d.table_action, hint->suggested_action};
     }
 
-    const bool spends = detail::spends_budget(d.action);
-    if (spends && context.attempt >= policy.max_attempts) {
-        d.action = action::fail;
-        d.rationale.overruled_by = decision_rationale::overrule::attempts_exhausted;
-        d.rationale.reached = context.attempt;
-        d.rationale.limit = policy.max_attempts;
-    } else if (d.action == action::split && context.split_depth >= policy.max_split_depth) {
-        d.action = action::fail;
-        d.rationale.overruled_by = decision_rationale::overrule::split_depth_reached;
-        d.rationale.reached = context.split_depth;
-        d.rationale.limit = policy.max_split_depth;
-    }
-
+    detail::overrule_past_limits(d, policy, context);
     switch (d.action) {
     case action::resume:
         d.scope = steps.remaining;

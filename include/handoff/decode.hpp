@@ -4,6 +4,7 @@
 #include <handoff/detail/json_builder.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -92,15 +93,15 @@ inline problem parse_problem(std::string code, std::string message) {
                                                                  decode_result& result) {
     if (text.size() > options.limits.max_bytes) {
         result.problems.push_back(
-            detail::parse_problem("parse.limit.bytes", "the reply exceeds the limit of " +
-                                                           std::to_string(options.limits.max_bytes) + " bytes"));
+            detail::parse_problem(codes::parse_limit_bytes, "the reply exceeds the limit of " +
+                                                                std::to_string(options.limits.max_bytes) + " bytes"));
         return std::nullopt;
     }
     std::string_view json_text = text;
     if (text.substr(0, detail::utf8_bom.size()) == detail::utf8_bom) {
         if (options.strict) {
             result.problems.push_back(detail::parse_problem(
-                "parse.byte_order_mark",
+                codes::parse_byte_order_mark,
                 "the reply starts with a UTF-8 byte order mark; strict mode accepts plain JSON only"));
             return std::nullopt;
         }
@@ -111,9 +112,9 @@ inline problem parse_problem(std::string code, std::string message) {
         const auto object = detail::extract_object(json_text, result.tolerances);
         if (!object) {
             result.problems.push_back(detail::parse_problem(
-                "parse.no_object", detail::is_blank(json_text)
-                                       ? "the reply is empty: expected one JSON object"
-                                       : "no JSON object found: the reply has no '{' ... '}' span"));
+                codes::parse_no_object, detail::is_blank(json_text)
+                                            ? "the reply is empty: expected one JSON object"
+                                            : "no JSON object found: the reply has no '{' ... '}' span"));
             return std::nullopt;
         }
         json_text = *object;
@@ -146,8 +147,9 @@ inline problem parse_problem(std::string code, std::string message) {
     if (const std::size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
         const auto offset = static_cast<std::size_t>(json_text.data() - text.data()) + nul;
         result.problems.push_back(detail::parse_problem(
-            "parse.nul_byte", "a raw NUL byte at offset " + std::to_string(offset) +
-                                  " follows the JSON value; NUL is not JSON, and what follows it would be ignored"));
+            codes::parse_nul_byte,
+            "a raw NUL byte at offset " + std::to_string(offset) +
+                " follows the JSON value; NUL is not JSON, and what follows it would be ignored"));
         return result;
     }
     result.value = builder.take_value();

@@ -67,53 +67,29 @@ struct field {
     std::optional<double> maximum;
     table members;
 
-    [[nodiscard]] constexpr field require() const noexcept {
+private:
+    /// A copy of this field with one member set: the one step every builder below takes.
+    template <class Member, class Value>
+    [[nodiscard]] constexpr field with(Member field::*member, Value value) const noexcept {
         field f = *this;
-        f.required = true;
+        f.*member = value;
         return f;
     }
-    [[nodiscard]] constexpr field or_null() const noexcept {
-        field f = *this;
-        f.nullable = true;
-        return f;
-    }
-    [[nodiscard]] constexpr field one_of(vocabulary v) const noexcept {
-        field f = *this;
-        f.words = v;
-        return f;
-    }
+
+public:
+    [[nodiscard]] constexpr field require() const noexcept { return with(&field::required, true); }
+    [[nodiscard]] constexpr field or_null() const noexcept { return with(&field::nullable, true); }
+    [[nodiscard]] constexpr field one_of(vocabulary v) const noexcept { return with(&field::words, v); }
     [[nodiscard]] constexpr field length(std::size_t min, std::size_t max) const noexcept {
-        field f = *this;
-        f.min_length = min;
-        f.max_length = max;
-        return f;
+        return with(&field::min_length, min).with(&field::max_length, max);
     }
-    [[nodiscard]] constexpr field longest(std::size_t max) const noexcept {
-        field f = *this;
-        f.max_length = max;
-        return f;
-    }
-    [[nodiscard]] constexpr field items(std::size_t max) const noexcept {
-        field f = *this;
-        f.max_items = max;
-        return f;
-    }
-    [[nodiscard]] constexpr field at_least(double min) const noexcept {
-        field f = *this;
-        f.minimum = min;
-        return f;
-    }
+    [[nodiscard]] constexpr field longest(std::size_t max) const noexcept { return with(&field::max_length, max); }
+    [[nodiscard]] constexpr field items(std::size_t max) const noexcept { return with(&field::max_items, max); }
+    [[nodiscard]] constexpr field at_least(double min) const noexcept { return with(&field::minimum, min); }
     [[nodiscard]] constexpr field range(double min, double max) const noexcept {
-        field f = *this;
-        f.minimum = min;
-        f.maximum = max;
-        return f;
+        return with(&field::minimum, min).with(&field::maximum, max);
     }
-    [[nodiscard]] constexpr field of(table fields) const noexcept {
-        field f = *this;
-        f.members = fields;
-        return f;
-    }
+    [[nodiscard]] constexpr field of(table fields) const noexcept { return with(&field::members, fields); }
 };
 
 constexpr const field* table::end() const noexcept { return first + count; }

@@ -26,6 +26,9 @@
 // task.schema by valijson's sentence (enum or const, required, additionalProperties,
 // "no more than", type; else other); coverage.* coverage; semantic.* semantic.
 
+#include <handoff/detail/json_pointer.hpp>
+#include <handoff/problem_codes.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>        // any_of
@@ -202,7 +205,7 @@ namespace detail::failure_rules {
 
 [[nodiscard]] inline failure_class parse_class(const nlohmann::json& attempt, std::string_view code,
                                                std::string_view message) {
-    if (code == "parse.syntax") {
+    if (code == codes::parse_syntax) {
         if (contains(message, "(JSON strings take double quotes)")) {
             return failure_class::single_quotes;
         }
@@ -214,10 +217,10 @@ namespace detail::failure_rules {
         }
         return wrapper_class(attempt, message, false);
     }
-    if (code == "parse.no_object") {
+    if (code == codes::parse_no_object) {
         return wrapper_class(attempt, message, true);
     }
-    return code.rfind("parse.limit.", 0) == 0 ? failure_class::too_long : failure_class::other;
+    return code.rfind(codes::parse_limit_family, 0) == 0 ? failure_class::too_long : failure_class::other;
 }
 
 /// Envelope codes are one mistake each; task.schema carries one sentence per rule: handoff's
@@ -227,24 +230,24 @@ namespace detail::failure_rules {
     const auto any = [&](std::initializer_list<std::string_view> phrases) {
         return std::any_of(phrases.begin(), phrases.end(), [&](std::string_view p) { return contains(message, p); });
     };
-    if (code == "envelope.enum" ||
+    if (code == codes::envelope_enum ||
         any({": must be one of ", "Failed to match against any enum values", "'const' constraint"})) {
         return failure_class::enum_violation;
     }
-    if (code == "envelope.required" || code == "task.absent" ||
+    if (code == codes::envelope_required || code == codes::task_absent ||
         any({": misses the required property ", "Missing required property"})) {
         return failure_class::missing_field;
     }
-    if (code == "envelope.unknown_field" || code == "envelope.forbidden" ||
+    if (code == codes::envelope_unknown_field || code == codes::envelope_forbidden ||
         any({" is not allowed here (additionalProperties is false)",
              "could not be validated using 'properties' or 'additionalProperties'"})) {
         return failure_class::unexpected_field;
     }
-    if (code == "envelope.max_length" || code == "envelope.max_items" ||
+    if (code == codes::envelope_max_length || code == codes::envelope_max_items ||
         any({": must be at most ", ": must have at most ", "should be no more than", "should contain no more than"})) {
         return failure_class::too_long;
     }
-    if (code == "envelope.type" || code == "task.conversion" ||
+    if (code == codes::envelope_type || code == codes::task_conversion ||
         any({": must be of type ", "Value type not permitted"})) {
         return failure_class::wrong_type;
     }
@@ -253,19 +256,19 @@ namespace detail::failure_rules {
 
 [[nodiscard]] inline failure_class code_class(const nlohmann::json& attempt, std::string_view code,
                                               std::string_view message) {
-    if (code == "reply.truncated") {
+    if (code == codes::reply_truncated) {
         return failure_class::truncated;
     }
-    if (code.rfind("parse.", 0) == 0) {
+    if (code.rfind(codes::parse_family, 0) == 0) {
         return parse_class(attempt, code, message);
     }
-    if (code.rfind("coverage.", 0) == 0) {
+    if (code.rfind(codes::coverage_family, 0) == 0) {
         return failure_class::coverage;
     }
-    if (code.rfind("semantic.", 0) == 0) {
+    if (code.rfind(codes::semantic_family, 0) == 0) {
         return failure_class::semantic;
     }
-    if (code.rfind("envelope.", 0) == 0 || code.rfind("task.", 0) == 0) {
+    if (code.rfind(codes::envelope_family, 0) == 0 || code.rfind(codes::task_family, 0) == 0) {
         return schema_class(code, message);
     }
     return failure_class::other;
@@ -293,7 +296,7 @@ namespace detail::failure_rules {
     const nlohmann::json* best = nullptr;
     std::size_t best_rank = 0;
     for (const auto& p : *problems) {
-        if (!p.is_object() || string_at(p, "code") == "dead_letter.problems_cut") {
+        if (!p.is_object() || string_at(p, "code") == codes::dead_letter_problems_cut) {
             continue;
         }
         const std::string_view step = string_at(p, "step");
@@ -328,7 +331,7 @@ namespace detail::failure_rules {
         const std::size_t from = at + m.head.size();
         const std::size_t to = at == std::string_view::npos ? at : message.find(m.end, from);
         if (to != std::string_view::npos) {
-            return out + "/" + std::string(message.substr(from, to - from));
+            return pointer_child(out, message.substr(from, to - from));
         }
     }
     return out;
@@ -344,7 +347,7 @@ namespace detail::failure_rules {
             schema_class(code, message) != failure_class::enum_violation) {
             continue;
         }
-        if (auto value = quoted_after(message, code == "envelope.enum" ? ": " : "(got ")) {
+        if (auto value = quoted_after(message, code == codes::envelope_enum ? ": " : "(got ")) {
             out.push_back({std::string(string_at(p, "pointer")), std::move(*value)});
         }
     }

@@ -21,6 +21,7 @@
 #include <handoff/limits.hpp>
 #include <handoff/lint.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_model_reply.hpp>
 #include <handoff/provider_nulls.hpp>

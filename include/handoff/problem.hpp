@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/enums.hpp>
+#include <handoff/problem_codes.hpp> // codes: the values of problem::code
 
 #include <string> // string
 #include <vector> // vector
@@ -11,7 +12,7 @@ namespace handoff {
 /// One thing wrong with an envelope, specific enough to paste into a repair prompt.
 struct problem {
     handoff::step step = handoff::step::parse;
-    /// Stable, dotted identifier, e.g. "coverage.fraction_mismatch"; safe to switch on.
+    /// Stable, dotted identifier, one of handoff::codes (e.g. codes::coverage_fraction_mismatch).
     std::string code;
     /// RFC 6901 JSON pointer of the offending value ("" is the whole document).
     std::string pointer;

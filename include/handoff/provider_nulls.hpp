@@ -12,6 +12,7 @@
 // constrained decoding (which cannot contain duplicate keys or comments); a text that is not
 // plain JSON is returned unchanged, for the receiver to report.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rewrite.hpp>
 #include <handoff/provider_schema.hpp>
 
@@ -27,29 +28,11 @@ namespace handoff {
 
 namespace detail {
 
-/// A JSON pointer token as the key it names (~1 is "/", ~0 is "~").
-[[nodiscard]] inline std::string unescape_token(std::string_view token) {
-    std::string key;
-    for (std::size_t i = 0; i < token.size(); ++i) {
-        if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
-            key += token[++i] == '0' ? '~' : '/';
-        } else {
-            key += token[i];
-        }
-    }
-    return key;
-}
-
 /// The instance path a schema pointer stands for: property names, "*" for every array item.
 /// anyOf branches are the same instance; a pointer through $defs or definitions names no fixed
 /// place in the instance, so it yields nothing.
 [[nodiscard]] inline std::vector<std::string> instance_path(const std::string& schema_pointer) {
-    std::vector<std::string> tokens;
-    for (std::size_t at = 1; at <= schema_pointer.size() && !schema_pointer.empty();) {
-        const std::size_t next = std::min(schema_pointer.find('/', at), schema_pointer.size());
-        tokens.push_back(unescape_token(schema_pointer.substr(at, next - at)));
-        at = next + 1;
-    }
+    const std::vector<std::string> tokens = pointer_tokens(schema_pointer);
     std::vector<std::string> path;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         if (tokens[i] == "properties" && i + 1 < tokens.size()) {

@@ -10,30 +10,37 @@
 
 #include <nlohmann/json.hpp>
 
-#include <optional>    // optional
-#include <string>      // string
-#include <string_view> // string_view
-#include <type_traits> // is_same_v
+#include <cstddef>          // size_t
+#include <initializer_list> // initializer_list
+#include <optional>         // optional
+#include <string>           // string
+#include <string_view>      // string_view
+#include <type_traits>      // is_same_v
+#include <utility>          // pair
+#include <vector>           // vector
 
 namespace handoff {
 
 namespace detail {
 
-inline void append_json(std::string& out, const problem& p) {
-    namespace w = json_writer;
+/// `{"name":"text",...}`: an object whose members are all strings, in the order given (sorted
+/// by name, as nlohmann writes them).
+inline void append_string_object(std::string& out,
+                                 std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
     out += '{';
-    w::append_key(out, "code");
-    w::append_string(out, p.code);
-    out += ',';
-    w::append_key(out, "message");
-    w::append_string(out, p.message);
-    out += ',';
-    w::append_key(out, "pointer");
-    w::append_string(out, p.pointer);
-    out += ',';
-    w::append_key(out, "step");
-    w::append_string(out, to_string(p.step));
+    bool first = true;
+    for (const auto& [name, text] : members) {
+        out += first ? "" : ",";
+        first = false;
+        json_writer::append_key(out, name);
+        json_writer::append_string(out, text);
+    }
     out += '}';
+}
+
+inline void append_json(std::string& out, const problem& p) {
+    append_string_object(
+        out, {{"code", p.code}, {"message", p.message}, {"pointer", p.pointer}, {"step", to_string(p.step)}});
 }
 
 inline void append_json(std::string& out, const problem_list& problems) {
@@ -60,12 +67,61 @@ struct escalation {
     return nlohmann::json::parse(text, nullptr, true, false);
 }
 
+/// `{"hint":...,"table":...}` when the hint disagreed with the table, else `null`.
+inline void append_disagreement(std::string& out, const std::optional<hint_disagreement>& disagreement) {
+    namespace w = json_writer;
+    if (!disagreement) {
+        out += "null";
+        return;
+    }
+    append_string_object(
+        out, {{"hint", to_string(disagreement->hint_action)}, {"table", to_string(disagreement->table_action)}});
+}
+
+/// `[{"from":...,"to":...},...]`: the ranges a SPLIT hands out.
+inline void append_ranges(std::string& out, const std::vector<item_range>& ranges) {
+    namespace w = json_writer;
+    out += '[';
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        out += i == 0 ? "{" : ",{";
+        w::append_key(out, "from");
+        w::append_unsigned(out, ranges[i].from);
+        out += ',';
+        w::append_key(out, "to");
+        w::append_unsigned(out, ranges[i].to);
+        out += '}';
+    }
+    out += ']';
+}
+
+/// `["...",...]`: each element as the string `to_text` gives for it.
+template <class List, class ToText>
+void append_string_array(std::string& out, const List& list, ToText to_text) {
+    out += '[';
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        out += i == 0 ? "" : ",";
+        json_writer::append_string(out, to_text(list[i]));
+    }
+    out += ']';
+}
+
+/// A string, or `null` when there is none.
+inline void append_string_or_null(std::string& out, std::optional<std::string_view> text) {
+    if (text) {
+        json_writer::append_string(out, *text);
+    } else {
+        out += "null";
+    }
+}
+
+/// A decision, its keys in sorted order (the order nlohmann's dump gives the same object).
 inline void append_json(std::string& out, const decision& d, const escalation* escalated = nullptr) {
     namespace w = json_writer;
     const auto key = [&](std::string_view name) {
         out += ',';
         w::append_key(out, name);
     };
+    const bool split = d.action == action::split;
     out += '{';
     w::append_key(out, "action");
     w::append_string(out, to_string(d.action));
@@ -73,39 +129,21 @@ inline void append_json(std::string& out, const decision& d, const escalation* e
     w::append_string(out, to_string(d.coverage_band));
     key("budget_multiplier");
     w::append_double(out, d.budget_multiplier);
-    if (d.action == action::split) {
+    if (split) {
         key("chunk");
         w::append_unsigned(out, d.chunk);
     }
     key("hint_disagreement");
-    if (d.disagreement) {
-        out += '{';
-        w::append_key(out, "hint");
-        w::append_string(out, to_string(d.disagreement->hint_action));
-        key("table");
-        w::append_string(out, to_string(d.disagreement->table_action));
-        out += '}';
-    } else {
-        out += "null";
-    }
+    append_disagreement(out, d.disagreement);
     if (escalated != nullptr) {
         key("partial_result");
         out += escalated->partial_result_json;
         key("problems");
         append_json(out, escalated->problems);
     }
-    if (d.action == action::split) {
+    if (split) {
         key("ranges");
-        out += '[';
-        for (std::size_t i = 0; i < d.ranges.size(); ++i) {
-            out += i == 0 ? "{" : ",{";
-            w::append_key(out, "from");
-            w::append_unsigned(out, d.ranges[i].from);
-            key("to");
-            w::append_unsigned(out, d.ranges[i].to);
-            out += '}';
-        }
-        out += ']';
+        append_ranges(out, d.ranges);
     }
     key("rationale");
     w::append_string(out, d.rationale.str());
@@ -113,16 +151,11 @@ inline void append_json(std::string& out, const decision& d, const escalation* e
     w::append_string(out, to_string(d.reason));
     if (d.action == action::resume || d.action == action::narrow || !d.scope.empty()) {
         key("scope");
-        out += '[';
-        for (std::size_t i = 0; i < d.scope.size(); ++i) {
-            out += i == 0 ? "" : ",";
-            w::append_string(out, d.scope[i]);
-        }
-        out += ']';
+        append_string_array(out, d.scope, [](const std::string& item) -> std::string_view { return item; });
     }
     key("table_action");
     w::append_string(out, to_string(d.table_action));
-    if (d.action == action::split) {
+    if (split) {
         key("unit");
         w::append_string(out, d.unit);
     }
@@ -203,11 +236,8 @@ void append_json(std::string& out, const receipt<Task>& r, std::optional<std::st
     detail::append_json(out, r.problems);
     if (r.envelope) {
         key("reason_code");
-        if (r.envelope->reason_code) {
-            w::append_string(out, to_string(*r.envelope->reason_code));
-        } else {
-            out += "null";
-        }
+        detail::append_string_or_null(out, r.envelope->reason_code ? std::optional(to_string(*r.envelope->reason_code))
+                                                                   : std::nullopt);
     }
     key("route");
     w::append_string(out, to_string(r.route));
@@ -222,26 +252,13 @@ void append_json(std::string& out, const receipt<Task>& r, std::optional<std::st
         w::append_string(out, to_string(r.envelope->status));
     }
     key("step");
-    if (r.failed_step) {
-        w::append_string(out, to_string(*r.failed_step));
-    } else {
-        out += "null";
-    }
+    detail::append_string_or_null(out, r.failed_step ? std::optional(to_string(*r.failed_step)) : std::nullopt);
     key("tolerances");
-    out += '[';
-    for (std::size_t i = 0; i < r.tolerances.size(); ++i) {
-        out += i == 0 ? "" : ",";
-        w::append_string(out, to_string(r.tolerances[i]));
-    }
-    out += ']';
+    detail::append_string_array(out, r.tolerances, [](tolerance t) { return to_string(t); });
     if (r.envelope && r.envelope->trace) {
         key("trace");
-        out += '{';
-        w::append_key(out, "span_id");
-        w::append_string(out, r.envelope->trace->span_id);
-        key("trace_id");
-        w::append_string(out, r.envelope->trace->trace_id);
-        out += '}';
+        detail::append_string_object(
+            out, {{"span_id", r.envelope->trace->span_id}, {"trace_id", r.envelope->trace->trace_id}});
     }
     out += '}';
 }

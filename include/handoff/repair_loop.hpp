@@ -23,7 +23,9 @@
 
 #include <handoff/dead_letter.hpp>
 #include <handoff/detail/provider_stop_words.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/repair_prompt.hpp>
@@ -300,7 +302,7 @@ private:
         }
         result.reason =
             "the reply of attempt " + std::to_string(event.attempt) + " was cut off at the output cap (" +
-            detail::one_line(event.stop_reason, 32) + ") and " +
+            detail::escape_untrusted(event.stop_reason, 32) + ") and " +
             (calls_left ? std::string("the cap was not raised") : std::string("no retry is left to raise it"));
         return false;
     }
@@ -321,14 +323,14 @@ private:
 
     [[nodiscard]] static problem refusal_problem(const model_reply& reply) {
         const std::string_view said = reply.refusal.empty() ? std::string_view(reply.text) : reply.refusal;
-        return problem{step::parse, "reply.refused", "",
+        return problem{step::parse, codes::reply_refused, "",
                        "the model refused (stop_reason " + detail::quote_untrusted(reply.stop_reason, 32) +
                            "): " + detail::quote_untrusted(said, 200) +
                            "; the same request would be refused again, so it is not retried"};
     }
 
     [[nodiscard]] static problem truncation_problem(const model_reply& reply) {
-        return problem{step::parse, "reply.truncated", "",
+        return problem{step::parse, codes::reply_truncated, "",
                        "the reply stopped at the output cap (stop_reason " +
                            detail::quote_untrusted(reply.stop_reason, 32) + ") after " +
                            std::to_string(reply.text.size()) +

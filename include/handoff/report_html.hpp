@@ -10,6 +10,7 @@
 // from a file share offline. Every text that came from a dead letter (request ids, pointers,
 // values, times) was written by a model and goes through detail::html_escape, capped.
 
+#include <handoff/detail/text.hpp>
 #include <handoff/failure_class.hpp>
 #include <handoff/report.hpp>
 
@@ -29,37 +30,11 @@ namespace handoff {
 
 namespace detail {
 
-/// `text` safe inside HTML text and inside a quoted attribute value: & < > " ' become entities
-/// and control characters (but tab) become U+FFFD. At most `max_bytes` of the input are shown,
-/// cut on a UTF-8 character boundary and marked with "…", so a megabyte of model output cannot
-/// swell the page.
+/// `text` safe inside HTML text and inside a quoted attribute value (clip_form::html). At most
+/// `max_bytes` of the input are shown, cut on a UTF-8 character boundary and marked with the
+/// cut marker, so a megabyte of model output cannot swell the page.
 [[nodiscard]] inline std::string html_escape(std::string_view text, std::size_t max_bytes = 200) {
-    std::size_t cut = std::min(text.size(), max_bytes);
-    while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0U) == 0x80U) {
-        --cut;
-    }
-    std::string out;
-    out.reserve(cut + 16);
-    for (std::size_t i = 0; i < cut; ++i) {
-        const char c = text[i];
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&#39;"; break;
-        default:
-            if ((static_cast<unsigned char>(c) < 0x20U && c != '\t') || c == '\x7F') {
-                out += "\xEF\xBF\xBD";
-            } else {
-                out += c;
-            }
-        }
-    }
-    if (cut < text.size()) {
-        out += "\xE2\x80\xA6";
-    }
-    return out;
+    return clip_untrusted(text, max_bytes, clip_form::html);
 }
 
 namespace report_html {

@@ -7,9 +7,11 @@
 // a receiver (`receiver<Task>::add_check`) and run after the task schema passed; their problems
 // carry step::semantic, a stable code, a JSON pointer and a message fit for a repair prompt.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
 
 #include <nlohmann/json.hpp>
@@ -61,17 +63,17 @@ template <class Task>
         try {
             found = checks[i](task, ctx);
         } catch (const std::exception& e) {
-            found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
+            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
                                     "semantic check #" + std::to_string(i + 1) +
                                         " threw: " + detail::quote_untrusted(e.what(), 200)});
         } catch (...) {
-            found.push_back(problem{step::semantic, "semantic.check_threw", std::string(ctx.base_pointer),
+            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
                                     "semantic check #" + std::to_string(i + 1) + " threw a non-standard exception"});
         }
         for (problem& p : found) {
             p.step = step::semantic;
             if (p.code.empty()) {
-                p.code = "semantic.check";
+                p.code = codes::semantic_check;
             }
             if (p.pointer.empty()) {
                 p.pointer = std::string(ctx.base_pointer);
@@ -102,35 +104,6 @@ struct selected_value {
     const nlohmann::json* value = nullptr;
 };
 
-/// Splits an RFC 6901 pointer into unescaped tokens ("" -> none).
-[[nodiscard]] inline std::vector<std::string> pointer_tokens(std::string_view pointer) {
-    std::vector<std::string> tokens;
-    if (pointer.empty()) {
-        return tokens;
-    }
-    std::size_t pos = pointer.front() == '/' ? 1 : 0;
-    while (true) {
-        const std::size_t slash = pointer.find('/', pos);
-        const std::string_view raw =
-            pointer.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
-        std::string token;
-        for (std::size_t i = 0; i < raw.size(); ++i) {
-            if (raw[i] == '~' && i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
-                token.push_back(raw[i + 1] == '0' ? '~' : '/');
-                ++i;
-            } else {
-                token.push_back(raw[i]);
-            }
-        }
-        tokens.push_back(std::move(token));
-        if (slash == std::string_view::npos) {
-            break;
-        }
-        pos = slash + 1;
-    }
-    return tokens;
-}
-
 inline void select_into(const nlohmann::json* at, const std::vector<std::string>& tokens, std::size_t k,
                         std::string pointer, std::vector<selected_value>& out) {
     for (; k < tokens.size(); ++k) {
@@ -141,9 +114,7 @@ inline void select_into(const nlohmann::json* at, const std::vector<std::string>
         if (token == "*" && at->is_array()) {
             // Every element: one selection per item, each with its own pointer.
             for (std::size_t i = 0; i < at->size(); ++i) {
-                std::string item = pointer;
-                append_pointer_token(item, std::to_string(i));
-                select_into(&(*at)[i], tokens, k + 1, std::move(item), out);
+                select_into(&(*at)[i], tokens, k + 1, pointer_item(pointer, i), out);
             }
             return;
         }
@@ -151,10 +122,8 @@ inline void select_into(const nlohmann::json* at, const std::vector<std::string>
         if (at->is_object()) {
             const auto it = at->find(token);
             at = it == at->end() ? nullptr : &*it;
-        } else if (at->is_array() && !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
-                   token.size() < 10) {
-            const std::size_t index = std::stoul(token);
-            at = index < at->size() ? &(*at)[index] : nullptr;
+        } else if (const auto index = pointer_index(token); at->is_array() && index) {
+            at = *index < at->size() ? &(*at)[*index] : nullptr;
         } else {
             at = nullptr;
         }
@@ -282,7 +251,7 @@ public:
             if (!units) {
                 items_ok = false;
             } else if (!add(sum, *units)) {
-                problems.push_back(problem{step::semantic, "semantic.amount_invalid", base + item.pointer,
+                problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, base + item.pointer,
                                            base + item.pointer +
                                                ": the line items sum beyond what can be "
                                                "added exactly"});
@@ -298,7 +267,7 @@ public:
         const std::string items_name = detail::field_name(items_pattern_head());
         if (!within(*stated, sum)) {
             const std::string ptr = base + total.front().pointer;
-            problems.push_back(problem{step::semantic, "semantic.total_mismatch", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_total_mismatch, ptr,
                                        ptr + ": " + detail::field_name(total_) + " (" + format(*stated) +
                                            ") does not match the sum of " + items_name + " (" + format(sum) +
                                            "); re-extract, correcting the discrepancy"});
@@ -308,7 +277,7 @@ public:
             if (const std::optional<std::int64_t> claimed = read_amount(calc.front(), base, problems)) {
                 if (!within(*claimed, sum)) {
                     const std::string ptr = base + calc.front().pointer;
-                    problems.push_back(problem{step::semantic, "semantic.calculated_total_mismatch", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_calculated_total_mismatch, ptr,
                                                ptr + ": " + detail::field_name(calculated_) + " (" + format(*claimed) +
                                                    ") is not the sum of " + items_name + " (" + format(sum) +
                                                    "); add the items again"});
@@ -345,13 +314,13 @@ private:
                                                           problem_list& problems) const {
         const std::string ptr = base + at.pointer;
         if (at.value == nullptr || at.value->is_null()) {
-            problems.push_back(problem{step::semantic, "semantic.amount_missing", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_amount_missing, ptr,
                                        ptr + ": missing, so the total cannot be checked against the line items"});
             return std::nullopt;
         }
         const nlohmann::json& v = *at.value;
         if (!v.is_number()) {
-            problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+            problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                        ptr + ": expected a number, got " + detail::describe_value(v)});
             return std::nullopt;
         }
@@ -374,7 +343,7 @@ private:
             const double d = v.get<double>();
             if (options_.format == money_format::integer_minor_units) {
                 if (std::floor(d) != d) {
-                    problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                                ptr + ": " + detail::describe_value(v) +
                                                    " is not a whole number of minor units (cents)"});
                     return std::nullopt;
@@ -389,7 +358,7 @@ private:
                 }
             }
         }
-        problems.push_back(problem{step::semantic, "semantic.amount_invalid", ptr,
+        problems.push_back(problem{step::semantic, codes::semantic_amount_invalid, ptr,
                                    ptr + ": " + detail::describe_value(v) + " is too large to sum exactly"});
         return std::nullopt;
     }
@@ -453,13 +422,13 @@ public:
             const std::string ptr = base + at.pointer;
             if (at.value == nullptr || at.value->is_null()) {
                 if (!options_.allow_missing) {
-                    problems.push_back(problem{step::semantic, "semantic.quote_missing", ptr,
+                    problems.push_back(problem{step::semantic, codes::semantic_quote_missing, ptr,
                                                ptr + ": missing; quote the span of the source this claim comes from"});
                 }
                 continue;
             }
             if (!at.value->is_string()) {
-                problems.push_back(problem{step::semantic, "semantic.quote_invalid", ptr,
+                problems.push_back(problem{step::semantic, codes::semantic_quote_invalid, ptr,
                                            ptr + ": expected the quoted source text as a string, got " +
                                                detail::describe_value(*at.value)});
                 continue;
@@ -468,7 +437,7 @@ public:
             const std::string wanted = detail::normalise_for_match(quote);
             if (wanted.size() < options_.min_length || wanted.empty()) {
                 problems.push_back(problem{
-                    step::semantic, "semantic.quote_too_short", ptr,
+                    step::semantic, codes::semantic_quote_too_short, ptr,
                     ptr + ": the quote " + detail::quote_untrusted(quote, 80) + " is " +
                         (wanted.empty() ? std::string("empty")
                                         : "shorter than " + std::to_string(options_.min_length) + " characters") +
@@ -479,7 +448,7 @@ public:
                 source = detail::normalise_for_match(ctx.source_text);
             }
             if (source->find(wanted) == std::string::npos) {
-                problems.push_back(problem{step::semantic, "semantic.quote_not_in_source", ptr,
+                problems.push_back(problem{step::semantic, codes::semantic_quote_not_in_source, ptr,
                                            ptr + ": the quote " + detail::quote_untrusted(quote, 80) +
                                                (ctx.source_text.empty()
                                                     ? std::string(" cannot be verified: no source text was supplied")

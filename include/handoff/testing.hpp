@@ -18,18 +18,12 @@
 namespace handoff::testing {
 
 /// One fixture of a directory written by `handoff-check fixtures`: the text to receive and
-/// how the receiver must route it. Framework-neutral: loop, receive, check.
+/// its manifest line, which says how the receiver must route it (`entry.route`,
+/// `entry.failed_step`, `entry.action`). Pass `entry.context` to receive(): the FAIL fixture
+/// is a run on its last attempt. Framework-neutral: loop, receive, check.
 struct fixture_case {
-    std::string file;
-    std::string text;
-    handoff::route expected_route = handoff::route::repair;
-    std::optional<handoff::step> expected_step;
-    std::optional<handoff::action> expected_action;
-    /// Pass it to receive(): the FAIL fixture is a run on its last attempt.
-    attempt_context context{};
-    std::string description;
-    /// The whole manifest line, for tests that want the reason code, coverage or band.
     manifest_entry entry;
+    std::string text;
 };
 
 namespace detail {
@@ -59,16 +53,8 @@ namespace detail {
     if (entry.file.empty() || entry.file.find('/') != std::string::npos || entry.file.find('\\') != std::string::npos) {
         throw manifest_error(where + ": \"file\" must name a file in the fixture directory");
     }
-    fixture_case c;
-    c.text = read_whole_file(dir + "/" + entry.file, where);
-    c.file = entry.file;
-    c.expected_route = entry.route;
-    c.expected_step = entry.failed_step;
-    c.expected_action = entry.action;
-    c.context = entry.context;
-    c.description = entry.description;
-    c.entry = std::move(entry);
-    return c;
+    std::string text = read_whole_file(dir + "/" + entry.file, where);
+    return fixture_case{std::move(entry), std::move(text)};
 }
 
 } // namespace detail
@@ -104,7 +90,7 @@ namespace detail {
 /// else one line saying what differs, with the receipt's first problem.
 template <class Task>
 [[nodiscard]] std::optional<std::string> check(const receipt<Task>& r, const fixture_case& c) {
-    return handoff::detail::routing_mismatch(r, c.file, c.expected_route, c.expected_step, c.expected_action);
+    return handoff::detail::routing_mismatch(r, c.entry.file, c.entry.route, c.entry.failed_step, c.entry.action);
 }
 
 } // namespace handoff::testing

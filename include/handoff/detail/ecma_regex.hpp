@@ -311,6 +311,18 @@ private:
         }
     }
 
+    /// The alternatives of a group or lookaround `n` opened at `start` (by `enter`), up to
+    /// and including its ')', which closes the level.
+    [[nodiscard]] node group_body(node n, std::size_t start) {
+        n.children.push_back(disjunction());
+        if (peek() != ')') {
+            fail("missing ')'", start);
+        }
+        ++pos_;
+        --depth_;
+        return n;
+    }
+
     [[nodiscard]] node disjunction() {
         node first = alternative();
         if (peek() != '|') {
@@ -381,13 +393,7 @@ private:
         }
         n.negate = peek() == '!';
         ++pos_;
-        n.children.push_back(disjunction());
-        if (peek() != ')') {
-            fail("missing ')'", start);
-        }
-        ++pos_;
-        --depth_;
-        return n;
+        return group_body(std::move(n), start);
     }
 
     [[nodiscard]] std::uint32_t decimal() {
@@ -504,13 +510,7 @@ private:
             names_.emplace_back();
             g.index = groups();
         }
-        g.children.push_back(disjunction());
-        if (peek() != ')') {
-            fail("missing ')'", start);
-        }
-        ++pos_;
-        --depth_;
-        return g;
+        return group_body(std::move(g), start);
     }
 
     /// After `<`: an identifier (ASCII letters, digits, `$`, `_`, or any non-ASCII code point;
@@ -1129,6 +1129,12 @@ struct subject {
         return true;
     }
 
+    /// A literal or set instruction of `p`: consumes the next code point when it fits.
+    [[nodiscard]] bool step_over(const inst& in, const program& p, std::uint32_t& pos) const noexcept {
+        char32_t c = 0;
+        return step(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p.sets[in.a], c));
+    }
+
     [[nodiscard]] bool word_at(std::uint32_t pos) const noexcept { return pos < size && is_word_char(text[pos]); }
     /// ECMA-262 22.2.2.6 IsWordChar on both sides; `^` and `$` without the m flag.
     [[nodiscard]] bool holds(op assertion, std::uint32_t pos) const noexcept {
@@ -1244,8 +1250,7 @@ private:
         if (in.code != op::literal && in.code != op::set) {
             return true;
         }
-        char32_t c = 0;
-        return s_.step(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p_.sets[in.a], c));
+        return s_.step_over(in, p_, pos);
     }
 
     /// Follows one thread from (pc, pos) until it fails or matches; alternatives go on the stack.
@@ -1258,12 +1263,11 @@ private:
                 return false;
             }
             const inst& in = p_.code[pc];
-            char32_t c = 0;
             bool ok = true;
             std::uint32_t next = pc + 1;
             switch (in.code) {
-            case op::literal: ok = s_.step(in, pos, c) && c == in.a; break;
-            case op::set: ok = s_.step(in, pos, c) && in_ranges(p_.sets[in.a], c); break;
+            case op::literal:
+            case op::set: ok = s_.step_over(in, p_, pos); break;
             case op::split:
                 if (may_start(in.b, pos)) {
                     sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
@@ -1394,12 +1398,11 @@ private:
     /// Executes one instruction: true to go on at pc, false to backtrack.
     bool exec(std::uint32_t& pc, std::uint32_t& pos, std::vector<std::int64_t>& slots) {
         const inst& in = p_.code[pc];
-        char32_t c = 0;
         bool ok = true;
         std::uint32_t next = pc + 1;
         switch (in.code) {
-        case op::literal: ok = s_.step(in, pos, c) && c == in.a; break;
-        case op::set: ok = s_.step(in, pos, c) && in_ranges(p_.sets[in.a], c); break;
+        case op::literal:
+        case op::set: ok = s_.step_over(in, p_, pos); break;
         case op::split:
             sc_.frames.push_back({in.b, pos, 0, false});
             next = in.a;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +32,7 @@ public:
     /// The typed envelope (partial_result kept as JSON), or nullopt when any rule failed.
     std::optional<envelope<json>> check(const json& doc) {
         if (!doc.is_object()) {
-            fail("envelope.type", "", "the envelope must be a JSON object, got " + describe(doc));
+            fail(codes::envelope_type, "", "the envelope must be a JSON object, got " + describe(doc));
             return std::nullopt;
         }
         top_level top;
@@ -92,12 +94,6 @@ private:
         problems_.push_back(problem{step::envelope_schema, code, std::move(pointer), std::move(text)});
     }
 
-    static std::string child(const std::string& parent, std::string_view key) {
-        std::string p = parent;
-        append_pointer_token(p, key);
-        return p;
-    }
-
     static std::string describe(const json& v) {
         switch (v.type()) {
         case json::value_t::null: return "null";
@@ -115,7 +111,7 @@ private:
     }
 
     void type_mismatch(const std::string& pointer, const std::string& expected, const json& got) {
-        fail("envelope.type", pointer, "expected " + expected + ", got " + describe(got));
+        fail(codes::envelope_type, pointer, "expected " + expected + ", got " + describe(got));
     }
 
     /// The words of a vocabulary joined by `separator`, each in `quote`s.
@@ -148,9 +144,9 @@ private:
             const auto it = v.find(rule.name);
             const bool present = it != v.end();
             if (!present && rule.required) {
-                fail("envelope.required", child(pointer, rule.name), "required field is missing");
+                fail(codes::envelope_required, pointer_child(pointer, rule.name), "required field is missing");
             } else {
-                read_one(static_cast<Key>(i), present ? &*it : nullptr, child(pointer, rule.name), rule);
+                read_one(static_cast<Key>(i), present ? &*it : nullptr, pointer_child(pointer, rule.name), rule);
             }
         }
         return true;
@@ -165,7 +161,7 @@ private:
                 for (const field& f : fields) {
                     names.append(names.empty() ? "" : ", ").append(f.name);
                 }
-                fail("envelope.unknown_field", child(parent, item.key()),
+                fail(codes::envelope_unknown_field, pointer_child(parent, item.key()),
                      "unexpected field " + quote_untrusted(item.key()) + "; allowed here: " + names);
             }
         }
@@ -182,13 +178,13 @@ private:
         const auto& s = v.get_ref<const std::string&>();
         const std::uint64_t length = count_code_points(s);
         if (rule.max_length && length > *rule.max_length) {
-            fail("envelope.max_length", pointer,
+            fail(codes::envelope_max_length, pointer,
                  "a string of " + std::to_string(length) + " characters is longer than the " +
                      std::to_string(*rule.max_length) + " allowed");
             return std::nullopt;
         }
         if (length < rule.min_length.value_or(0)) {
-            fail("envelope.min_length", pointer, "must not be empty");
+            fail(codes::envelope_min_length, pointer, "must not be empty");
             return std::nullopt;
         }
         return s;
@@ -212,7 +208,7 @@ private:
         }
         const std::string expected = "an integer >= " + bound_text(rule.minimum.value_or(0));
         if (v.is_number_integer()) {
-            fail("envelope.range", pointer, "expected " + expected + ", got " + v.dump());
+            fail(codes::envelope_range, pointer, "expected " + expected + ", got " + v.dump());
             return std::nullopt;
         }
         type_mismatch(pointer, expected, v);
@@ -234,7 +230,7 @@ private:
         }
         const double x = v.get<double>();
         if (!((!rule.minimum || x >= *rule.minimum) && (!rule.maximum || x <= *rule.maximum))) {
-            fail("envelope.range", pointer, v.dump() + (both ? " is outside " + range : " is below " + low));
+            fail(codes::envelope_range, pointer, v.dump() + (both ? " is outside " + range : " is below " + low));
             return std::nullopt;
         }
         return x;
@@ -269,7 +265,7 @@ private:
         const auto& text = v.get_ref<const std::string&>();
         const auto parsed = from_string(text);
         if (!parsed) {
-            fail("envelope.enum", pointer,
+            fail(codes::envelope_enum, pointer,
                  quote_untrusted(text) + " is not " + std::string(noun(rule.words)) + ": use " + choices);
         }
         return parsed;
@@ -280,7 +276,7 @@ private:
         const std::string_view when = to_string(contract::reason_code_required_when);
         if (v == nullptr || v->is_null()) {
             if (status_read == contract::reason_code_required_when) {
-                fail("envelope.required", pointer,
+                fail(codes::envelope_required, pointer,
                      "required when status is \"" + std::string(when) + "\": one of " +
                          word_list(rule.words, ", ", ""));
             }
@@ -288,7 +284,7 @@ private:
         }
         const auto code = read_word(*v, pointer, rule, reason_code_from_string);
         if (code && status_read && status_read != contract::reason_code_required_when) {
-            fail("envelope.forbidden", pointer,
+            fail(codes::envelope_forbidden, pointer,
                  "must be absent or null when status is \"" + std::string(to_string(*status_read)) + "\", got " +
                      quote_untrusted(v->get_ref<const std::string&>()));
             return;
@@ -317,13 +313,13 @@ private:
             return;
         }
         if (rule.max_items && v.size() > *rule.max_items) {
-            fail("envelope.max_items", pointer,
+            fail(codes::envelope_max_items, pointer,
                  std::to_string(v.size()) + " items, at most " + std::to_string(*rule.max_items) + " allowed");
             return;
         }
         out.reserve(v.size());
         for (std::size_t i = 0; i < v.size(); ++i) {
-            if (auto s = read_string(v[i], child(pointer, std::to_string(i)), rule)) {
+            if (auto s = read_string(v[i], pointer_item(pointer, i), rule)) {
                 out.push_back(std::move(*s));
             }
         }

@@ -301,6 +301,8 @@ private:
         return false;
     }
 
+    /// The rest of a string that has an escape, unescaped into `s` (which holds what came
+    /// before); `out` views `s`.
     bool read_escaped(std::string& s, std::string_view& out) {
         while (p_ < end_) {
             const auto c = static_cast<unsigned char>(*p_);
@@ -326,41 +328,54 @@ private:
                 ++p_;
                 continue;
             }
-            if (++p_ == end_) {
+            ++p_;
+            if (!unescape(s)) {
                 return false;
-            }
-            switch (*p_++) {
-            case '"': s.push_back('"'); break;
-            case '\\': s.push_back('\\'); break;
-            case '/': s.push_back('/'); break;
-            case 'b': s.push_back('\b'); break;
-            case 'f': s.push_back('\f'); break;
-            case 'n': s.push_back('\n'); break;
-            case 'r': s.push_back('\r'); break;
-            case 't': s.push_back('\t'); break;
-            case 'u': {
-                unsigned cp = 0;
-                if (!hex4(cp) || (cp >= 0xDC00U && cp <= 0xDFFFU)) {
-                    return false;
-                }
-                if (cp >= 0xD800U && cp <= 0xDBFFU) {
-                    unsigned low = 0;
-                    if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
-                        return false;
-                    }
-                    p_ += 2;
-                    if (!hex4(low) || low < 0xDC00U || low > 0xDFFFU) {
-                        return false;
-                    }
-                    cp = 0x10000U + ((cp - 0xD800U) << 10U) + (low - 0xDC00U);
-                }
-                append_utf8(s, cp);
-                break;
-            }
-            default: return false;
             }
         }
         return false;
+    }
+
+    /// After a backslash: the escape it starts, appended to `s`; false for one JSON lacks.
+    bool unescape(std::string& s) {
+        if (p_ == end_) {
+            return false;
+        }
+        switch (*p_++) {
+        case '"': s.push_back('"'); return true;
+        case '\\': s.push_back('\\'); return true;
+        case '/': s.push_back('/'); return true;
+        case 'b': s.push_back('\b'); return true;
+        case 'f': s.push_back('\f'); return true;
+        case 'n': s.push_back('\n'); return true;
+        case 'r': s.push_back('\r'); return true;
+        case 't': s.push_back('\t'); return true;
+        case 'u': return unicode_escape(s);
+        default: return false;
+        }
+    }
+
+    /// After a backslash and "u": four hex digits, and after a high surrogate the escaped low
+    /// surrogate that must follow it; the code point appended to `s` as UTF-8. A lone
+    /// surrogate is refused.
+    bool unicode_escape(std::string& s) {
+        unsigned cp = 0;
+        if (!hex4(cp) || (cp >= 0xDC00U && cp <= 0xDFFFU)) {
+            return false;
+        }
+        if (cp >= 0xD800U && cp <= 0xDBFFU) {
+            unsigned low = 0;
+            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') {
+                return false;
+            }
+            p_ += 2;
+            if (!hex4(low) || low < 0xDC00U || low > 0xDFFFU) {
+                return false;
+            }
+            cp = 0x10000U + ((cp - 0xD800U) << 10U) + (low - 0xDC00U);
+        }
+        append_utf8(s, cp);
+        return true;
     }
 
     static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
@@ -371,62 +386,92 @@ private:
         }
     }
 
+    /// Where one number token lies, as JSON's grammar reads it.
+    struct number_token {
+        const char* start = nullptr;
+        const char* digits = nullptr; // the integer part, after any '-'
+        const char* digits_end = nullptr;
+        bool negative = false;
+        bool integer = true; // neither a fraction nor an exponent
+    };
+
     /// JSON's number grammar exactly; integers are exact or give way (json_builder refuses
     /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod.
     bool number(json& out) {
-        const char* start = p_;
-        const bool negative = p_ < end_ && *p_ == '-';
-        if (negative) {
+        number_token token;
+        if (!scan_number(token)) {
+            return give_way();
+        }
+        return token.integer ? integer_value(token, out) : double_value(token.start, out);
+    }
+
+    /// Moves past one number token; false where the grammar is broken.
+    bool scan_number(number_token& token) noexcept {
+        token.start = p_;
+        token.negative = p_ < end_ && *p_ == '-';
+        if (token.negative) {
             ++p_;
         }
         if (p_ == end_ || !is_digit(*p_)) {
-            return give_way();
+            return false;
         }
-        const char* digits = p_;
+        token.digits = p_;
         if (*p_ == '0') {
             ++p_;
         } else {
             skip_digits();
         }
-        const char* digits_end = p_;
-        bool integer = true;
+        token.digits_end = p_;
         if (p_ < end_ && *p_ == '.') {
             ++p_;
-            if (p_ == end_ || !is_digit(*p_)) {
-                return give_way();
+            if (!skip_one_or_more_digits()) {
+                return false;
             }
-            skip_digits();
-            integer = false;
+            token.integer = false;
         }
         if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
             ++p_;
             if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
                 ++p_;
             }
-            if (p_ == end_ || !is_digit(*p_)) {
-                return give_way();
+            if (!skip_one_or_more_digits()) {
+                return false;
             }
-            skip_digits();
-            integer = false;
+            token.integer = false;
         }
-        if (integer) {
-            // 19 digits always fit in 64 bits; longer ones are rare enough to give way.
-            if (digits_end - digits > 19) {
-                return give_way();
-            }
-            std::uint64_t v = 0;
-            for (const char* d = digits; d < digits_end; ++d) {
-                v = v * 10U + static_cast<std::uint64_t>(*d - '0');
-            }
-            if (!negative) {
-                out = json(static_cast<json::number_unsigned_t>(v));
-            } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
-                out = json(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
-            } else {
-                return give_way();
-            }
-            return true;
+        return true;
+    }
+
+    bool skip_one_or_more_digits() noexcept {
+        if (p_ == end_ || !is_digit(*p_)) {
+            return false;
         }
+        skip_digits();
+        return true;
+    }
+
+    /// An integer as nlohmann stores it: unsigned when >= 0, signed when negative.
+    bool integer_value(const number_token& token, json& out) {
+        // 19 digits always fit in 64 bits; longer ones are rare enough to give way.
+        if (token.digits_end - token.digits > 19) {
+            return give_way();
+        }
+        std::uint64_t v = 0;
+        for (const char* d = token.digits; d < token.digits_end; ++d) {
+            v = v * 10U + static_cast<std::uint64_t>(*d - '0');
+        }
+        if (!token.negative) {
+            out = json(static_cast<json::number_unsigned_t>(v));
+        } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
+            out = json(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
+        } else {
+            return give_way();
+        }
+        return true;
+    }
+
+    /// The number from `start` to the reader's position, as a double.
+    bool double_value(const char* start, json& out) {
         double d = 0.0;
         if (!to_double(start, p_, d) || !std::isfinite(d)) {
             return give_way(); // overflow fails, underflow passes, in decode(): let it say which
@@ -458,79 +503,79 @@ private:
             return give_way();
         }
         switch (*p_) {
-        case '{': {
-            container c;
-            if (!begin('{', c)) {
-                return false;
-            }
-            out = json(json::value_t::object);
-            auto& members = *out.get_ptr<json::object_t*>();
-            std::string_view key;
-            while (next_key(c, key)) {
-                const auto [it, inserted] = members.try_emplace(std::string(key));
-                if (!inserted) {
-                    return give_way(); // a duplicate key: json_builder names it
-                }
-                if (!count_value() || !value(it->second)) {
-                    return false;
-                }
-            }
-            return ok_;
-        }
-        case '[': {
-            container c;
-            if (!begin('[', c)) {
-                return false;
-            }
-            // Items gather in this level's scratch vector, then move into an array allocated
-            // once at its final size: no growth, no copies.
-            std::vector<json>& pending = scratch()[level_];
-            pending.clear();
-            const release_on_exit release{pending}; // also when giving way midway
-            while (next_item(c)) {
-                pending.emplace_back();
-                if (!count_value() || !value(pending.back())) {
-                    return false;
-                }
-            }
-            if (!ok_) {
-                return false;
-            }
-            out = json(json::value_t::array);
-            auto& items = *out.get_ptr<json::array_t*>();
-            items.reserve(pending.size());
-            std::move(pending.begin(), pending.end(), std::back_inserter(items));
-            return true;
-        }
-        case '"': {
-            ++p_;
-            std::string_view s;
-            if (!read_string_body(key_scratch_, s)) {
-                return give_way();
-            }
-            out = json(s); // the string is built once, in place
-            return true;
-        }
-        case 't':
-            if (literal("true")) {
-                out = json(true);
-                return true;
-            }
-            return give_way();
-        case 'f':
-            if (literal("false")) {
-                out = json(false);
-                return true;
-            }
-            return give_way();
-        case 'n':
-            if (literal("null")) {
-                out = json(nullptr);
-                return true;
-            }
-            return give_way();
+        case '{': return object_value(out);
+        case '[': return array_value(out);
+        case '"': return string_value(out);
+        case 't': return literal_value("true", json(true), out);
+        case 'f': return literal_value("false", json(false), out);
+        case 'n': return literal_value("null", json(nullptr), out);
         default: return number(out);
         }
+    }
+
+    bool object_value(json& out) {
+        container c;
+        if (!begin('{', c)) {
+            return false;
+        }
+        out = json(json::value_t::object);
+        auto& members = *out.get_ptr<json::object_t*>();
+        std::string_view key;
+        while (next_key(c, key)) {
+            const auto [it, inserted] = members.try_emplace(std::string(key));
+            if (!inserted) {
+                return give_way(); // a duplicate key: json_builder names it
+            }
+            if (!count_value() || !value(it->second)) {
+                return false;
+            }
+        }
+        return ok_;
+    }
+
+    bool array_value(json& out) {
+        container c;
+        if (!begin('[', c)) {
+            return false;
+        }
+        // Items gather in this level's scratch vector, then move into an array allocated
+        // once at its final size: no growth, no copies.
+        std::vector<json>& pending = scratch()[level_];
+        pending.clear();
+        const release_on_exit release{pending}; // also when giving way midway
+        while (next_item(c)) {
+            pending.emplace_back();
+            if (!count_value() || !value(pending.back())) {
+                return false;
+            }
+        }
+        if (!ok_) {
+            return false;
+        }
+        out = json(json::value_t::array);
+        auto& items = *out.get_ptr<json::array_t*>();
+        items.reserve(pending.size());
+        std::move(pending.begin(), pending.end(), std::back_inserter(items));
+        return true;
+    }
+
+    bool string_value(json& out) {
+        ++p_;
+        std::string_view s;
+        if (!read_string_body(key_scratch_, s)) {
+            return give_way();
+        }
+        out = json(s); // the string is built once, in place
+        return true;
+    }
+
+    /// `word` next: `out` becomes `parsed`; anything else gives way.
+    bool literal_value(std::string_view word, json parsed, json& out) {
+        if (!literal(word)) {
+            return give_way();
+        }
+        out = std::move(parsed);
+        return true;
     }
 
     /// Empties a level's scratch vector when its array is done or abandoned, so a thread keeps

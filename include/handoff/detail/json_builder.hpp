@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/problem_codes.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -36,7 +38,7 @@ public:
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
         if (text.find_first_of(".eE") == std::string::npos) {
-            return fail("parse.number_range", "integer " + quote_untrusted(text, 40) + " does not fit in 64 bits");
+            return fail(codes::parse_number_range, "integer " + quote_untrusted(text, 40) + " does not fit in 64 bits");
         }
         return add(json(v));
     }
@@ -44,14 +46,14 @@ public:
     bool string(std::string& v) {
         next_item();
         if (v.size() > limits_.max_string_bytes) {
-            return fail("parse.limit.string", "a string of " + std::to_string(v.size()) +
-                                                  " bytes is over the limit of " +
-                                                  std::to_string(limits_.max_string_bytes) + " bytes");
+            return fail(codes::parse_limit_string, "a string of " + std::to_string(v.size()) +
+                                                       " bytes is over the limit of " +
+                                                       std::to_string(limits_.max_string_bytes) + " bytes");
         }
         return add(json(std::move(v)));
     }
 
-    bool binary(json::binary_t& /*unused*/) { return fail("parse.syntax", "binary values are not JSON"); }
+    bool binary(json::binary_t& /*unused*/) { return fail(codes::parse_syntax, "binary values are not JSON"); }
 
     bool start_object(std::size_t /*unknown size*/) { return open(json::value_t::object); }
     bool start_array(std::size_t /*unknown size*/) { return open(json::value_t::array); }
@@ -59,18 +61,21 @@ public:
     bool key(std::string& k) {
         frame& top = stack_.back();
         if (k.size() > limits_.max_string_bytes) {
-            return fail("parse.limit.string", "a key of " + std::to_string(k.size()) + " bytes is over the limit of " +
-                                                  std::to_string(limits_.max_string_bytes) + " bytes");
+            return fail(codes::parse_limit_string, "a key of " + std::to_string(k.size()) +
+                                                       " bytes is over the limit of " +
+                                                       std::to_string(limits_.max_string_bytes) + " bytes");
         }
         top.token = k;
         top.has_token = true;
         if (top.value->size() >= limits_.max_container_items) {
-            return fail("parse.limit.items", "an object with more than " + std::to_string(limits_.max_container_items) +
-                                                 " keys is over the limit");
+            return fail(codes::parse_limit_items, "an object with more than " +
+                                                      std::to_string(limits_.max_container_items) +
+                                                      " keys is over the limit");
         }
         if (top.value->contains(k)) {
-            return fail("parse.duplicate_key", "duplicate key " + quote_untrusted(k) +
-                                                   ": each key may appear once, so every reader sees the same value");
+            return fail(codes::parse_duplicate_key,
+                        "duplicate key " + quote_untrusted(k) +
+                            ": each key may appear once, so every reader sees the same value");
         }
         return true;
     }
@@ -81,7 +86,7 @@ public:
     bool parse_error(std::size_t /*position*/, const std::string& last_token, const json::exception& ex) {
         next_item(); // inside an array, the error is in what follows the last item read
         if (!failed_) {
-            fail("parse.syntax", describe_syntax_error(ex.what(), last_token));
+            fail(codes::parse_syntax, describe_syntax_error(ex.what(), last_token));
         }
         return false;
     }
@@ -100,7 +105,7 @@ private:
     bool open(json::value_t type) {
         next_item();
         if (stack_.size() >= limits_.max_depth) {
-            return fail("parse.limit.depth",
+            return fail(codes::parse_limit_depth,
                         "nesting deeper than " + std::to_string(limits_.max_depth) + " levels is over the limit");
         }
         json* slot = place(json(type));
@@ -131,7 +136,7 @@ private:
     json* place(json&& v) {
         next_item();
         if (++values_ > limits_.max_values) {
-            fail("parse.limit.values",
+            fail(codes::parse_limit_values,
                  "more than " + std::to_string(limits_.max_values) + " values in one reply is over the limit");
             return nullptr;
         }
@@ -142,8 +147,9 @@ private:
         frame& top = stack_.back();
         if (top.value->is_array()) {
             if (top.value->size() >= limits_.max_container_items) {
-                fail("parse.limit.items", "an array with more than " + std::to_string(limits_.max_container_items) +
-                                              " items is over the limit");
+                fail(codes::parse_limit_items, "an array with more than " +
+                                                   std::to_string(limits_.max_container_items) +
+                                                   " items is over the limit");
                 return nullptr;
             }
             top.value->push_back(std::move(v));

@@ -6,6 +6,7 @@
 // nullable where the provider demands it, and records every change. Invariant: a constraint
 // leaves the schema only together with a note naming its pointer, keyword and value.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rules.hpp>
 #include <handoff/detail/schema_stats.hpp>
 
@@ -137,7 +138,7 @@ struct rewriter {
         if (is_map && value.is_object()) {
             nlohmann::ordered_json out = nlohmann::ordered_json::object();
             for (const auto& item : value.items()) {
-                out[item.key()] = rewrite(item.value(), pointer + "/" + pointer_token(item.key()));
+                out[item.key()] = rewrite(item.value(), pointer_child(pointer, item.key()));
             }
             return out;
         }
@@ -146,7 +147,7 @@ struct rewriter {
         if (is_list && value.is_array()) {
             nlohmann::ordered_json out = nlohmann::ordered_json::array();
             for (std::size_t i = 0; i < value.size(); ++i) {
-                out.push_back(rewrite(value[i], pointer + "/" + std::to_string(i)));
+                out.push_back(rewrite(value[i], pointer_item(pointer, i)));
             }
             return out;
         }
@@ -163,7 +164,7 @@ struct rewriter {
         nlohmann::ordered_json out = nlohmann::ordered_json::object();
         for (const auto& item : node.items()) {
             const std::string& keyword = item.key();
-            const std::string here = pointer + "/" + pointer_token(keyword);
+            const std::string here = pointer_child(pointer, keyword);
             const keyword_rule* rule = profile.keep_everything ? nullptr : find_rule(profile, keyword);
             if (profile.keep_everything || (rule != nullptr && rule_keeps(profile, rule->when, item.value(), node))) {
                 out[keyword] = descend(keyword, item.value(), here);
@@ -252,8 +253,8 @@ inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string
         required.push_back(item.key());
         if (!accepts_null(item.value())) {
             item.value() = with_null(std::move(item.value()));
-            note(schema_note_kind::made_nullable, pointer + "/properties/" + pointer_token(item.key()), "required",
-                 item.key(),
+            note(schema_note_kind::made_nullable, pointer_child(pointer_child(pointer, "properties"), item.key()),
+                 "required", item.key(),
                  "OpenAI strict mode requires every property: null now stands for \"absent\", and the receiver "
                  "refuses null here; remove the key when it is null before checking the reply");
         }

@@ -7,6 +7,7 @@
 // sibling of `$ref`; `$id`s are only looked for where a schema can stand (inside `enum` or an
 // unknown keyword, `{"$id": ...}` is data).
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/detail/uri.hpp>
 
@@ -139,15 +140,7 @@ private:
             return std::nullopt;
         }
         const std::size_t end = std::min(pointer.find('/', i + 1), pointer.size());
-        std::string token;
-        for (std::size_t k = i + 1; k < end; ++k) {
-            if (pointer[k] == '~' && k + 1 < end && (pointer[k + 1] == '0' || pointer[k + 1] == '1')) {
-                token.push_back(pointer[k + 1] == '0' ? '~' : '/');
-                ++k;
-            } else {
-                token.push_back(pointer[k]);
-            }
-        }
+        const std::string token = unescape_pointer_token(std::string_view(pointer).substr(i + 1, end - i - 1));
         base = base_inside(*at, base);
         if (at->is_object()) {
             const auto it = at->find(token);
@@ -155,9 +148,8 @@ private:
                 return std::nullopt;
             }
             at = &*it;
-        } else if (at->is_array() && !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
-                   token.size() < 10 && std::stoul(token) < at->size()) {
-            at = &(*at)[std::stoul(token)];
+        } else if (const auto index = pointer_index(token); at->is_array() && index && *index < at->size()) {
+            at = &(*at)[*index];
         } else {
             return std::nullopt;
         }

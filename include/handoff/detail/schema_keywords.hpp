@@ -6,6 +6,7 @@
 // writes it into the node. Keywords not in the table are annotations, except the later-draft
 // keywords below, which fail loudly.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/schema_node.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
@@ -37,11 +38,7 @@ struct keyword_context {
     [[nodiscard]] schema_node& node() const; // re-fetched after sub(): the vector may grow
     [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const nlohmann::json& v, const std::string& location) const;
 
-    [[nodiscard]] std::string at(std::string_view token) const {
-        std::string out = where;
-        append_pointer_token(out, token);
-        return out;
-    }
+    [[nodiscard]] std::string at(std::string_view token) const { return pointer_child(where, token); }
     [[noreturn]] void fail(std::string_view keyword, const std::string& reason) const {
         throw schema_error(at(keyword), reason);
     }
@@ -82,7 +79,7 @@ namespace keywords {
     }
     std::vector<node_index> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-        out.push_back(c.sub(v[i], c.at(k) + "/" + std::to_string(i)));
+        out.push_back(c.sub(v[i], pointer_item(c.at(k), i)));
     }
     return out;
 }

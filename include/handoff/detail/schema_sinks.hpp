@@ -7,6 +7,7 @@
 // a limit, then counts) and lets the walk go on. The walk is the same code for both, so the two
 // modes cannot disagree on valid/invalid.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
@@ -54,7 +55,7 @@ public:
     }
     std::size_t enter(std::size_t index) {
         const std::size_t mark = pointer_.size();
-        pointer_ += "/" + std::to_string(index);
+        append_pointer_index(pointer_, index);
         return mark;
     }
     void leave(std::size_t mark) { pointer_.resize(mark); }

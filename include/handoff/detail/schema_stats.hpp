@@ -5,6 +5,7 @@
 // limits). Counts are taken on the schema that is sent, after the rewrite, because that is
 // the one the provider measures.
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rules.hpp>
 
 #include <nlohmann/json.hpp>
@@ -93,15 +94,6 @@ inline void count_properties(const nlohmann::ordered_json& node, schema_stats& s
     }
 }
 
-/// A JSON pointer token for `key` (~ and / escaped).
-[[nodiscard]] inline std::string pointer_token(std::string_view key) {
-    std::string out;
-    for (const char c : key) {
-        out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
-    }
-    return out;
-}
-
 /// A local $ref whose target contains the reference itself: the schema recurses.
 [[nodiscard]] inline bool refers_to_ancestor(const nlohmann::ordered_json& node, const std::string& pointer) {
     const auto ref = node.find("$ref");
@@ -143,19 +135,19 @@ inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth
     for (const auto& item : node.items()) {
         const std::string& key = item.key();
         const auto& value = item.value();
-        const std::string below = pointer + "/" + pointer_token(key);
+        const std::string below = pointer_child(pointer, key);
         if (key == "properties" || key == "$defs" || key == "definitions") {
             for (const auto& sub : value.items()) {
                 if (key != "properties") {
                     stats.schema_string_length += sub.key().size();
                 }
-                count_schema(sub.value(), here, below + "/" + pointer_token(sub.key()), stats);
+                count_schema(sub.value(), here, pointer_child(below, sub.key()), stats);
             }
         } else if (key == "enum" || key == "const" || key == "required") {
             continue;
         } else if (value.is_array()) {
             for (std::size_t i = 0; i < value.size(); ++i) {
-                count_schema(value[i], here, below + "/" + std::to_string(i), stats);
+                count_schema(value[i], here, pointer_item(below, i), stats);
             }
         } else {
             count_schema(value, here, below, stats);

@@ -253,7 +253,7 @@ private:
         if (n.contains != no_node && !keep(contains(v, n.contains, depth) || sink.fail([&] {
                 return std::string("must contain at least one item that fits the "
                                    "schema at ") +
-                       message_pointer(nodes_[static_cast<std::size_t>(n.contains)].where);
+                       message_location(n.contains);
             }))) {
             return false;
         }
@@ -306,6 +306,13 @@ private:
 
     template <class Sink>
     bool check_logic(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    template <class Sink>
+    bool check_any_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    template <class Sink>
+    bool check_one_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    [[nodiscard]] std::string message_location(node_index i) const {
+        return message_pointer(nodes_[static_cast<std::size_t>(i)].where);
+    }
 
     [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth) const {
         boolean_sink b;
@@ -456,42 +463,21 @@ bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n
             return false;
         }
     }
-    const auto where = [&](node_index s) { return message_pointer(nodes_[static_cast<std::size_t>(s)].where); };
     if (!n.any_of.empty()) {
-        bool any = false;
-        for (node_index s : n.any_of) {
-            if (passes(v, s, depth)) {
-                any = true;
-                break;
-            }
-        }
-        ok = (any || sink.fail([&] {
-                 return "fits none of the " + std::to_string(n.any_of.size()) + " schemas of anyOf (" +
-                        where(n.any_of.front()) + "...)";
-             })) &&
-             ok;
+        ok = check_any_of(v, n, sink, depth) && ok;
         if (!ok && !Sink::collecting) {
             return false;
         }
     }
     if (!n.one_of.empty()) {
-        std::size_t fits = 0;
-        for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {
-            fits += passes(v, n.one_of[k], depth) ? 1U : 0U;
-        }
-        ok = (fits == 1 || sink.fail([&] {
-                 return std::string(fits == 0 ? "fits none" : "fits more than one") + " of the " +
-                        std::to_string(n.one_of.size()) + " schemas of oneOf (" + where(n.one_of.front()) +
-                        "...); exactly one must fit";
-             })) &&
-             ok;
+        ok = check_one_of(v, n, sink, depth) && ok;
         if (!ok && !Sink::collecting) {
             return false;
         }
     }
     if (n.not_schema != no_node) {
         ok = (!passes(v, n.not_schema, depth) ||
-              sink.fail([&] { return "must not fit the schema at " + where(n.not_schema) + " (not)"; })) &&
+              sink.fail([&] { return "must not fit the schema at " + message_location(n.not_schema) + " (not)"; })) &&
              ok;
         if (!ok && !Sink::collecting) {
             return false;
@@ -504,6 +490,32 @@ bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n
         }
     }
     return ok;
+}
+
+template <class Sink>
+bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+    for (node_index s : n.any_of) {
+        if (passes(v, s, depth)) {
+            return true;
+        }
+    }
+    return sink.fail([&] {
+        return "fits none of the " + std::to_string(n.any_of.size()) + " schemas of anyOf (" +
+               message_location(n.any_of.front()) + "...)";
+    });
+}
+
+template <class Sink>
+bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+    std::size_t fits = 0;
+    for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {
+        fits += passes(v, n.one_of[k], depth) ? 1U : 0U;
+    }
+    return fits == 1 || sink.fail([&] {
+        return std::string(fits == 0 ? "fits none" : "fits more than one") + " of the " +
+               std::to_string(n.one_of.size()) + " schemas of oneOf (" + message_location(n.one_of.front()) +
+               "...); exactly one must fit";
+    });
 }
 
 } // namespace handoff::detail

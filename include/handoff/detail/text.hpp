@@ -2,7 +2,7 @@
 #pragma once
 
 #include <cstddef>     // size_t
-#include <cstdint>     // uint64_t
+#include <cstdint>     // uint8_t, uint64_t
 #include <cstdio>      // snprintf
 #include <string>      // string
 #include <string_view> // string_view
@@ -21,20 +21,6 @@ namespace handoff::detail {
         return c - 'A' + 10;
     }
     return -1;
-}
-
-/// Escapes one reference token of a JSON pointer (RFC 6901: ~ -> ~0, / -> ~1).
-inline void append_pointer_token(std::string& pointer, std::string_view token) {
-    pointer.push_back('/');
-    for (char c : token) {
-        if (c == '~') {
-            pointer += "~0";
-        } else if (c == '/') {
-            pointer += "~1";
-        } else {
-            pointer.push_back(c);
-        }
-    }
 }
 
 /// Characters (code points) in UTF-8 text, every byte counted, NUL included: the length JSON
@@ -165,31 +151,98 @@ inline void append_escaped(std::string& out, std::string_view s, std::size_t kee
     }
 }
 
-/// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
-/// escapes for quotes, backslashes and every control character (no log injection, no raw
-/// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
-[[nodiscard]] inline std::string quote_untrusted(std::string_view s, std::size_t max_bytes = 64) {
-    std::string out = "\"";
+/// `s` with & < > " ' as HTML entities and control characters (but tab) as U+FFFD.
+inline void append_html_escaped(std::string& out, std::string_view s) {
+    out.reserve(out.size() + s.size() + 16);
+    for (const char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&#39;"; break;
+        default:
+            if ((static_cast<unsigned char>(c) < 0x20U && c != '\t') || c == '\x7F') {
+                out += "\xEF\xBF\xBD";
+            } else {
+                out += c;
+            }
+        }
+    }
+}
+
+/// How clip_untrusted writes the part of the text it keeps.
+enum class clip_form : std::uint8_t {
+    /// Between double quotes, escaped as append_escaped does, '"' and '\\' too: a value a
+    /// message names.
+    quoted,
+    /// Escaped as append_escaped does, no quotes ('"' and '\\' as they are): text spliced into
+    /// a message (a pointer, a parser's sentence that may echo the reply).
+    spliced,
+    /// Control characters as spaces, nothing escaped: one line of prose for a prompt or tool
+    /// output, where text that a schema author wrote keeps its quotes.
+    plain,
+    /// Every byte as it is: text that is already safe (a message) and only needs a cap.
+    as_is,
+    /// Safe inside HTML text and inside a quoted attribute value: & < > " ' as entities,
+    /// control characters (but tab) as U+FFFD.
+    html,
+};
+
+/// The one cut marker, after the kept part of clipped text: "... (N bytes)", N the full size.
+inline void append_cut_marker(std::string& out, std::size_t full_bytes) {
+    out += "... (";
+    out += std::to_string(full_bytes);
+    out += " bytes)";
+}
+
+/// Untrusted text made fit for a message, a log line or a prompt: at most `max_bytes` of it
+/// kept, cut on a UTF-8 boundary, written in `form`, and the cut marker when anything was cut.
+/// Every function that clips text for a person or a model goes through this one.
+[[nodiscard]] inline std::string clip_untrusted(std::string_view s, std::size_t max_bytes, clip_form form) {
     const std::size_t keep = utf8_prefix_length(s, max_bytes);
-    append_escaped(out, s, keep, true);
-    out += "\"";
+    std::string out;
+    switch (form) {
+    case clip_form::quoted:
+        out.push_back('"');
+        append_escaped(out, s, keep, true);
+        out.push_back('"');
+        break;
+    case clip_form::spliced: append_escaped(out, s, keep, false); break;
+    case clip_form::plain:
+        out.reserve(keep);
+        for (const char c : s.substr(0, keep)) {
+            const auto byte = static_cast<unsigned char>(c);
+            out.push_back(byte < 0x20U || byte == 0x7FU ? ' ' : c);
+        }
+        break;
+    case clip_form::as_is: out.assign(s.substr(0, keep)); break;
+    case clip_form::html: append_html_escaped(out, s.substr(0, keep)); break;
+    }
     if (keep < s.size()) {
-        out += "... (" + std::to_string(s.size()) + " bytes)";
+        append_cut_marker(out, s.size());
     }
     return out;
 }
 
-/// Untrusted text escaped like quote_untrusted but not quoted ('"' and '\\' stay as they
-/// are), with "..." when cut: for text spliced into a message (a pointer, a sentence of
-/// nlohmann's or valijson's that may echo the reply).
+/// Quotes untrusted text for a message that a person logs and a model reads: JSON-style
+/// escapes for quotes, backslashes and every control character (no log injection, no raw
+/// newlines), and a cap on length so a hostile value cannot flood a prompt or a log.
+[[nodiscard]] inline std::string quote_untrusted(std::string_view s, std::size_t max_bytes = 64) {
+    return clip_untrusted(s, max_bytes, clip_form::quoted);
+}
+
+/// Untrusted text escaped like quote_untrusted but not quoted, capped: for text spliced into a
+/// message (a pointer, a sentence of nlohmann's that may echo the reply).
 [[nodiscard]] inline std::string escape_untrusted(std::string_view s, std::size_t max_bytes) {
-    std::string out;
-    const std::size_t keep = utf8_prefix_length(s, max_bytes);
-    append_escaped(out, s, keep, false);
-    if (keep < s.size()) {
-        out += "...";
-    }
-    return out;
+    return clip_untrusted(s, max_bytes, clip_form::spliced);
+}
+
+/// Text as one line of tool output or of a prompt: control characters become spaces, so no
+/// text can start a line of its own; quotes stay as written (for text that is already quoted
+/// where it must be, or that a schema author wrote); capped.
+[[nodiscard]] inline std::string plain_line(std::string_view text, std::size_t max_bytes) {
+    return clip_untrusted(text, max_bytes, clip_form::plain);
 }
 
 /// A JSON pointer as the head of a message: "(document)" for the root, otherwise the pointer

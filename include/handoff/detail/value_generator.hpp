@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/schema.hpp>
 
@@ -80,7 +81,7 @@ private:
             for (const nlohmann::json& branch : *all) {
                 merged = merge(merged, branch);
             }
-            return generate(merged, at + "/allOf", depth + 1);
+            return generate(merged, pointer_child(at, "allOf"), depth + 1);
         }
         const std::vector<nlohmann::json> candidates = candidates_for(schema, at, depth);
         return first_fit(schema, candidates, at);
@@ -105,7 +106,7 @@ private:
                 nlohmann::json rest = schema;
                 rest.erase(key);
                 for (std::size_t i = 0; i < branches->size(); ++i) {
-                    const std::string where = at + "/" + key + "/" + std::to_string(i);
+                    const std::string where = pointer_item(pointer_child(at, key), i);
                     if (auto v = generate(merge(rest, branches->at(i)), where, depth + 1)) {
                         out.push_back(std::move(*v));
                     }
@@ -261,7 +262,7 @@ private:
                 const nlohmann::json& item_schema =
                     tuple ? (i < items.size() ? items.at(i) : schema.value("additionalItems", nlohmann::json(true)))
                           : items;
-                auto item = generate(item_schema, at + "/items", depth + 1);
+                auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
                 if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
                     item = distinct_variant(item_schema, array, *item);
                 }
@@ -290,7 +291,7 @@ private:
                 const nlohmann::json sub = properties.contains(name)
                                                ? properties.at(name)
                                                : schema.value("additionalProperties", nlohmann::json(true));
-                if (auto v = generate(sub, std::string(at).append("/properties/").append(name), depth + 1)) {
+                if (auto v = generate(sub, pointer_child(pointer_child(at, "properties"), name), depth + 1)) {
                     object[name] = std::move(*v);
                 } else {
                     complete = false;
