@@ -159,7 +159,7 @@ TEST_CASE("long declared strings are cut in the echo and the whole echo is cappe
     env["partial_result"]["vendor"] = std::string(300, 'v');
     handoff::prompt_options options;
     const auto echo = handoff::sanitize_reply(env.dump(), nullptr, {}, options);
-    CHECK_THAT(echo.text, ContainsSubstring("\"" + std::string(160, 'v') + "...(cut, 300 bytes)\""));
+    CHECK_THAT(echo.text, ContainsSubstring("\"" + std::string(160, 'v') + "... (300 bytes)\""));
     CHECK_FALSE(contains(echo.text, std::string(161, 'v')));
 
     options.max_echo_bytes = 100;

@@ -34,7 +34,7 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/json_depth.hpp>
-#include <handoff/detail/plain_line.hpp>
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/schema_compiler.hpp>
 #include <handoff/detail/schema_refs.hpp>
 #include <handoff/detail/text.hpp>
@@ -226,12 +226,6 @@ private:
         bool used = false;
     };
 
-    static std::string child(const std::string& parent, std::string_view token) {
-        std::string p = parent;
-        append_pointer_token(p, token);
-        return p;
-    }
-
     static std::string quoted(std::string_view s) { return quote_untrusted(s, 64); }
 
     void emit(lint_rule rule, std::string pointer, std::string message) {
@@ -337,7 +331,7 @@ private:
         if (it == node.end()) {
             return 0;
         }
-        const std::string at = child(where, lint_allow_keyword);
+        const std::string at = pointer_child(where, lint_allow_keyword);
         if (!it->is_object()) {
             out_.push_back(lint_finding{lint_rule::bad_allow, at,
                                         "must be an object of rule code -> reason, e.g. "
@@ -346,7 +340,7 @@ private:
         }
         std::size_t pushed = 0;
         for (const auto& item : it->items()) {
-            const std::string reason_at = child(at, item.key());
+            const std::string reason_at = pointer_child(at, item.key());
             const auto rule = lint_rule_from_string(item.key());
             if (!rule) {
                 out_.push_back(lint_finding{lint_rule::bad_allow, reason_at,
@@ -429,7 +423,7 @@ private:
             }
             found = "maxLength " + std::to_string(max->get<std::uint64_t>());
         }
-        emit(lint_rule::unbounded_pattern, child(where, "pattern"),
+        emit(lint_rule::unbounded_pattern, pointer_child(where, "pattern"),
              "a \"pattern\" needs a \"maxLength\" of at most " + std::to_string(pattern_bound) + " beside it (found " +
                  found + "): a longer string fails the pattern unread " +
                  "(schema_options::max_pattern_subject), so say the limit to the worker with maxLength");
@@ -502,7 +496,7 @@ private:
                                   std::any_of(patterns.begin(), patterns.end(),
                                               [&](const std::regex& re) { return std::regex_search(n, re); });
             if (!declared) {
-                emit(lint_rule::required_undefined, child(child(where, "required"), std::to_string(i)),
+                emit(lint_rule::required_undefined, pointer_item(pointer_child(where, "required"), i),
                      quoted(n) + " is required but no \"properties\" entry defines it (a typo, or a field "
                                  "nothing constrains)");
             }
@@ -554,7 +548,7 @@ private:
             c.refines = ctx.refines ||
                         (ctx.branch && std::find(ctx.scope.begin(), ctx.scope.end(), item.key()) != ctx.scope.end());
             c.property = item.key();
-            walk(item.value(), child(child(where, "properties"), item.key()), c);
+            walk(item.value(), pointer_child(pointer_child(where, "properties"), item.key()), c);
         }
     }
 
@@ -564,7 +558,7 @@ private:
         for (const char* key : {"patternProperties", "dependencies"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 for (const auto& item : it->items()) {
-                    walk(item.value(), child(child(where, key), item.key()), admitting);
+                    walk(item.value(), pointer_child(pointer_child(where, key), item.key()), admitting);
                 }
             }
         }
@@ -573,22 +567,22 @@ private:
         for (const char* key : {"definitions", "$defs"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 for (const auto& item : it->items()) {
-                    walk(item.value(), child(child(where, key), item.key()), definition);
+                    walk(item.value(), pointer_child(pointer_child(where, key), item.key()), definition);
                 }
             }
         }
         for (const char* key : {"additionalProperties", "additionalItems", "contains", "items"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
-                walk(*it, child(where, key), admitting);
+                walk(*it, pointer_child(where, key), admitting);
             }
         }
         if (const auto it = node.find("items"); it != node.end() && it->is_array()) {
             for (std::size_t i = 0; i < it->size(); ++i) {
-                walk((*it)[i], child(child(where, "items"), std::to_string(i)), admitting);
+                walk((*it)[i], pointer_item(pointer_child(where, "items"), i), admitting);
             }
         }
         if (const auto it = node.find("propertyNames"); it != node.end()) {
-            walk(*it, child(where, "propertyNames"), plain_child(ctx, base, false));
+            walk(*it, pointer_child(where, "propertyNames"), plain_child(ctx, base, false));
         }
     }
 
@@ -612,14 +606,14 @@ private:
         for (const char* key : {"allOf", "anyOf", "oneOf"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_array()) {
                 for (std::size_t i = 0; i < it->size(); ++i) {
-                    walk((*it)[i], child(child(where, key), std::to_string(i)), branch(ctx.admits));
+                    walk((*it)[i], pointer_item(pointer_child(where, key), i), branch(ctx.admits));
                 }
             }
         }
         for (const char* key : {"if", "then", "else", "not"}) {
             if (const auto it = node.find(key); it != node.end()) {
                 const bool tests_only = std::string_view(key) == "if" || std::string_view(key) == "not";
-                walk(*it, child(where, key), branch(ctx.admits && !tests_only));
+                walk(*it, pointer_child(where, key), branch(ctx.admits && !tests_only));
             }
         }
     }
@@ -694,7 +688,7 @@ namespace detail {
         if (message.rfind(head, 0) == 0) {
             message.erase(0, head.size());
         }
-        const lint_rule rule = p.code == "parse.limit.depth" ? lint_rule::too_deep : lint_rule::not_json;
+        const lint_rule rule = p.code == codes::parse_limit_depth ? lint_rule::too_deep : lint_rule::not_json;
         findings.push_back(lint_finding{rule, std::move(p.pointer), "not a strict JSON document: " + message});
     }
     return findings;

@@ -106,7 +106,7 @@ private:
             } catch (const std::exception& e) {
                 // The task schema let through something the user's from_json refuses: report it
                 // like a schema failure rather than let the exception escape.
-                problems.push_back(problem{step::task_schema, "task.conversion", "/partial_result",
+                problems.push_back(problem{step::task_schema, codes::task_conversion, "/partial_result",
                                            "/partial_result: does not convert to the task type: " +
                                                detail::quote_untrusted(e.what(), 200)});
                 return std::nullopt;

@@ -17,6 +17,7 @@
 // - Only the last failed attempt appears; earlier attempts never pile up.
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/schema_refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_contract.hpp>
@@ -30,7 +31,6 @@
 #include <algorithm>   // any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint32_t
-#include <cstdio>      // snprintf
 #include <set>         // set
 #include <string>      // string
 #include <string_view> // string_view
@@ -105,44 +105,6 @@ inline constexpr std::string_view withheld_marker = "<withheld: unexpected prope
     return shape;
 }
 
-/// Cuts `s` to at most `max_bytes` on a UTF-8 boundary and says how long it was.
-[[nodiscard]] inline std::string cap_string(std::string_view s, std::size_t max_bytes) {
-    const std::size_t keep = utf8_prefix_length(s, max_bytes);
-    std::string out(s.substr(0, keep));
-    if (keep < s.size()) {
-        out += "...(cut, " + std::to_string(s.size()) + " bytes)";
-    }
-    return out;
-}
-
-/// One line, printable: control characters escaped as quote_untrusted does (no raw newline
-/// can start a fake line of the prompt), quotes left alone, capped on a UTF-8 boundary.
-[[nodiscard]] inline std::string one_line(std::string_view s, std::size_t max_bytes) {
-    const std::size_t keep = utf8_prefix_length(s, max_bytes);
-    std::string out;
-    out.reserve(keep);
-    for (std::size_t i = 0; i < keep; ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c == '\n') {
-            out += "\\n";
-        } else if (c == '\r') {
-            out += "\\r";
-        } else if (c == '\t') {
-            out += "\\t";
-        } else if (c < 0x20U || c == 0x7FU) {
-            char buf[16];
-            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-            out += buf;
-        } else {
-            out.push_back(static_cast<char>(c));
-        }
-    }
-    if (keep < s.size()) {
-        out += "... (" + std::to_string(s.size()) + " bytes)";
-    }
-    return out;
-}
-
 /// Walks a parsed reply beside the schemas that apply at each place. Several schemas may apply
 /// at once (a property declared in `properties` and again in an `allOf` branch): a key is
 /// declared when any of them declares it, and an object is closed when any of them closes it.
@@ -167,7 +129,7 @@ public:
             return "<nested too deep>";
         }
         if (v.is_string()) {
-            return cap_string(v.get_ref<const std::string&>(), options_.max_value_bytes);
+            return clip_untrusted(v.get_ref<const std::string&>(), options_.max_value_bytes, clip_form::as_is);
         }
         if (v.is_array()) {
             nlohmann::json out = nlohmann::json::array();
@@ -176,7 +138,7 @@ public:
                     out.push_back("...(" + std::to_string(v.size() - i) + " more items not shown)");
                     break;
                 }
-                out.push_back(walk(v[i], item_schemas(schemas, i), pointer + "/" + std::to_string(i), depth + 1));
+                out.push_back(walk(v[i], item_schemas(schemas, i), pointer_item(pointer, i), depth + 1));
             }
             return out;
         }
@@ -202,7 +164,7 @@ private:
         for (const auto& item : v.items()) {
             std::string child = pointer;
             append_pointer_token(child, item.key());
-            const std::string key = cap_string(item.key(), options_.max_key_bytes);
+            const std::string key = clip_untrusted(item.key(), options_.max_key_bytes, clip_form::as_is);
             const schema_list declared = declared_by(rules, item.key());
             if (!declared.empty()) {
                 out[key] = walk(item.value(), declared, child, depth + 1);
@@ -404,9 +366,10 @@ namespace detail {
                 allowed += ", ...";
                 break;
             }
-            allowed += (allowed.empty() ? "" : ", ") + detail::cap_string(name, options.max_key_bytes);
+            allowed += (allowed.empty() ? "" : ", ") +
+                       detail::clip_untrusted(name, options.max_key_bytes, detail::clip_form::as_is);
         }
-        add(detail::one_line(u.pointer, options.max_key_bytes * 2) + ": unexpected property " + u.quoted_key +
+        add(detail::escape_untrusted(u.pointer, options.max_key_bytes * 2) + ": unexpected property " + u.quoted_key +
             " (value withheld); remove it" + (allowed.empty() ? std::string() : "; allowed here: " + allowed));
     }
     for (const problem& p : problems) {
@@ -422,11 +385,11 @@ namespace detail {
             continue;
         }
         if (detail::quotes_withheld(p.message, echo.withheld_strings)) {
-            add(detail::one_line(p.pointer, options.max_key_bytes * 2) + ": " + p.code +
+            add(detail::escape_untrusted(p.pointer, options.max_key_bytes * 2) + ": " + p.code +
                 " (message withheld: it repeats an unexpected property's value)");
             continue;
         }
-        add(detail::one_line(p.message, options.max_message_bytes));
+        add(detail::escape_untrusted(p.message, options.max_message_bytes));
     }
     if (omitted > 0) {
         lines.push_back("... and " + std::to_string(omitted) + " more problems");

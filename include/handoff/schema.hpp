@@ -57,7 +57,7 @@ public:
     /// Validates `value`; each failure becomes a problem of `step_of_problems` whose pointer is
     /// `base_pointer` followed by the path inside `value`. Agrees with accepts() on every value.
     [[nodiscard]] problem_list validate(const nlohmann::json& value, std::string_view base_pointer,
-                                        step step_of_problems, const char* code = "task.schema") const;
+                                        step step_of_problems, const char* code = codes::task_schema) const;
 
     /// Whether `value` fits: stops at the first failure, allocates nothing in the common case.
     [[nodiscard]] bool accepts(const nlohmann::json& value) const;

@@ -10,8 +10,8 @@
 // retry hint asks for (worker_guidance, switches without `default:` so a new enumerator breaks
 // the build until it is explained), and the coverage arithmetic of step 4 (coverage.hpp).
 
-#include <handoff/detail/plain_line.hpp>
 #include <handoff/detail/schema_refs.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/schema_registry.hpp>
@@ -111,7 +111,7 @@ public:
         }
         const bool described = with_description || s != &schema; // a target's description is its own
         if (const auto it = s->find("description"); described && it != s->end() && it->is_string()) {
-            out += ". " + one_line(it->template get<std::string>());
+            out += ". " + description_line(it->template get<std::string>());
         }
         return out;
     }
@@ -149,11 +149,12 @@ private:
                std::size_t depth, std::string& out) const {
         std::string nested;
         const std::string text = phrase(schema, base, indent + 2, depth, nested);
-        out += std::string(indent, ' ') + "- " + one_line(name) + (required ? " (required)" : "") + ": " + text + "\n";
+        out += std::string(indent, ' ') + "- " + description_line(name) + (required ? " (required)" : "") + ": " +
+               text + "\n";
         out += nested;
     }
 
-    [[nodiscard]] std::string one_line(const std::string& text) const {
+    [[nodiscard]] std::string description_line(const std::string& text) const {
         return plain_line(text, options_.max_description_bytes);
     }
 

@@ -94,10 +94,10 @@ HANDOFF_INLINE std::optional<envelope<nlohmann::json>> receive_steps::step_envel
 HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out) const {
     if (!env.partial_result) {
         if (env.status == status::ok) {
-            add_task_problem(out.problems, "task.absent", "/partial_result",
+            add_task_problem(out.problems, codes::task_absent, "/partial_result",
                              "null, but status \"ok\" means partial_result is the whole result");
         } else if (env.coverage.items_completed > 0) {
-            add_task_problem(out.problems, "task.absent", "/partial_result",
+            add_task_problem(out.problems, codes::task_absent, "/partial_result",
                              "null although coverage reports " + std::to_string(env.coverage.items_completed) +
                                  " completed " + quote_untrusted(env.coverage.unit, 32) +
                                  "; nothing completed is usable, so routing uses coverage 0");
@@ -105,7 +105,7 @@ HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env
         return false;
     }
     if (!env.schema_ok) {
-        add_task_problem(out.problems, "task.self_reported_invalid", "/schema_ok",
+        add_task_problem(out.problems, codes::task_self_reported_invalid, "/schema_ok",
                          "the worker reported that partial_result does not fit the task schema; "
                          "the partial result is discarded");
         return false;
