@@ -143,6 +143,13 @@ TEST_CASE("required names may be declared by patternProperties, branches or the 
     CHECK(summary(handoff::lint_schema(schema)) == strings{"lint.required_undefined /allOf/1/required/2"});
 }
 
+TEST_CASE("patternProperties declare required names as the validator matches them: by code point", "[lint]") {
+    // "^.$" is one character: "\u00e4" (two UTF-8 bytes) is one, "ab" is two.
+    const auto schema = nlohmann::json::parse(R"({"type": "object", "additionalProperties": false,
+        "required": ["\u00e4", "ab"], "patternProperties": {"^.$": {"type": "integer", "maximum": 9}}})");
+    CHECK(summary(handoff::lint_schema(schema)) == strings{"lint.required_undefined /required/1"});
+}
+
 TEST_CASE("a schema that does not compile is reported with the pointer compiled_schema names", "[lint]") {
     const auto findings = lint_fixture("does_not_compile.schema.json");
     CHECK(summary(findings) == strings{"lint.does_not_compile /properties/customer"});

@@ -33,6 +33,7 @@
 // "pattern" and "required" are checked everywhere.
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/ecma_regex.hpp>
 #include <handoff/detail/json_depth.hpp>
 #include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/schema_compiler.hpp>
@@ -49,7 +50,6 @@
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
 #include <optional>    // optional
-#include <regex>       // regex, regex_search
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move, pair
@@ -476,25 +476,25 @@ private:
         if (ctx.branch) {
             names.insert(names.end(), ctx.known.begin(), ctx.known.end());
         }
-        std::vector<std::regex> patterns;
+        std::vector<ecma_regex> patterns; // the validator's engine: the names it would match
         if (const auto it = node.find("patternProperties"); it != node.end() && it->is_object()) {
             for (const auto& item : it->items()) {
                 try {
-                    patterns.emplace_back(item.key(), std::regex::ECMAScript);
-                } catch (const std::regex_error&) {
-                    // a bad regex is valijson's to report (lint.does_not_compile)
+                    patterns.push_back(ecma_regex::compile(item.key()));
+                } catch (const regex_syntax_error&) {
+                    // a bad regex is the compiler's to report (lint.does_not_compile)
                 }
             }
         }
         for (std::size_t i = 0; i < req->size(); ++i) {
             const json& name = (*req)[i];
             if (!name.is_string()) {
-                continue; // valijson's to report
+                continue; // the compiler's to report
             }
             const auto& n = name.get_ref<const std::string&>();
             const bool declared = std::find(names.begin(), names.end(), n) != names.end() ||
                                   std::any_of(patterns.begin(), patterns.end(),
-                                              [&](const std::regex& re) { return std::regex_search(n, re); });
+                                              [&](const ecma_regex& re) { return re.search(n) == regex_match::found; });
             if (!declared) {
                 emit(lint_rule::required_undefined, pointer_item(pointer_child(where, "required"), i),
                      quoted(n) + " is required but no \"properties\" entry defines it (a typo, or a field "
