@@ -8,7 +8,7 @@
 #include <handoff/receipt.hpp>
 #include <handoff/receiver_options.hpp>
 #include <handoff/schema.hpp>
-#include <handoff/semantic.hpp>
+#include <handoff/semantic_check.hpp>
 
 #include <nlohmann/json.hpp>
 

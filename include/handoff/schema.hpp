@@ -4,7 +4,6 @@
 #include <handoff/config.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/schema_error.hpp>
-#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +23,8 @@ struct schema_options {
     /// problem saying so. The regex engine is linear, but a megabyte is still a megabyte.
     std::uint64_t max_pattern_subject = 4096;
 };
+
+class schema_registry; // schema_registry.hpp: the documents `$ref`s may name
 
 namespace detail {
 struct compiled_schema_state; // the schema, its node tree and options (impl/schema_inl.hpp)

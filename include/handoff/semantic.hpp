@@ -13,6 +13,7 @@
 #include <handoff/problem.hpp>
 #include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
+#include <handoff/semantic_check.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -29,72 +30,6 @@
 #include <vector>      // vector
 
 namespace handoff {
-
-/// What a semantic check may look at besides the typed result.
-struct check_context {
-    /// The partial result as JSON, already valid against the task schema. The built-in checks
-    /// read this, so they work for any Task type.
-    const nlohmann::json& result;
-    /// The text the worker was given (the invoice, the ticket thread). Provenance quotes must
-    /// occur in it. Empty when the caller passed none to `receive`.
-    std::string_view source_text;
-    /// Where `result` sits in the envelope; every pointer a check reports starts with it.
-    std::string_view base_pointer = "/partial_result";
-    /// ok (the result is the whole answer) or capped (it is partial).
-    handoff::status status = handoff::status::ok;
-};
-
-/// A user check: returns the problems it found (none when the result makes sense). Problems
-/// are normalised by run_semantic_checks (step, pointer, message prefix), so a check may leave
-/// `step` alone and write its message without the pointer.
-template <class Task = nlohmann::json>
-using semantic_check = std::function<problem_list(const Task&, const check_context&)>;
-
-/// Runs every check in order and returns all their problems, each with step::semantic, a
-/// pointer under ctx.base_pointer (the base itself when the check left it empty) and a message
-/// that starts with that pointer. A check that throws becomes a `semantic.check_threw` problem:
-/// a bug in a user check must not turn untrusted input into an exception out of `receive`.
-template <class Task>
-[[nodiscard]] problem_list run_semantic_checks(const std::vector<semantic_check<Task>>& checks, const Task& task,
-                                               const check_context& ctx) {
-    problem_list all;
-    for (std::size_t i = 0; i < checks.size(); ++i) {
-        problem_list found;
-        try {
-            found = checks[i](task, ctx);
-        } catch (const std::exception& e) {
-            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
-                                    "semantic check #" + std::to_string(i + 1) +
-                                        " threw: " + detail::quote_untrusted(e.what(), 200)});
-        } catch (...) {
-            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
-                                    "semantic check #" + std::to_string(i + 1) + " threw a non-standard exception"});
-        }
-        for (problem& p : found) {
-            p.step = step::semantic;
-            if (p.code.empty()) {
-                p.code = codes::semantic_check;
-            }
-            if (p.pointer.empty()) {
-                p.pointer = std::string(ctx.base_pointer);
-            }
-            const std::string prefix = p.pointer + ":";
-            if (p.message.compare(0, prefix.size(), prefix) != 0) {
-                p.message = prefix + " " + (p.message.empty() ? std::string("failed a semantic check") : p.message);
-            }
-            all.push_back(std::move(p));
-        }
-    }
-    return all;
-}
-
-/// True when layer 2 rejected the result: a problem of step::semantic is in the receipt. For an
-/// ok envelope the receipt also says failed_step == step::semantic (route REPAIR); for a capped
-/// one the result was discarded as unusable while schema_ok stayed true (see receiver.hpp).
-template <class Task>
-[[nodiscard]] bool semantic_failure(const receipt<Task>& r) noexcept {
-    return std::any_of(r.problems.begin(), r.problems.end(), [](const problem& p) { return p.step == step::semantic; });
-}
 
 namespace detail {
 

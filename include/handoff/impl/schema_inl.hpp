@@ -8,6 +8,7 @@
 #include <handoff/detail/schema_compiler.hpp>
 #include <handoff/detail/schema_validator.hpp>
 #include <handoff/schema.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
