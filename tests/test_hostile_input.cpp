@@ -17,6 +17,8 @@
 #include <string_view> // string_view
 #include <vector>      // vector
 
+namespace test_hostile_input { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::receiver;
 using handoff::receiver_options;
 using handoff::route;
@@ -546,3 +548,5 @@ TEST_CASE("quote_untrusted escapes what a terminal or a log viewer would act on"
         CHECK(quote_untrusted("ab" + std::string(50, '\x80'), 8) == "\"ab\\x80\\x80\\x80\"... (52 bytes)");
     }
 }
+
+} // namespace test_hostile_input

@@ -14,6 +14,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_lint { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::lint_rule;
 
 namespace {
@@ -262,3 +264,5 @@ TEST_CASE("every schema the project ships lints clean", "[lint]") {
         CHECK(lines == strings{});
     }
 }
+
+} // namespace test_lint

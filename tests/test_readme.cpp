@@ -8,6 +8,8 @@
 #include <sstream> // ostringstream
 #include <string>  // string
 
+namespace test_readme { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_SOURCE_DIR
 #error "HANDOFF_SOURCE_DIR must name the source tree"
 #endif
@@ -36,3 +38,5 @@ TEST_CASE("the README shows the compiled example's lines verbatim", "[readme]") 
     CHECK(block.find("receiver.receive(") != std::string::npos);
     CHECK(readme.find("```cpp\n#include <handoff/handoff.hpp>\n\n" + block + "```") != std::string::npos);
 }
+
+} // namespace test_readme

@@ -14,6 +14,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_worker_prompt { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 /// The text of a prompt from `heading` up to the next "## " heading (or the end).
@@ -213,3 +215,5 @@ TEST_CASE("a task schema that is not an object schema is described as one phrase
     const auto schema = nlohmann::json::parse(R"({"description": "anything", "type": ["object", "null"]})");
     CHECK(task_section(handoff::worker_prompt(schema)) == "anything\npartial_result: object, or null\n");
 }
+
+} // namespace test_worker_prompt
