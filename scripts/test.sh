@@ -61,7 +61,8 @@ run_preset() {
 # runs them.
 stage_asan() {
   banner "stage asan: Debug, -fsanitize=address,undefined, build/asan"
-  cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+  # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
+  cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only
   cmake --build --preset asan --target all
   headers_on_their_own build/asan
   ctest --preset asan -LE consumer
@@ -289,13 +290,28 @@ if command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
 fi
 
+# CPU seconds (user + system) of every process this script has waited for so far, into $cpu:
+# beside the wall time, it says what a stage costs on a machine shared with other work. `times`
+# runs in this shell (a subshell would count only its own children), through a file.
+times_file="$(mktemp)"
+trap 'rm -f "$times_file"' EXIT
+cpu_so_far() {
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
+    END { printf "%d", s }' "$times_file")
+}
+
 timings=()
 run_started=$SECONDS
 for stage in "${stages[@]}"; do
   stage_started=$SECONDS
+  cpu_so_far
+  stage_cpu=$cpu
   "stage_$stage"
-  timings+=("$(printf '%-10s %5d s' "$stage" $((SECONDS - stage_started)))")
+  cpu_so_far
+  timings+=("$(printf '%-10s %5d s  (cpu %5d s)' "$stage" $((SECONDS - stage_started)) $((cpu - stage_cpu)))")
 done
 banner "all stages passed: ${stages[*]}"
 printf '%s\n' "${timings[@]}"
-printf '%-10s %5d s\n' total $((SECONDS - run_started))
+cpu_so_far
+printf '%-10s %5d s  (cpu %5d s)\n' total $((SECONDS - run_started)) "$cpu"
