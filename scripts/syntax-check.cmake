@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 # Turns a build tree's compile_commands.json into one shell script per translation unit that
 # parses and type-checks it without generating code (-fsyntax-only): the test, benchmark and example
-# sources and the per-header TUs of all_verify_interface_header_sets. scripts/test.sh runs the
-# scripts in parallel for its compile-only stages (gcc20, clang17).
+# sources (the unity batches of tests/CMakeLists.txt included) and the per-header TUs of
+# all_verify_interface_header_sets. scripts/test.sh runs the scripts in parallel: for its
+# compile-only stage (clang17), and with -DHEADERS_ONLY=ON to check that every public header
+# compiles on its own in each build (a header TU has only inline code: the front end is the check).
 #
-#   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> -P scripts/syntax-check.cmake
+#   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> [-DHEADERS_ONLY=ON] \
+#     -P scripts/syntax-check.cmake
 cmake_minimum_required(VERSION 3.24)
 
 if(NOT EXISTS "${COMPILE_COMMANDS}")
@@ -19,7 +22,11 @@ if(_count GREATER 0)
   math(EXPR _last "${_count} - 1")
   foreach(_i RANGE ${_last})
     string(JSON _file GET "${_commands}" ${_i} file)
-    if(NOT _file MATCHES "/(tests|tests/bench|examples)/[^/]+\\.cpp$" AND NOT _file MATCHES "verify_interface_header_sets")
+    if(_file MATCHES "verify_interface_header_sets")
+      # a public header on its own
+    elseif(HEADERS_ONLY)
+      continue()
+    elseif(NOT _file MATCHES "/(tests|tests/bench|examples)/[^/]+\\.cpp$" AND NOT _file MATCHES "/Unity/unity_[0-9]+_cxx\\.cxx$")
       continue() # consumer projects build in the default stage
     endif()
     string(JSON _dir GET "${_commands}" ${_i} directory)

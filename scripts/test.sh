@@ -27,15 +27,25 @@ banner() {
 # Release build in build/: unit tests, compile-time tests, examples, consumer projects.
 stage_default() {
   banner "stage default: Release, build/"
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON
   cmake --build build -j"$jobs"
-  # every public header compiles on its own
-  cmake --build build -j"$jobs" --target all_verify_interface_header_sets
+  headers_on_their_own build
   ctest --test-dir build --output-on-failure --no-tests=error -j"$jobs"
   # The official JSON Schema Test Suite's count, in the log (ctest keeps a passing test quiet).
   build/tests/handoff_tests "every draft-07 case of the JSON Schema Test Suite is judged as the suite says" |
     grep -F "draft-07 suite:"
+}
+
+# Every public header compiles on its own, with the build's compiler, standard and flags: the
+# TUs of CMake's all_verify_interface_header_sets, from the build's compile_commands.json, through
+# the front end (-fsyntax-only). A header TU holds only inline code, so generating it would check
+# nothing more and cost the stage minutes at -O3.
+headers_on_their_own() { # build-dir
+  local dir="$1"
+  cmake -DCOMPILE_COMMANDS="$dir/compile_commands.json" -DOUT="$dir/headers-on-their-own" \
+    -DHEADERS_ONLY=ON -P "$root/scripts/syntax-check.cmake"
+  find "$dir/headers-on-their-own" -name '*.sh' -print0 | sort -z | xargs -0 -n1 -P "$jobs" bash
 }
 
 # A configure/build/test run of one CMakePresets.json preset in build/<preset>.
@@ -51,8 +61,10 @@ run_preset() {
 # runs them.
 stage_asan() {
   banner "stage asan: Debug, -fsanitize=address,undefined, build/asan"
-  cmake --preset asan
-  cmake --build --preset asan
+  # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
+  cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only
+  cmake --build --preset asan --target all
+  headers_on_their_own build/asan
   ctest --preset asan -LE consumer
 }
 
@@ -95,27 +107,43 @@ stage_fuzz() {
   for harness in "${pids[@]}"; do
     wait "$harness"
   done
-  local corpus="$out/corpus" artifacts="$out/artifacts"
+  local artifacts="$out/artifacts"
   rm -rf "$artifacts"
   mkdir -p "$artifacts"
-  local seed
+  # The harnesses fuzz at the same time, one per core, each on its own corpus: the stage takes
+  # HANDOFF_FUZZ_SECONDS once, and each harness still gets all of it.
+  pids=()
   for harness in "${harnesses[@]}"; do
-    rm -rf "$corpus"
-    mkdir -p "$corpus"
-    while IFS= read -r -d '' seed; do
-      cp "$seed" "$corpus/$(printf '%s' "${seed#tests/fixtures/}" | tr '/' '_')"
-    done < <(find tests/fixtures -type f ! -name README.md -print0)
-    if [[ -d ../shared/corpora/JSONTestSuite/test_parsing ]]; then
-      cp ../shared/corpora/JSONTestSuite/test_parsing/*.json "$corpus/"
-    fi
-    if ! "$out/$harness" "$corpus" -dict=tests/fuzz/envelope.dict -max_total_time="$seconds" \
-        -timeout=10 -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$artifacts/$harness-" \
-        -print_final_stats=1; then
-      echo "stage fuzz: $harness found a crash or a broken promise; the input is in $artifacts/:" >&2
-      ls -l "$artifacts" >&2
-      return 1
-    fi
+    fuzz_one "$out" "$harness" "$seconds" &
+    pids+=($!)
   done
+  local failed=0 pid
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  if ((failed)); then
+    echo "stage fuzz: a harness found a crash or a broken promise; the input is in $artifacts/:" >&2
+    ls -l "$artifacts" >&2
+    return 1
+  fi
+}
+
+# One harness of stage_fuzz on a fresh corpus of its own: out-dir harness seconds.
+fuzz_one() {
+  local out="$1" harness="$2" seconds="$3"
+  local corpus="$out/corpus-$harness" artifacts="$out/artifacts" seed
+  rm -rf "$corpus"
+  mkdir -p "$corpus"
+  while IFS= read -r -d '' seed; do
+    cp "$seed" "$corpus/$(printf '%s' "${seed#tests/fixtures/}" | tr '/' '_')"
+  done < <(find tests/fixtures -type f ! -name README.md -print0)
+  if [[ -d ../shared/corpora/JSONTestSuite/test_parsing ]]; then
+    cp ../shared/corpora/JSONTestSuite/test_parsing/*.json "$corpus/"
+  fi
+  # Its log is prefixed with its name: the two run side by side.
+  "$out/$harness" "$corpus" -dict=tests/fuzz/envelope.dict -max_total_time="$seconds" \
+    -timeout=10 -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$artifacts/$harness-" \
+    -print_final_stats=1 2>&1 | sed -u "s/^/[$harness] /" || return 1
   rm -rf "$corpus" # generated: never committed
 }
 
@@ -151,9 +179,9 @@ stage_gcc20() {
   banner "stage gcc20: g++ -std=c++20, unoptimised, $dir"
   cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_STANDARD=20 -DCMAKE_CXX_STANDARD_REQUIRED=ON \
     -DCMAKE_CXX_EXTENSIONS=OFF -DCMAKE_BUILD_TYPE= -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON \
-    -DHANDOFF_BUILD_BENCHMARKS=ON
+    -DHANDOFF_BUILD_BENCHMARKS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
   cmake --build "$dir" -j"$jobs"
-  cmake --build "$dir" -j"$jobs" --target all_verify_interface_header_sets
+  headers_on_their_own "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j"$jobs" -LE consumer
 }
 
@@ -262,13 +290,28 @@ if command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
 fi
 
+# CPU seconds (user + system) of every process this script has waited for so far, into $cpu:
+# beside the wall time, it says what a stage costs on a machine shared with other work. `times`
+# runs in this shell (a subshell would count only its own children), through a file.
+times_file="$(mktemp)"
+trap 'rm -f "$times_file"' EXIT
+cpu_so_far() {
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
+    END { printf "%d", s }' "$times_file")
+}
+
 timings=()
 run_started=$SECONDS
 for stage in "${stages[@]}"; do
   stage_started=$SECONDS
+  cpu_so_far
+  stage_cpu=$cpu
   "stage_$stage"
-  timings+=("$(printf '%-10s %5d s' "$stage" $((SECONDS - stage_started)))")
+  cpu_so_far
+  timings+=("$(printf '%-10s %5d s  (cpu %5d s)' "$stage" $((SECONDS - stage_started)) $((cpu - stage_cpu)))")
 done
 banner "all stages passed: ${stages[*]}"
 printf '%s\n' "${timings[@]}"
-printf '%-10s %5d s\n' total $((SECONDS - run_started))
+cpu_so_far
+printf '%-10s %5d s  (cpu %5d s)\n' total $((SECONDS - run_started)) "$cpu"

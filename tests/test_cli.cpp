@@ -13,6 +13,8 @@
 #include <utility> // move
 #include <vector>  // vector
 
+namespace test_cli { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_CHECK_EXE
 #error "HANDOFF_CHECK_EXE must name the handoff-check binary"
 #endif
@@ -217,3 +219,5 @@ TEST_CASE("handoff-check turns a split into FAIL when the policy's attempts are 
     CHECK(r.receipts[0]["decision"]["table_action"] == "SPLIT");
     CHECK(r.receipts[0]["decision"]["budget_multiplier"] == 0.0);
 }
+
+} // namespace test_cli

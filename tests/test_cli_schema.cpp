@@ -23,6 +23,8 @@
 
 #include <unistd.h> // getpid
 
+namespace test_cli_schema { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 struct schema_run {
@@ -134,5 +136,7 @@ TEST_CASE("handoff-check --from openai accepts a reply decoded under the OpenAI 
     CHECK(handoff_test::run_shell(check + "--from gpt '" + reply_file + "' 2>/dev/null").exit_status == 2);
     std::remove(reply_file.c_str());
 }
+
+} // namespace test_cli_schema
 
 #endif

@@ -23,6 +23,8 @@
 
 #include <unistd.h> // getpid
 
+namespace test_cli_tools { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 const std::string exe = HANDOFF_CHECK_EXE;
@@ -253,5 +255,7 @@ TEST_CASE("an envelope file named like a subcommand is checked as ./lint or afte
         CHECK(nlohmann::json::parse(r.lines[0]).at("route") == "ACCEPT");
     }
 }
+
+} // namespace test_cli_tools
 
 #endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

@@ -18,6 +18,8 @@
 
 #include <unistd.h> // getpid
 
+namespace test_cli_week_later { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 std::string in_root(const std::string& command) {
@@ -93,5 +95,7 @@ TEST_CASE("handoff-check lint --routes exits 1 naming a label the routing table 
     CHECK(ran.out.find("human") != std::string::npos);
     std::filesystem::remove(table);
 }
+
+} // namespace test_cli_week_later
 
 #endif

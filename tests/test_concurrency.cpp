@@ -17,6 +17,8 @@
 #include <thread>  // thread
 #include <vector>  // vector
 
+namespace test_concurrency { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 using nlohmann::json;
@@ -169,3 +171,5 @@ TEST_CASE("one compiled schema validates from many threads at once", "[concurren
     }
     CHECK(mismatches.load() == 0);
 }
+
+} // namespace test_concurrency

@@ -15,6 +15,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_conformance { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_CORPORA_DIR
 #error "HANDOFF_CORPORA_DIR must name ../shared/corpora (tests/CMakeLists.txt defines it)"
 #endif
@@ -148,3 +150,5 @@ TEST_CASE("the i_ files that strict mode refuses are refused as parse problems",
     // refused in strict mode; 500 nested arrays exceed max_depth.
     CHECK(accepted == std::vector<std::string>{"i_number_double_huge_neg_exp.json", "i_number_real_underflow.json"});
 }
+
+} // namespace test_conformance

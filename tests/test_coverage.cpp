@@ -8,6 +8,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_coverage { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::check_coverage;
 using handoff::coverage_info;
 using handoff::status;
@@ -129,3 +131,5 @@ TEST_CASE("the unit is quoted safely in a message", "[coverage]") {
     CHECK(problems[0].message == "/coverage/items_completed: status \"ok\" but only 1 of 2 \"rows \\\"A\\\"\\n\" are "
                                  "completed: report \"capped\" with a reason_code, or finish the work");
 }
+
+} // namespace test_coverage

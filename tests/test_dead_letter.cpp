@@ -22,6 +22,8 @@
 #include <unistd.h>   // fork, _exit
 #endif
 
+namespace test_dead_letter { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
@@ -335,3 +337,5 @@ TEST_CASE("timestamps are UTC with milliseconds", "[dead_letter]") {
     CHECK(std::regex_match(now, std::regex(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)")));
     CHECK(handoff::detail::utc_timestamp(std::chrono::system_clock::time_point{}) == "1970-01-01T00:00:00.000Z");
 }
+
+} // namespace test_dead_letter

@@ -10,6 +10,8 @@
 #include <string>   // string
 #include <vector>   // vector
 
+namespace test_decision { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::action;
 using handoff::attempt_context;
 using handoff::band;
@@ -368,3 +370,5 @@ TEST_CASE("plan is deterministic", "[route]") {
     CHECK(a.chunk == b.chunk);
     CHECK(a.rationale == b.rationale);
 }
+
+} // namespace test_decision

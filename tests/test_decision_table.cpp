@@ -8,6 +8,8 @@
 
 #include <limits> // numeric_limits
 
+namespace test_decision_table { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::action;
 using handoff::band;
 using handoff::band_edges;
@@ -270,3 +272,5 @@ TEST_CASE("decide is usable at run time with a table built at run time", "[table
     CHECK(handoff::check_table(t) == table_rule::context_overflow_never_resumes);
     CHECK_FALSE(handoff::is_valid_table(t));
 }
+
+} // namespace test_decision_table

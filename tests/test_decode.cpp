@@ -9,6 +9,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_decode { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::decode;
 using handoff::decode_options;
 using handoff::parse_limits;
@@ -430,3 +432,5 @@ TEST_CASE("the default limits admit a realistic envelope and refuse a deeply nes
         return s;
     }() + ": nesting deeper than 64 levels is over the limit");
 }
+
+} // namespace test_decode

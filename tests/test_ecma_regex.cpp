@@ -17,6 +17,8 @@
 #include <thread>    // thread
 #include <vector>    // vector
 
+namespace test_ecma_regex { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::detail::ecma_regex;
 using handoff::detail::regex_match;
 using handoff::detail::regex_syntax_error;
@@ -282,3 +284,5 @@ TEST_CASE("a pattern of plain ASCII characters answers as the matcher would, anc
     CHECK(found("^a.c$", "abc"));
     CHECK_FALSE(found("^a\\.c$", "abc"));
 }
+
+} // namespace test_ecma_regex

@@ -20,6 +20,8 @@
 #include <utility>  // pair
 #include <vector>   // vector
 
+namespace test_envelope_schema { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::problem_list;
 using handoff::step;
 using nlohmann::json;
@@ -963,3 +965,5 @@ TEST_CASE("the hand-written checker and valijson agree on the envelope schema", 
     CHECK(valid >= 50);
     CHECK(tried - valid >= 200);
 }
+
+} // namespace test_envelope_schema

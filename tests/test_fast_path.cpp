@@ -24,6 +24,8 @@
 #include <utility>    // pair
 #include <vector>     // vector
 
+namespace test_fast_path { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_CORPORA_DIR
 #error "HANDOFF_CORPORA_DIR must name ../shared/corpora (tests/CMakeLists.txt defines it)"
 #endif
@@ -506,3 +508,5 @@ TEST_CASE("a receiver gives the same receipt whichever path read the envelope", 
     REQUIRE(slow.envelope.has_value());
     check_same_envelope(*fast.envelope, *slow.envelope);
 }
+
+} // namespace test_fast_path

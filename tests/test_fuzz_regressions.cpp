@@ -14,6 +14,8 @@
 #include <string_view> // string_view
 #include <vector>      // vector
 
+namespace test_fuzz_regressions { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -94,3 +96,5 @@ TEST_CASE("every fuzz and hostile-input regression replays to a sane receipt", "
         }
     }
 }
+
+} // namespace test_fuzz_regressions

@@ -18,6 +18,8 @@
 #include <string_view> // string_view
 #include <vector>      // vector
 
+namespace test_hostile_input { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::receiver;
 using handoff::receiver_options;
 using handoff::route;
@@ -581,3 +583,4 @@ TEST_CASE("a JSON pointer escapes ~ and / in a key and reads its tokens back", "
     CHECK_FALSE(pointer_index(""));
     CHECK_FALSE(pointer_index("1a"));
 }
+} // namespace test_hostile_input

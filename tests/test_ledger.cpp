@@ -10,6 +10,8 @@
 #include <thread> // thread
 #include <vector> // vector
 
+namespace test_ledger { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::action;
 using handoff::band;
 using handoff::disagreement_ledger;
@@ -127,3 +129,5 @@ TEST_CASE("a contract failure is never counted as a disagreement", "[ledger][rec
     CHECK(r.route == handoff::route::repair);
     CHECK(ledger.total() == 0);
 }
+
+} // namespace test_ledger

@@ -16,6 +16,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_lint { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::lint_rule;
 
 namespace {
@@ -335,3 +337,4 @@ TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a lo
     CHECK(loop[0].message == "the schema does not compile: the schema refers to itself without reading any input "
                              "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
 }
+} // namespace test_lint

@@ -14,6 +14,8 @@
 #include <fstream> // ifstream
 #include <string>  // string
 
+namespace test_provider_nulls { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_FIXTURES_DIR
 #error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
 #endif
@@ -108,3 +110,5 @@ TEST_CASE("a receiver told the reply came from OpenAI reads its nulled optionals
     // Told nothing, the same receiver refuses the nulls, as the contract says.
     CHECK(handoff::receiver<>(task).receive(strict_reply).route == handoff::route::repair);
 }
+
+} // namespace test_provider_nulls

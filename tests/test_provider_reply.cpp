@@ -20,6 +20,8 @@
 #include <utility>    // pair
 #include <vector>     // vector
 
+namespace test_provider_reply { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_FIXTURES_DIR
 #error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
 #endif
@@ -260,3 +262,5 @@ TEST_CASE("a parsed body reads the same as its text", "[provider_reply]") {
     CHECK(from_text.text == from_json.text);
     CHECK(from_text.stop == from_json.stop);
 }
+
+} // namespace test_provider_reply

@@ -21,6 +21,8 @@
 #include <utility>   // pair
 #include <vector>    // vector
 
+namespace test_provider_schema { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_FIXTURES_DIR
 #error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
 #endif
@@ -537,3 +539,5 @@ TEST_CASE("a malformed task schema is rewritten without an exception for every p
         }
     }
 }
+
+} // namespace test_provider_schema

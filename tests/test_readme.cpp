@@ -12,6 +12,8 @@
 #include <sstream> // ostringstream
 #include <string>  // string
 
+namespace test_readme { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_SOURCE_DIR
 #error "HANDOFF_SOURCE_DIR must name the source tree"
 #endif
@@ -76,3 +78,4 @@ TEST_CASE("the README's problem-code table and handoff::codes list the same code
     }
     CHECK(documented.size() == handoff::codes::all.size());
 }
+} // namespace test_readme

@@ -6,6 +6,8 @@
 
 #include <string>
 
+namespace test_receipt { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 TEST_CASE("receipt::result is the validated result of an accepted envelope and null otherwise", "[receipt]") {
     const handoff::receiver<> receiver;
     const auto accepted = receiver.receive(handoff_test::read_fixture("envelopes/ok_complete.json"));
@@ -22,3 +24,5 @@ TEST_CASE("receipt::result is the validated result of an accepted envelope and n
     CHECK(broken.route == handoff::route::repair);
     CHECK(broken.result() == nullptr);
 }
+
+} // namespace test_receipt

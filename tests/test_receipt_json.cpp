@@ -11,6 +11,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_receipt_json { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -96,3 +98,5 @@ TEST_CASE("append_json replaces invalid UTF-8 in a source name as dump does", "[
         CHECK(out == j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
 }
+
+} // namespace test_receipt_json

@@ -15,6 +15,8 @@
 #include <string>   // string
 #include <vector>   // vector
 
+namespace test_receiver { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::action;
 using handoff::band;
 using handoff::item_range;
@@ -674,3 +676,5 @@ TEST_CASE("a contract failure as JSON names the step and each problem, with no d
     CHECK(j["problems"] == json::parse(R"([{"step": "coverage", "code": "coverage.fraction_mismatch",
         "pointer": "/coverage/fraction", "message": "/coverage/fraction: 0.9 disagrees with 28/40 = 0.70"}])"));
 }
+
+} // namespace test_receiver

@@ -16,6 +16,8 @@
 #include <string>   // string
 #include <vector>   // vector
 
+namespace test_repair_loop { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
@@ -483,3 +485,5 @@ TEST_CASE("an OpenAI refusal read from its response body ends the loop as refuse
     REQUIRE(sink.lines().size() == 1);
     CHECK(nlohmann::json::parse(sink.lines()[0])["attempts"][0]["refusal"] == refused.refusal);
 }
+
+} // namespace test_repair_loop

@@ -12,6 +12,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_repair_prompt { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
@@ -304,3 +306,4 @@ TEST_CASE("the echo follows a $ref chain for max_ref_hops hops, no further, and 
     CHECK(looped.unexpected.empty());
     CHECK(contains(looped.text, "a loop constrains nothing"));
 }
+} // namespace test_repair_prompt

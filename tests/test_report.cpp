@@ -21,6 +21,8 @@
 #include <string>    // string
 #include <vector>    // vector
 
+namespace test_report { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 const std::string report_fixtures = std::string(HANDOFF_FIXTURES_DIR) + "/report/";
@@ -448,3 +450,5 @@ TEST_CASE("ticket_triage dead letters in handoff's own validator's words classif
     CHECK(values.at("/partial_result/label").counts().at("refund") == 1);
     CHECK(values.at("/partial_result/severity").counts().at("P0!!!") == 1);
 }
+
+} // namespace test_report

@@ -21,6 +21,8 @@
 #include <string>   // string
 #include <vector>   // vector
 
+namespace test_report_html { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 const std::string report_fixtures = std::string(HANDOFF_FIXTURES_DIR) + "/report/";
@@ -245,3 +247,5 @@ TEST_CASE("handoff-check report --html exits 2 when the page cannot be written",
     CHECK(err.str().find("cannot write /nonexistent-dir/page.html") != std::string::npos);
     CHECK(handoff_cli::run_report({"--html"}, in, out, err) == 2);
 }
+
+} // namespace test_report_html

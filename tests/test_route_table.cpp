@@ -18,6 +18,8 @@
 #include <string>  // string
 #include <vector>  // vector
 
+namespace test_route_table { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 const std::string routes_fixtures = std::string(HANDOFF_FIXTURES_DIR) + "/routes/";
@@ -175,3 +177,5 @@ TEST_CASE("handoff-check lint --routes exits 2 on usage errors and unreadable fi
     CHECK(handoff_cli::run_lint_routes({ticket_schema_path + ".nope", ticket_schema_path}, out, err) == 2);
     CHECK(err.str().find("cannot read") != std::string::npos);
 }
+
+} // namespace test_route_table

@@ -12,6 +12,8 @@
 
 #include <string> // string
 
+namespace test_schema_draft07 { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::compiled_schema;
 using handoff::schema_error;
 using nlohmann::json;
@@ -150,3 +152,5 @@ TEST_CASE("malformed keyword values are schema errors naming their pointer", "[s
     CHECK(pointer_of("[]").empty());
     CHECK_NOTHROW((void)compiled_schema::from_json(json::parse(R"({"maxLength":2.0,"x-handoff-anything":1})")));
 }
+
+} // namespace test_schema_draft07

@@ -15,6 +15,8 @@
 #include <utility> // pair
 #include <vector>  // vector
 
+namespace test_schema_oracle { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using nlohmann::json;
 
 namespace {
@@ -132,3 +134,5 @@ TEST_CASE("integers at the edges of 64 bits are compared exactly, never wrapped 
     CHECK_FALSE(big_double.accepts(json(18446744073709551615ULL)));
     CHECK(big_double.accepts(json(9999999999999999999ULL)));
 }
+
+} // namespace test_schema_oracle

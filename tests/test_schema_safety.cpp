@@ -18,6 +18,8 @@
 #define HANDOFF_TEST_PTHREADS 1
 #endif
 
+namespace test_schema_safety { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::compiled_schema;
 using handoff::schema_error;
 using handoff::step;
@@ -387,3 +389,5 @@ TEST_CASE("a result failing tens of thousands of values lists 100 problems and c
     CHECK(problems[100].pointer == "/partial_result");
     CHECK(problems[100].message == "/partial_result: 29900 more problems are not listed (at most 100 are)");
 }
+
+} // namespace test_schema_safety

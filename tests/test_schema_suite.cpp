@@ -16,6 +16,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_schema_suite { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 #ifndef HANDOFF_CORPORA_DIR
 #error "HANDOFF_CORPORA_DIR must name ../shared/corpora (tests/CMakeLists.txt defines it)"
 #endif
@@ -129,3 +131,5 @@ TEST_CASE("the two modes agree on every value of the suite, whatever the schema"
     }
     REQUIRE(disagreements == 0);
 }
+
+} // namespace test_schema_suite

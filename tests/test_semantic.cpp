@@ -12,6 +12,8 @@
 #include <string>    // string
 #include <vector>    // vector
 
+namespace test_semantic { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 using handoff_test::invoice_receiver;
@@ -403,3 +405,5 @@ TEST_CASE("pointer patterns unescape RFC 6901 tokens and expand * over arrays on
     CHECK(missing[0].value == nullptr);
     CHECK(missing[0].pointer == "/nope/x");
 }
+
+} // namespace test_semantic

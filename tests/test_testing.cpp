@@ -16,6 +16,8 @@
 #include <string>     // string
 #include <vector>     // vector
 
+namespace test_testing { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -342,3 +344,5 @@ TEST_CASE("Arrays with uniqueItems get distinct items, enum values through a $re
     CHECK(result.at("counts") == nlohmann::json{0, 1, 2});
     CHECK(result.at("codes") == nlohmann::json{"x", "y"});
 }
+
+} // namespace test_testing

@@ -13,6 +13,8 @@
 #include <type_traits> // is_same_v
 #include <vector>      // vector
 
+namespace test_typed_task { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::route;
 using handoff_test::read_fixture;
 using handoff_test::step_name;
@@ -180,3 +182,5 @@ TEST_CASE("the task schema runs before the conversion, so its problems come firs
     CHECK(handoff_test::codes(r.problems) == std::vector<std::string>{"task.schema", "task.schema"});
     CHECK_FALSE(r.schema_ok);
 }
+
+} // namespace test_typed_task

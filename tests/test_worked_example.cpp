@@ -13,6 +13,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_worked_example { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 using handoff::action;
 using handoff::band;
 using handoff::item_range;
@@ -131,3 +133,5 @@ TEST_CASE("seed 000's fixtures are what the story says", "[worked-example]") {
     CHECK(run3["reason_code"] == "DEPENDENCY_FAILED");
     CHECK(run3["partial_result"]["records"].size() == 3);
 }
+
+} // namespace test_worked_example

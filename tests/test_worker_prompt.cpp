@@ -15,6 +15,8 @@
 #include <string> // string
 #include <vector> // vector
 
+namespace test_worker_prompt { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
 namespace {
 
 /// The text of a prompt from `heading` up to the next "## " heading (or the end).
@@ -269,3 +271,4 @@ TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, an
           "- label: any JSON value\n");
     CHECK(refs_task_section("ref_loop.schema.json") == "- status: any JSON value\n");
 }
+} // namespace test_worker_prompt
