@@ -149,10 +149,12 @@ fuzz_one() {
 
 # clang++ in C++20 mode (preset clang-cxx20, built unoptimised here to save CI time; clang's
 # warnings come from its front end, so -O0 loses none): unit, compile-time and example tests.
-# The consumer projects and the per-header builds run in the default stage.
+# The unit tests link the compiled form (handoff::compiled), so every test also proves it; the
+# other stages build them header-only. The consumer projects and the per-header builds run in
+# the default stage.
 stage_clang() {
-  banner "stage clang: clang++ -std=c++20, unoptimised, build/clang-cxx20"
-  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE=
+  banner "stage clang: clang++ -std=c++20, unoptimised, compiled form, build/clang-cxx20"
+  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_TESTS_COMPILED=ON
   cmake --build --preset clang-cxx20 --target all
   ctest --preset clang-cxx20 -LE consumer
 }
