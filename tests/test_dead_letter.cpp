@@ -4,6 +4,7 @@
 #include "support/catch.hpp"
 
 #include <handoff/dead_letter.hpp>
+#include <handoff/dead_letter_file.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -7,6 +7,7 @@
 
 #include <handoff/coverage.hpp>
 #include <handoff/dead_letter.hpp>
+#include <handoff/dead_letter_file.hpp>
 #include <handoff/decision.hpp>
 #include <handoff/decision_table.hpp>
 #include <handoff/decode.hpp>
