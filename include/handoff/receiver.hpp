@@ -13,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <exception>   // exception
-#include <iterator>    // make_move_iterator
 #include <optional>    // optional, nullopt
 #include <string>      // string
 #include <string_view> // string_view
@@ -106,9 +105,9 @@ private:
             } catch (const std::exception& e) {
                 // The task schema let through something the user's from_json refuses: report it
                 // like a schema failure rather than let the exception escape.
-                problems.push_back(problem{step::task_schema, codes::task_conversion, "/partial_result",
-                                           "/partial_result: does not convert to the task type: " +
-                                               detail::quote_untrusted(e.what(), 200)});
+                detail::add_task_problem(problems, codes::task_conversion, "/partial_result",
+                                         "does not convert to the task type: " +
+                                             detail::quote_untrusted(e.what(), 200));
                 return std::nullopt;
             }
         }
@@ -126,8 +125,7 @@ private:
         if (!ok && env.status == status::ok && !out.failed_step) {
             out.failed_step = step::semantic;
         }
-        out.problems.insert(out.problems.end(), std::make_move_iterator(semantic.begin()),
-                            std::make_move_iterator(semantic.end()));
+        detail::append_problems(out.problems, std::move(semantic));
         return ok;
     }
 

@@ -4,14 +4,17 @@
 #include <handoff/config.hpp>
 #include <handoff/decision.hpp>
 #include <handoff/envelope.hpp>
+#include <handoff/problem.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receiver_options.hpp>
 #include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <iterator>    // make_move_iterator
 #include <memory>      // shared_ptr
 #include <optional>    // optional
+#include <string>      // string
 #include <string_view> // string_view
 
 namespace handoff {
@@ -19,6 +22,17 @@ namespace handoff {
 struct provider_schema_result; // provider_schema.hpp: the schema sent, whose nulls mean "absent"
 
 namespace detail {
+
+/// Moves every problem of `from` to the end of `to`, in order.
+inline void append_problems(problem_list& to, problem_list&& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+/// A step-3 problem at `pointer`, its message starting with the pointer as every message does.
+inline void add_task_problem(problem_list& problems, const char* code, const char* pointer,
+                             const std::string& message) {
+    problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
+}
 
 /// The steps of receive() that do not depend on the task type, on a receipt of JSON: parse,
 /// envelope, the task schema's half of step 3, coverage, and routing. receiver<Task> adds the

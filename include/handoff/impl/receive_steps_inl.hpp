@@ -14,10 +14,9 @@
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 
-#include <iterator> // make_move_iterator
-#include <memory>   // make_shared
-#include <string>   // string, to_string
-#include <utility>  // move
+#include <memory>  // make_shared
+#include <string>  // string, to_string
+#include <utility> // move
 
 namespace handoff::detail {
 
@@ -35,11 +34,6 @@ HANDOFF_INLINE void contract_failure(receipt<nlohmann::json>& out, step failed, 
     out.route = route::repair;
     out.failed_step = failed;
     out.problems = std::move(problems);
-}
-
-HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, const char* pointer,
-                                     const std::string& message) {
-    problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
 }
 
 HANDOFF_INLINE receive_steps::receive_steps(const receiver_options& options)
@@ -114,9 +108,9 @@ HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env
         return true;
     }
     problem_list task_problems = task_schema_->validate(*env.partial_result, "/partial_result", step::task_schema);
-    out.problems.insert(out.problems.end(), std::make_move_iterator(task_problems.begin()),
-                        std::make_move_iterator(task_problems.end()));
-    return task_problems.empty();
+    const bool fits = task_problems.empty();
+    append_problems(out.problems, std::move(task_problems));
+    return fits;
 }
 
 HANDOFF_INLINE void receive_steps::step_coverage(const envelope<nlohmann::json>& env,
@@ -125,8 +119,7 @@ HANDOFF_INLINE void receive_steps::step_coverage(const envelope<nlohmann::json>&
     if (!coverage.empty() && !out.failed_step) {
         out.failed_step = step::coverage;
     }
-    out.problems.insert(out.problems.end(), std::make_move_iterator(coverage.begin()),
-                        std::make_move_iterator(coverage.end()));
+    append_problems(out.problems, std::move(coverage));
 }
 
 HANDOFF_INLINE void receive_steps::step_route(const envelope<nlohmann::json>& env, bool usable,
