@@ -154,7 +154,7 @@ fuzz_one() {
 # the default stage.
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, compiled form, build/clang-cxx20"
-  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_TESTS_COMPILED=ON
+  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=ON
   cmake --build --preset clang-cxx20 --target all
   ctest --preset clang-cxx20 -LE consumer
 }
