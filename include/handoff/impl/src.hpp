@@ -14,5 +14,6 @@
 #endif
 
 #include <handoff/impl/decode_inl.hpp>
+#include <handoff/impl/provider_schema_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
