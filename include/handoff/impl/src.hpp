@@ -15,6 +15,7 @@
 
 #include <handoff/impl/decode_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
+#include <handoff/impl/provider_reply_inl.hpp>
 #include <handoff/impl/provider_schema_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
