@@ -14,6 +14,7 @@
 #endif
 
 #include <handoff/impl/decode_inl.hpp>
+#include <handoff/impl/envelope_schema_inl.hpp>
 #include <handoff/impl/provider_model_reply_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
 #include <handoff/impl/provider_reply_inl.hpp>
