@@ -4,6 +4,7 @@
 // schemas/envelope.schema.json, available at run time without finding a file: for the worker
 // prompt (worker_prompt.hpp) and for users who hand the schema to a provider's JSON mode.
 
+#include <handoff/config.hpp>
 #include <handoff/detail/envelope_schema_text.hpp>
 
 #include <nlohmann/json.hpp>
@@ -18,10 +19,10 @@ namespace handoff {
 
 /// The envelope schema, parsed once. Its "$id" ("urn:handoff:schema:envelope:MAJOR.MINOR")
 /// carries HANDOFF_VERSION_MAJOR and _MINOR.
-[[nodiscard]] inline const nlohmann::json& envelope_schema() {
-    // The text is a compile-time constant that the tests parse: it cannot be invalid here.
-    static const nlohmann::json document = nlohmann::json::parse(detail::envelope_schema_text, nullptr, false);
-    return document;
-}
+[[nodiscard]] const nlohmann::json& envelope_schema();
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/envelope_schema_inl.hpp>
+#endif

@@ -9,6 +9,7 @@
 // every provider ("length", "MAX_TOKENS", "max_output_tokens", "limit"), and no provider's
 // word for a refusal can be mistaken for a truncation.
 
+#include <handoff/config.hpp>
 #include <handoff/provider_reply.hpp>
 #include <handoff/repair_loop.hpp>
 #include <handoff/stop_class.hpp>
@@ -19,26 +20,17 @@
 namespace handoff {
 
 /// The word the repair loop sees for a stop class; `other` keeps the provider's own word.
-[[nodiscard]] inline std::string canonical_stop_reason(const provider_reply& reply) {
-    switch (reply.stop) {
-    case stop_class::complete: return "end_turn";
-    case stop_class::truncated: return "max_tokens";
-    case stop_class::refused: return "refusal";
-    case stop_class::tool_call: return "tool_use";
-    case stop_class::other: return reply.stop_reason.empty() ? std::string("other") : reply.stop_reason;
-    }
-    return "other";
-}
+[[nodiscard]] std::string canonical_stop_reason(const provider_reply& reply);
 
 /// {text, canonical stop reason, refusal}. A refusal's own message travels apart from the text,
 /// so the repair loop ends `refused` with it in the dead letter and never reads it as an answer.
-[[nodiscard]] inline model_reply to_model_reply(const provider_reply& reply) {
-    return model_reply{reply.text, canonical_stop_reason(reply), reply.refusal};
-}
+[[nodiscard]] model_reply to_model_reply(const provider_reply& reply);
 
 /// Reads a response body and converts it in one step; never throws.
-[[nodiscard]] inline model_reply model_reply_from_body(std::string_view body) {
-    return to_model_reply(read_provider_reply(body));
-}
+[[nodiscard]] model_reply model_reply_from_body(std::string_view body);
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/provider_model_reply_inl.hpp>
+#endif

@@ -13,5 +13,11 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/decode_inl.hpp>
+#include <handoff/impl/envelope_schema_inl.hpp>
+#include <handoff/impl/provider_model_reply_inl.hpp>
+#include <handoff/impl/provider_nulls_inl.hpp>
+#include <handoff/impl/provider_reply_inl.hpp>
+#include <handoff/impl/provider_schema_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// envelope_schema()'s definition: inline in every file header-only, compiled once in
+// <handoff/impl/src.hpp> otherwise (config.hpp).
+
+#include <handoff/detail/envelope_schema_text.hpp>
+#include <handoff/envelope_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+namespace handoff {
+
+HANDOFF_INLINE const nlohmann::json& envelope_schema() {
+    // The text is a compile-time constant that the tests parse: it cannot be invalid here.
+    static const nlohmann::json document = nlohmann::json::parse(detail::envelope_schema_text, nullptr, false);
+    return document;
+}
+
+} // namespace handoff

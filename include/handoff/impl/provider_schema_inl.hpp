@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// provider_schema()'s definitions: inline in every file header-only, compiled once in
+// <handoff/impl/src.hpp> otherwise (config.hpp).
+
+#include <handoff/detail/provider_rewrite.hpp>
+#include <handoff/detail/provider_rules.hpp>
+#include <handoff/detail/schema_stats.hpp>
+#include <handoff/envelope_schema.hpp>
+#include <handoff/provider_schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm> // none_of, count_if
+#include <cstddef>   // size_t, nullptr_t
+#include <cstdint>   // uint64_t
+#include <string>    // string, to_string
+#include <utility>   // move
+#include <vector>    // vector
+
+namespace handoff {
+
+HANDOFF_INLINE bool provider_schema_result::within_limits() const {
+    return std::none_of(notes.begin(), notes.end(),
+                        [](const schema_note& n) { return n.kind == schema_note_kind::limit_exceeded; });
+}
+
+HANDOFF_INLINE std::size_t provider_schema_result::count(schema_note_kind kind) const {
+    return static_cast<std::size_t>(
+        std::count_if(notes.begin(), notes.end(), [kind](const schema_note& n) { return n.kind == kind; }));
+}
+
+namespace detail {
+
+/// `$ref`s of the task are relative to the task's root; below partial_result they must be
+/// relative to the envelope's root, so every local reference gets the task's new place.
+HANDOFF_INLINE void move_task_refs(nlohmann::ordered_json& node, const std::string& base) {
+    if (node.is_object()) {
+        for (const auto& item : node.items()) {
+            if (item.key() == "$ref" && item.value().is_string()) {
+                const std::string ref = item.value().get<std::string>();
+                if (!ref.empty() && ref.front() == '#') {
+                    item.value() = "#" + base + ref.substr(1);
+                }
+            } else {
+                move_task_refs(item.value(), base);
+            }
+        }
+    } else if (node.is_array()) {
+        for (auto& item : node) {
+            move_task_refs(item, base);
+        }
+    }
+}
+
+/// The envelope schema with the task schema as the non-null branch of partial_result: the merged
+/// draft-07 schema that the json_schema target returns unchanged.
+[[nodiscard]] HANDOFF_INLINE nlohmann::ordered_json merged_schema(const nlohmann::ordered_json* task) {
+    nlohmann::ordered_json merged = nlohmann::ordered_json::parse(handoff::envelope_schema_text());
+    if (task == nullptr) {
+        return merged;
+    }
+    nlohmann::ordered_json inner = *task;
+    if (inner.is_object()) {
+        inner.erase("$schema"); // a subschema's $schema and $id would change how refs resolve
+        inner.erase("$id");
+    }
+    move_task_refs(inner, "/properties/partial_result/anyOf/0");
+    auto& slot = merged["properties"]["partial_result"];
+    nlohmann::ordered_json replaced = nlohmann::ordered_json::object();
+    replaced["description"] = slot["description"];
+    replaced["anyOf"] = nlohmann::ordered_json::array({std::move(inner), {{"type", "null"}}});
+    slot = std::move(replaced);
+    return merged;
+}
+
+HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& schema,
+                                 std::vector<schema_note>& notes) {
+    const schema_stats stats = measure_schema(schema);
+    for (const schema_limit& limit : schema_limits) {
+        const std::uint64_t count = stats.get(limit.counter);
+        if (limit.target != target || count <= limit.maximum) {
+            continue;
+        }
+        nlohmann::ordered_json value = {{"count", count}, {"limit", limit.maximum}};
+        notes.push_back(schema_note{schema_note_kind::limit_exceeded, "", std::string(limit.name), std::move(value),
+                                    std::string(profile_of(target).display_name) + " refuses a schema over " +
+                                        std::string(limit.name) + " (" + std::to_string(count) + " > " +
+                                        std::to_string(limit.maximum) + "); " +
+                                        std::string(profile_of(target).docs_url)});
+    }
+}
+
+} // namespace detail
+
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json* task_schema) {
+    provider_schema_result result;
+    result.target = target;
+    const nlohmann::ordered_json merged = detail::merged_schema(task_schema);
+    const detail::rewriter rewrite{detail::profile_of(target), result.notes};
+    result.schema = rewrite.rewrite(merged, "");
+    detail::check_limits(target, result.schema, result.notes);
+    return result;
+}
+
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, std::nullptr_t) {
+    return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr));
+}
+
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema) {
+    if (task_schema == nullptr) {
+        return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr));
+    }
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(task_schema->dump());
+    return provider_schema(target, &ordered);
+}
+
+} // namespace handoff
