@@ -57,23 +57,7 @@ public:
     /// failed_step == step::semantic; a capped envelope keeps schema_ok true but its partial
     /// result is unusable, like a step-3 downgrade: discarded, and routed at coverage 0.
     [[nodiscard]] receipt<Task> receive(std::string_view text, const attempt_context& context = {},
-                                        std::string_view source_text = {}) const {
-        receipt<nlohmann::json> out;
-        std::optional<envelope<nlohmann::json>> env = steps_.step_envelope(steps_.step_parse(text, out), out);
-        if (!env) {
-            return typed(std::move(out), std::nullopt); // a contract failure of step 1 or 2
-        }
-        std::optional<Task> task = step_task(*env, out);
-        steps_.step_coverage(*env, out);
-        const bool semantic_ok = check_semantics(*env, task, source_text, out);
-        steps_.step_route(*env, out.schema_ok && semantic_ok, context, out);
-        const bool discard = !semantic_ok && env->status == status::capped;
-        envelope<Task> checked = retype(std::move(*env), std::move(task));
-        if (discard) {
-            checked.partial_result.reset(); // schema_ok stays true: the shape was right
-        }
-        return typed(std::move(out), std::move(checked));
-    }
+                                        std::string_view source_text = {}) const;
 
     /// receive() on a first attempt, with the text the worker was given.
     [[nodiscard]] receipt<Task> receive(std::string_view text, std::string_view source_text) const {
@@ -176,5 +160,32 @@ private:
     detail::receive_steps steps_;
     std::vector<semantic_check<Task>> checks_;
 };
+
+// Out of the class body, so not implicitly inline: where the compiled form declares the JSON
+// receiver an explicit instantiation (below), a file that receives instantiates none of it.
+template <class Task>
+receipt<Task> receiver<Task>::receive(std::string_view text, const attempt_context& context,
+                                      std::string_view source_text) const {
+    receipt<nlohmann::json> out;
+    std::optional<envelope<nlohmann::json>> env = steps_.step_envelope(steps_.step_parse(text, out), out);
+    if (!env) {
+        return typed(std::move(out), std::nullopt); // a contract failure of step 1 or 2
+    }
+    std::optional<Task> task = step_task(*env, out);
+    steps_.step_coverage(*env, out);
+    const bool semantic_ok = check_semantics(*env, task, source_text, out);
+    steps_.step_route(*env, out.schema_ok && semantic_ok, context, out);
+    const bool discard = !semantic_ok && env->status == status::capped;
+    envelope<Task> checked = retype(std::move(*env), std::move(task));
+    if (discard) {
+        checked.partial_result.reset(); // schema_ok stays true: the shape was right
+    }
+    return typed(std::move(out), std::move(checked));
+}
+
+#if defined(HANDOFF_COMPILED_LIB)
+// The JSON receiver is instantiated once, in the compiled library (impl/src.hpp).
+extern template class receiver<nlohmann::json>;
+#endif
 
 } // namespace handoff

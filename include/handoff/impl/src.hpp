@@ -21,3 +21,7 @@
 #include <handoff/impl/provider_schema_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+
+// The JSON receiver, whose instantiation receiver.hpp declares extern in the compiled form.
+#include <handoff/receiver.hpp>
+template class handoff::receiver<nlohmann::json>;
