@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A file that receives, in the compiled form: its dependency list (-M) must name no header that
-// holds the heavy definitions (the handoff_compiled_form_sees_declarations test checks it).
+// holds the heavy definitions (the handoff_compiled_form_sees_declarations_receive test checks it).
 #include <handoff/receiver.hpp>
 
 handoff::receipt<> check(const nlohmann::json& schema, std::string_view text) {
