@@ -13,5 +13,6 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/receipt_json_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
