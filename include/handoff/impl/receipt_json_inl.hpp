@@ -19,7 +19,7 @@ namespace detail {
 /// `{"name":"text",...}`: an object whose members are all strings, in the order given (sorted
 /// by name, as nlohmann writes them).
 HANDOFF_INLINE void append_string_object(std::string& out,
-                                 std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
+                                         std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
     out += '{';
     bool first = true;
     for (const auto& [name, text] : members) {

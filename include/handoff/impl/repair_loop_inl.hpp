@@ -49,8 +49,8 @@ HANDOFF_INLINE bool repair_core::write_dead_letter(const dead_letter& letter) co
 }
 
 HANDOFF_INLINE std::string repair_core::refusal_reason(std::uint32_t number, const model_reply& reply) {
-    return "attempt " + std::to_string(number) + " was refused (stop_reason " +
-           quote_untrusted(reply.stop_reason, 32) + "); not re-prompted";
+    return "attempt " + std::to_string(number) + " was refused (stop_reason " + quote_untrusted(reply.stop_reason, 32) +
+           "); not re-prompted";
 }
 
 HANDOFF_INLINE std::string repair_core::truncation_reason(const truncation_event& event, bool calls_left) {
@@ -60,9 +60,8 @@ HANDOFF_INLINE std::string repair_core::truncation_reason(const truncation_event
 }
 
 HANDOFF_INLINE std::string repair_core::exhausted_reason(std::uint32_t last_number) const {
-    return "still rejected after " + std::to_string(last_number) + " attempt" + (last_number == 1 ? "" : "s") +
-           " (" + std::to_string(options_.max_retries) + " repair" + (options_.max_retries == 1 ? "" : "s") +
-           " allowed)";
+    return "still rejected after " + std::to_string(last_number) + " attempt" + (last_number == 1 ? "" : "s") + " (" +
+           std::to_string(options_.max_retries) + " repair" + (options_.max_retries == 1 ? "" : "s") + " allowed)";
 }
 
 HANDOFF_INLINE std::string repair_core::settled_reason(loop_outcome outcome, const decision* decided, route routed,
@@ -79,9 +78,8 @@ HANDOFF_INLINE std::string repair_core::settled_reason(loop_outcome outcome, con
 HANDOFF_INLINE problem repair_core::refusal_problem(const model_reply& reply) {
     const std::string_view said = reply.refusal.empty() ? std::string_view(reply.text) : reply.refusal;
     return problem{step::parse, codes::reply_refused, "",
-                   "the model refused (stop_reason " + quote_untrusted(reply.stop_reason, 32) +
-                       "): " + quote_untrusted(said, 200) +
-                       "; the same request would be refused again, so it is not retried"};
+                   "the model refused (stop_reason " + quote_untrusted(reply.stop_reason, 32) + "): " +
+                       quote_untrusted(said, 200) + "; the same request would be refused again, so it is not retried"};
 }
 
 HANDOFF_INLINE problem repair_core::truncation_problem(const model_reply& reply) {

@@ -16,4 +16,5 @@
 #include <handoff/impl/receipt_json_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/repair_loop_inl.hpp>
+#include <handoff/impl/repair_prompt_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
