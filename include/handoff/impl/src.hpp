@@ -18,3 +18,4 @@
 #include <handoff/impl/repair_loop_inl.hpp>
 #include <handoff/impl/repair_prompt_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+#include <handoff/impl/worker_prompt_inl.hpp>
