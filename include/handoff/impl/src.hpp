@@ -13,6 +13,8 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/dead_letter_file_inl.hpp>
+#include <handoff/impl/dead_letter_inl.hpp>
 #include <handoff/impl/receipt_json_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/repair_loop_inl.hpp>
