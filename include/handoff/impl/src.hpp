@@ -20,4 +20,6 @@
 #include <handoff/impl/repair_loop_inl.hpp>
 #include <handoff/impl/repair_prompt_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+#include <handoff/impl/semantic_check_inl.hpp>
+#include <handoff/impl/semantic_inl.hpp>
 #include <handoff/impl/worker_prompt_inl.hpp>
