@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/config.hpp>
 #include <handoff/decision.hpp>
-#include <handoff/detail/json_writer.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/ledger.hpp>
 #include <handoff/problem.hpp>
@@ -10,49 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef>          // size_t
-#include <initializer_list> // initializer_list
-#include <optional>         // optional
-#include <string>           // string
-#include <string_view>      // string_view
-#include <type_traits>      // is_same_v
-#include <utility>          // pair
-#include <vector>           // vector
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <type_traits> // is_same_v
+#include <vector>      // vector
 
 namespace handoff {
 
 namespace detail {
-
-/// `{"name":"text",...}`: an object whose members are all strings, in the order given (sorted
-/// by name, as nlohmann writes them).
-inline void append_string_object(std::string& out,
-                                 std::initializer_list<std::pair<std::string_view, std::string_view>> members) {
-    out += '{';
-    bool first = true;
-    for (const auto& [name, text] : members) {
-        out += first ? "" : ",";
-        first = false;
-        json_writer::append_key(out, name);
-        json_writer::append_string(out, text);
-    }
-    out += '}';
-}
-
-inline void append_json(std::string& out, const problem& p) {
-    append_string_object(
-        out, {{"code", p.code}, {"message", p.message}, {"pointer", p.pointer}, {"step", to_string(p.step)}});
-}
-
-inline void append_json(std::string& out, const problem_list& problems) {
-    out += '[';
-    for (std::size_t i = 0; i < problems.size(); ++i) {
-        if (i != 0) {
-            out += ',';
-        }
-        append_json(out, problems[i]);
-    }
-    out += ']';
-}
 
 /// What an ESCALATE decision carries besides the decision: the partial result, already
 /// written as JSON, and the problems.
@@ -61,108 +27,35 @@ struct escalation {
     const problem_list& problems;
 };
 
+/// The members of a receipt<Task> its JSON line writes, none of which depends on Task: the
+/// partial result an ESCALATE decision carries is written by the caller, which knows Task.
+struct receipt_line {
+    handoff::route route = handoff::route::repair;
+    std::optional<handoff::step> failed_step;
+    bool schema_ok = false;
+    const problem_list* problems = nullptr;
+    const handoff::decision* decision = nullptr; // null: no decision
+    const std::vector<tolerance>* tolerances = nullptr;
+    bool has_envelope = false; // status, reason_code and trace are read only when true
+    handoff::status status = handoff::status::ok;
+    std::optional<handoff::reason_code> reason_code;
+    const trace_info* trace = nullptr;
+    /// The escalated partial result as JSON text; null unless the decision escalates an envelope.
+    const std::string* escalated_partial = nullptr;
+};
+
+/// Appends the receipt line (see handoff::append_json) for `line`.
+void append_receipt_line(std::string& out, const receipt_line& line, std::optional<std::string_view> source);
+
+/// A problem, a problem list and a decision as JSON text; an escalated decision also carries
+/// the partial result and the problems.
+void append_json(std::string& out, const problem& p);
+void append_json(std::string& out, const problem_list& problems);
+void append_json(std::string& out, const decision& d, const escalation* escalated = nullptr);
+
 /// The writer's text read back: the one way every to_json below is made, so that a value and
 /// its receipt line can never disagree.
-[[nodiscard]] inline nlohmann::json parse_written(const std::string& text) {
-    return nlohmann::json::parse(text, nullptr, true, false);
-}
-
-/// `{"hint":...,"table":...}` when the hint disagreed with the table, else `null`.
-inline void append_disagreement(std::string& out, const std::optional<hint_disagreement>& disagreement) {
-    namespace w = json_writer;
-    if (!disagreement) {
-        out += "null";
-        return;
-    }
-    append_string_object(
-        out, {{"hint", to_string(disagreement->hint_action)}, {"table", to_string(disagreement->table_action)}});
-}
-
-/// `[{"from":...,"to":...},...]`: the ranges a SPLIT hands out.
-inline void append_ranges(std::string& out, const std::vector<item_range>& ranges) {
-    namespace w = json_writer;
-    out += '[';
-    for (std::size_t i = 0; i < ranges.size(); ++i) {
-        out += i == 0 ? "{" : ",{";
-        w::append_key(out, "from");
-        w::append_unsigned(out, ranges[i].from);
-        out += ',';
-        w::append_key(out, "to");
-        w::append_unsigned(out, ranges[i].to);
-        out += '}';
-    }
-    out += ']';
-}
-
-/// `["...",...]`: each element as the string `to_text` gives for it.
-template <class List, class ToText>
-void append_string_array(std::string& out, const List& list, ToText to_text) {
-    out += '[';
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        out += i == 0 ? "" : ",";
-        json_writer::append_string(out, to_text(list[i]));
-    }
-    out += ']';
-}
-
-/// A string, or `null` when there is none.
-inline void append_string_or_null(std::string& out, std::optional<std::string_view> text) {
-    if (text) {
-        json_writer::append_string(out, *text);
-    } else {
-        out += "null";
-    }
-}
-
-/// A decision, its keys in sorted order (the order nlohmann's dump gives the same object).
-inline void append_json(std::string& out, const decision& d, const escalation* escalated = nullptr) {
-    namespace w = json_writer;
-    const auto key = [&](std::string_view name) {
-        out += ',';
-        w::append_key(out, name);
-    };
-    const bool split = d.action == action::split;
-    out += '{';
-    w::append_key(out, "action");
-    w::append_string(out, to_string(d.action));
-    key("band");
-    w::append_string(out, to_string(d.coverage_band));
-    key("budget_multiplier");
-    w::append_double(out, d.budget_multiplier);
-    if (split) {
-        key("chunk");
-        w::append_unsigned(out, d.chunk);
-    }
-    key("hint_disagreement");
-    append_disagreement(out, d.disagreement);
-    if (escalated != nullptr) {
-        key("partial_result");
-        out += escalated->partial_result_json;
-        key("problems");
-        append_json(out, escalated->problems);
-    }
-    if (split) {
-        key("ranges");
-        append_ranges(out, d.ranges);
-    }
-    key("rationale");
-    w::append_string(out, d.rationale.str());
-    key("reason_code");
-    w::append_string(out, to_string(d.reason));
-    if (d.action == action::resume || d.action == action::narrow || !d.scope.empty()) {
-        key("scope");
-        append_string_array(out, d.scope, [](const std::string& item) -> std::string_view { return item; });
-    }
-    key("table_action");
-    w::append_string(out, to_string(d.table_action));
-    if (split) {
-        key("unit");
-        w::append_string(out, d.unit);
-    }
-    key("usable_coverage");
-    w::append_double(out, d.usable_coverage);
-    out += '}';
-}
+[[nodiscard]] nlohmann::json parse_written(const std::string& text);
 
 /// The partial result of an escalated receipt as JSON text ("null" when there is none).
 template <class Task>
@@ -178,39 +71,16 @@ template <class Task>
     }
 }
 
-template <class Task>
-void append_decision_json(std::string& out, const receipt<Task>& r) {
-    if (r.decision->action == action::escalate && r.envelope) {
-        const std::string partial = partial_result_json(r);
-        const escalation escalated{partial, r.problems};
-        append_json(out, *r.decision, &escalated);
-    } else {
-        append_json(out, *r.decision);
-    }
-}
-
 } // namespace detail
 
 /// A problem as a JSON object: {code, message, pointer, step}.
-[[nodiscard]] inline nlohmann::json to_json(const problem& p) {
-    std::string text;
-    detail::append_json(text, p);
-    return detail::parse_written(text);
-}
+[[nodiscard]] nlohmann::json to_json(const problem& p);
 
-[[nodiscard]] inline nlohmann::json to_json(const problem_list& problems) {
-    std::string text;
-    detail::append_json(text, problems);
-    return detail::parse_written(text);
-}
+[[nodiscard]] nlohmann::json to_json(const problem_list& problems);
 
 /// The decision as handoff-check prints it: `scope` for RESUME and NARROW, `ranges` for SPLIT,
 /// `budget_multiplier` from the policy, `hint_disagreement` null or {hint, table}.
-[[nodiscard]] inline nlohmann::json to_json(const decision& d) {
-    std::string text;
-    detail::append_json(text, d);
-    return detail::parse_written(text);
-}
+[[nodiscard]] nlohmann::json to_json(const decision& d);
 
 /// Appends to `out` the receipt as one line of JSON, written directly without a DOM (handoff-check
 /// writes every receipt with it), with a `"source"` member when `source` is given. Members come
@@ -219,48 +89,25 @@ void append_decision_json(std::string& out, const receipt<Task>& r) {
 /// is replaced, never thrown about.
 template <class Task>
 void append_json(std::string& out, const receipt<Task>& r, std::optional<std::string_view> source = std::nullopt) {
-    namespace w = detail::json_writer;
-    const auto key = [&](std::string_view name) {
-        out += ',';
-        w::append_key(out, name);
-    };
-    // Members in nlohmann's order (its objects are std::maps: sorted by key).
-    out += '{';
-    w::append_key(out, "decision");
-    if (r.decision) {
-        detail::append_decision_json(out, r);
-    } else {
-        out += "null";
-    }
-    key("problems");
-    detail::append_json(out, r.problems);
+    detail::receipt_line line;
+    line.route = r.route;
+    line.failed_step = r.failed_step;
+    line.schema_ok = r.schema_ok;
+    line.problems = &r.problems;
+    line.decision = r.decision ? &*r.decision : nullptr;
+    line.tolerances = &r.tolerances;
     if (r.envelope) {
-        key("reason_code");
-        detail::append_string_or_null(out, r.envelope->reason_code ? std::optional(to_string(*r.envelope->reason_code))
-                                                                   : std::nullopt);
+        line.has_envelope = true;
+        line.status = r.envelope->status;
+        line.reason_code = r.envelope->reason_code;
+        line.trace = r.envelope->trace ? &*r.envelope->trace : nullptr;
     }
-    key("route");
-    w::append_string(out, to_string(r.route));
-    key("schema_ok");
-    w::append_bool(out, r.schema_ok);
-    if (source) {
-        key("source");
-        w::append_string(out, *source);
+    std::string partial;
+    if (r.decision && r.decision->action == action::escalate && r.envelope) {
+        partial = detail::partial_result_json(r);
+        line.escalated_partial = &partial;
     }
-    if (r.envelope) {
-        key("status");
-        w::append_string(out, to_string(r.envelope->status));
-    }
-    key("step");
-    detail::append_string_or_null(out, r.failed_step ? std::optional(to_string(*r.failed_step)) : std::nullopt);
-    key("tolerances");
-    detail::append_string_array(out, r.tolerances, [](tolerance t) { return to_string(t); });
-    if (r.envelope && r.envelope->trace) {
-        key("trace");
-        detail::append_string_object(
-            out, {{"span_id", r.envelope->trace->span_id}, {"trace_id", r.envelope->trace->trace_id}});
-    }
-    out += '}';
+    detail::append_receipt_line(out, line, source);
 }
 
 /// One receipt as a JSON object, as handoff-check prints it: route, step, schema_ok, problems,
@@ -274,3 +121,7 @@ template <class Task>
 }
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/receipt_json_inl.hpp>
+#endif

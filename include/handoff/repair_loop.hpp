@@ -21,26 +21,25 @@
 // value the caller must inspect; expected outcomes never throw. (Exceptions thrown by the
 // caller's own model call pass through untouched: handoff does not guess at network errors.)
 
+#include <handoff/config.hpp>
 #include <handoff/dead_letter.hpp>
-#include <handoff/detail/provider_stop_words.hpp>
-#include <handoff/detail/text.hpp>
+#include <handoff/decode.hpp>
 #include <handoff/problem.hpp>
-#include <handoff/problem_codes.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/repair_prompt.hpp>
+#include <handoff/stop_class.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // any_of
 #include <cstddef>     // size_t
-#include <cstdint>     // uint8_t, uint32_t, UINT32_MAX
+#include <cstdint>     // uint8_t, uint32_t
 #include <functional>  // function
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <type_traits> // is_invocable_r_v
-#include <utility>     // move, forward
+#include <utility>     // move
 #include <vector>      // vector
 
 namespace handoff {
@@ -91,16 +90,23 @@ struct fallback_request {
     const repair_request& request;
 };
 
+namespace detail {
+
+/// The stop reasons of `stop` across every provider (max_tokens, length, MAX_TOKENS, ...).
+[[nodiscard]] std::vector<std::string> loop_stop_words(stop_class stop);
+
+} // namespace detail
+
 struct repair_options {
     /// Calls after the first. One repair is the default: a model that fails twice on the same
     /// specific errors rarely succeeds on a third try, and every retry costs a full call.
     std::uint32_t max_retries = 1;
     /// Stop reasons that mean "cut off at the output cap": every provider's word for it
     /// (max_tokens, length, MAX_TOKENS, max_output_tokens, limit, ...).
-    std::vector<std::string> truncation_stop_reasons = detail::stop_words_of(stop_class::truncated);
+    std::vector<std::string> truncation_stop_reasons = detail::loop_stop_words(stop_class::truncated);
     /// Stop reasons that mean the model refused or a safety filter stopped it (refusal,
     /// content_filter, SAFETY, ...): the loop ends `refused` without reading or re-prompting.
-    std::vector<std::string> refusal_stop_reasons = detail::stop_words_of(stop_class::refused);
+    std::vector<std::string> refusal_stop_reasons = detail::loop_stop_words(stop_class::refused);
     /// Raise the output cap for the next call (the caller's model call owns it) and return
     /// true; return false to stop. Absent: a truncation ends the loop.
     std::function<bool(const truncation_event&)> raise_cap;
@@ -174,16 +180,75 @@ struct [[nodiscard]] repair_result {
     }
 };
 
+namespace detail {
+
+/// What repair_loop<Task> does that does not depend on Task: classifying a reply, the problems
+/// and sentences that explain an outcome, the dead letter's Task-free parts, and the calls of
+/// the caller's hooks. Immutable once built; every member is const.
+class repair_core {
+public:
+    repair_core(repair_options options, const nlohmann::json* task_schema, decode_options decoding);
+
+    [[nodiscard]] const repair_options& options() const noexcept { return options_; }
+    [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return prompts_; }
+
+    /// The most calls the budget allows, the first included.
+    [[nodiscard]] std::uint32_t max_calls() const noexcept;
+    /// `stop_reason` is one of the truncation_stop_reasons.
+    [[nodiscard]] bool is_truncation(std::string_view stop_reason) const;
+    /// The reply carries a refusal message or stopped for one of the refusal_stop_reasons.
+    [[nodiscard]] bool is_refusal(const model_reply& reply) const;
+    /// True when calls are left and the caller's raise_cap raised the cap.
+    [[nodiscard]] bool raise_cap(const truncation_event& event, bool calls_left) const;
+    /// The fallback hook's reply; nullopt when it took the request itself.
+    [[nodiscard]] std::optional<model_reply> ask_fallback(const fallback_request& asked) const;
+    /// Hands `letter` to the sink; false when there is none or it refused the letter.
+    [[nodiscard]] bool write_dead_letter(const dead_letter& letter) const;
+
+    /// Why the loop stopped at a refused attempt `number`.
+    [[nodiscard]] static std::string refusal_reason(std::uint32_t number, const model_reply& reply);
+    /// Why the loop stopped at a truncated reply the cap was not raised for.
+    [[nodiscard]] static std::string truncation_reason(const truncation_event& event, bool calls_left);
+    /// Why the loop stopped when the repairs were spent after attempt `last_number`.
+    [[nodiscard]] std::string exhausted_reason(std::uint32_t last_number) const;
+    /// Why the loop stopped at a final route: `decision` is the receipt's, or null.
+    [[nodiscard]] static std::string settled_reason(loop_outcome outcome, const decision* decided, route routed,
+                                                    std::uint32_t attempts);
+
+    [[nodiscard]] static problem refusal_problem(const model_reply& reply);
+    [[nodiscard]] static problem truncation_problem(const model_reply& reply);
+    /// ACCEPT, RESUME/SPLIT/NARROW and ESCALATE/FAIL end the loop; REPAIR does not.
+    [[nodiscard]] static std::optional<loop_outcome> final_outcome(route r) noexcept;
+    /// The outcomes that leave a dead letter: every final failure.
+    [[nodiscard]] static bool dead_letter_due(loop_outcome outcome) noexcept;
+    /// A dead letter's attempt for a reply, with its truncation or refusal problem if any.
+    [[nodiscard]] static dead_letter_attempt attempt_letter(std::uint32_t number, const model_reply& reply,
+                                                            bool truncated, bool refused);
+    /// A dead letter without its attempts.
+    [[nodiscard]] static dead_letter letter_head(loop_outcome outcome, const std::string& reason,
+                                                 const problem_list& problems, const repair_request& request);
+
+private:
+    repair_options options_;
+    repair_prompt_builder prompts_;
+};
+
+} // namespace detail
+
 /// The bounded feedback loop over one receiver. Keep the receiver alive while the loop is used;
 /// `run` is const and may be called from many threads (with a thread-safe model call and sink).
+/// Only the typed receipts depend on Task: the rest is detail::repair_core, compiled once when
+/// HANDOFF_COMPILED_LIB is set.
 template <class Task = nlohmann::json>
 class repair_loop {
 public:
     explicit repair_loop(const receiver<Task>& checker, repair_options options = {})
-        : receiver_(checker), options_(std::move(options)), prompts_(checker, options_.prompt) {}
+        : receiver_(checker),
+          core_(std::move(options), checker.task_schema() ? &checker.task_schema()->document() : nullptr,
+                decode_options{checker.options().strict, checker.options().limits}) {}
 
-    [[nodiscard]] const repair_options& options() const noexcept { return options_; }
-    [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return prompts_; }
+    [[nodiscard]] const repair_options& options() const noexcept { return core_.options(); }
+    [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return core_.prompts(); }
 
     /// `model` is called as model(std::string_view prompt) and returns a model_reply.
     template <class Model>
@@ -192,8 +257,7 @@ public:
                       "handoff: the model call must be callable as model(std::string_view prompt) "
                       "and return handoff::model_reply{text, stop_reason}");
         repair_result<Task> result;
-        const std::uint32_t max_calls =
-            options_.max_retries < UINT32_MAX ? options_.max_retries + 1 : options_.max_retries;
+        const std::uint32_t max_calls = core_.max_calls();
         std::uint32_t raises = 0;
         std::string prompt = request.prompt;
         for (std::uint32_t number = 1;; ++number) {
@@ -202,28 +266,28 @@ public:
             record.prompt = prompt;
             record.reply = model(std::string_view(record.prompt));
             result.attempts = number;
-            if (is_refusal(record.reply)) {
+            if (core_.is_refusal(record.reply)) {
                 return refuse(std::move(result), std::move(record), request);
             }
-            if (is_truncation(record.reply.stop_reason)) {
+            if (core_.is_truncation(record.reply.stop_reason)) {
                 const truncation_event event{number, record.reply.text.size(), record.reply.stop_reason, raises};
                 if (!truncate(result, std::move(record), event, number < max_calls)) {
                     return finish(std::move(result), loop_outcome::truncated, request);
                 }
                 ++raises;
-                prompt = prompts_.for_truncation(request.prompt, number, event.reply_bytes, event.stop_reason);
+                prompt = core_.prompts().for_truncation(request.prompt, number, event.reply_bytes, event.stop_reason);
                 continue;
             }
             record.checked = receiver_.receive(record.reply.text, request.context, request.source_text);
             result.history.push_back(std::move(record));
             const attempt_record<Task>& last = result.history.back();
-            if (const std::optional<loop_outcome> done = final_outcome(last.checked->route)) {
+            if (const std::optional<loop_outcome> done = detail::repair_core::final_outcome(last.checked->route)) {
                 return settle(std::move(result), *done, request);
             }
             // Route REPAIR: feed the problems back, or give up when the budget is spent. The
             // next prompt holds the original prompt and this reply only, never older ones.
-            if (number < max_calls || options_.on_exhausted) {
-                prompt = prompts_.for_problems(request.prompt, number, last.reply.text, last.checked->problems);
+            if (number < max_calls || core_.options().on_exhausted) {
+                prompt = core_.prompts().for_problems(request.prompt, number, last.reply.text, last.checked->problems);
             }
             if (number < max_calls) {
                 continue;
@@ -235,25 +299,9 @@ public:
     /// The dead letter this result would leave (also for callers that route failures themselves).
     [[nodiscard]] static dead_letter make_dead_letter(const repair_result<Task>& result,
                                                       const repair_request& request) {
-        dead_letter d;
-        d.request_id = request.request_id;
-        d.trace_id = request.trace_id;
-        d.span_id = request.span_id;
-        d.outcome = result.outcome;
-        d.reason = result.reason;
-        d.problems = result.problems;
+        dead_letter d = detail::repair_core::letter_head(result.outcome, result.reason, result.problems, request);
         for (const attempt_record<Task>& a : result.history) {
-            dead_letter_attempt da;
-            da.number = a.number;
-            da.raw_text = a.reply.text;
-            da.stop_reason = a.reply.stop_reason;
-            da.refusal = a.reply.refusal;
-            if (a.truncated) {
-                da.problems = {truncation_problem(a.reply)};
-            }
-            if (a.refused) {
-                da.problems = {refusal_problem(a.reply)};
-            }
+            dead_letter_attempt da = detail::repair_core::attempt_letter(a.number, a.reply, a.truncated, a.refused);
             if (a.checked) {
                 da.route = a.checked->route;
                 da.failed_step = a.checked->failed_step;
@@ -268,25 +316,13 @@ public:
     }
 
 private:
-    [[nodiscard]] bool is_truncation(std::string_view stop_reason) const {
-        const auto& reasons = options_.truncation_stop_reasons;
-        return std::any_of(reasons.begin(), reasons.end(), [&](const std::string& s) { return s == stop_reason; });
-    }
-
-    [[nodiscard]] bool is_refusal(const model_reply& reply) const {
-        const auto& reasons = options_.refusal_stop_reasons;
-        return !reply.refusal.empty() || std::any_of(reasons.begin(), reasons.end(),
-                                                     [&](const std::string& s) { return s == reply.stop_reason; });
-    }
-
     /// A refusal ends the loop at once: the same request would be refused again, and the text
     /// around a refusal is no envelope to read.
     repair_result<Task> refuse(repair_result<Task> result, attempt_record<Task> record,
                                const repair_request& request) const {
         record.refused = true;
-        result.problems = {refusal_problem(record.reply)};
-        result.reason = "attempt " + std::to_string(record.number) + " was refused (stop_reason " +
-                        detail::quote_untrusted(record.reply.stop_reason, 32) + "); not re-prompted";
+        result.problems = {detail::repair_core::refusal_problem(record.reply)};
+        result.reason = detail::repair_core::refusal_reason(record.number, record.reply);
         result.history.push_back(std::move(record));
         return finish(std::move(result), loop_outcome::refused, request);
     }
@@ -295,15 +331,12 @@ private:
     bool truncate(repair_result<Task>& result, attempt_record<Task> record, const truncation_event& event,
                   bool calls_left) const {
         record.truncated = true;
-        result.problems = {truncation_problem(record.reply)};
+        result.problems = {detail::repair_core::truncation_problem(record.reply)};
         result.history.push_back(std::move(record));
-        if (calls_left && options_.raise_cap && options_.raise_cap(event)) {
+        if (core_.raise_cap(event, calls_left)) {
             return true;
         }
-        result.reason =
-            "the reply of attempt " + std::to_string(event.attempt) + " was cut off at the output cap (" +
-            detail::escape_untrusted(event.stop_reason, 32) + ") and " +
-            (calls_left ? std::string("the cap was not raised") : std::string("no retry is left to raise it"));
+        result.reason = detail::repair_core::truncation_reason(event, calls_left);
         return false;
     }
 
@@ -312,66 +345,30 @@ private:
                                   const repair_request& request) const {
         const attempt_record<Task>& last = result.history.back();
         result.problems = last.checked->problems;
-        result.reason = "still rejected after " + std::to_string(last.number) + " attempt" +
-                        (last.number == 1 ? "" : "s") + " (" + std::to_string(options_.max_retries) + " repair" +
-                        (options_.max_retries == 1 ? "" : "s") + " allowed)";
-        if (options_.on_exhausted) {
+        result.reason = core_.exhausted_reason(last.number);
+        if (core_.options().on_exhausted) {
             return fallback(std::move(result), prompt, request);
         }
         return finish(std::move(result), loop_outcome::retries_exhausted, request);
-    }
-
-    [[nodiscard]] static problem refusal_problem(const model_reply& reply) {
-        const std::string_view said = reply.refusal.empty() ? std::string_view(reply.text) : reply.refusal;
-        return problem{step::parse, codes::reply_refused, "",
-                       "the model refused (stop_reason " + detail::quote_untrusted(reply.stop_reason, 32) +
-                           "): " + detail::quote_untrusted(said, 200) +
-                           "; the same request would be refused again, so it is not retried"};
-    }
-
-    [[nodiscard]] static problem truncation_problem(const model_reply& reply) {
-        return problem{step::parse, codes::reply_truncated, "",
-                       "the reply stopped at the output cap (stop_reason " +
-                           detail::quote_untrusted(reply.stop_reason, 32) + ") after " +
-                           std::to_string(reply.text.size()) +
-                           " bytes; a retry on the same budget would be cut off at the same place"};
-    }
-
-    /// ACCEPT, RESUME/SPLIT/NARROW and ESCALATE/FAIL end the loop; REPAIR does not.
-    [[nodiscard]] static std::optional<loop_outcome> final_outcome(route r) noexcept {
-        switch (r) {
-        case route::accept: return loop_outcome::succeeded;
-        case route::resume:
-        case route::split:
-        case route::narrow: return loop_outcome::routed;
-        case route::escalate:
-        case route::fail: return loop_outcome::not_retryable;
-        case route::repair: return std::nullopt;
-        }
-        return std::nullopt;
     }
 
     repair_result<Task> settle(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
         const handoff::receipt<Task>& checked = *result.history.back().checked;
         if (outcome == loop_outcome::not_retryable) {
             result.problems = checked.problems;
-            result.reason = "not retryable: " + (checked.decision ? checked.decision->rationale.str()
-                                                                  : std::string(to_string(checked.route)));
-        } else if (outcome == loop_outcome::routed && checked.decision) {
-            result.problems.clear(); // an earlier truncation no longer matters
-            result.reason = checked.decision->rationale.str();
         } else {
-            result.problems.clear();
-            result.reason = "accepted on attempt " + std::to_string(result.attempts);
+            result.problems.clear(); // an earlier truncation no longer matters
         }
+        result.reason = detail::repair_core::settled_reason(outcome, checked.decision ? &*checked.decision : nullptr,
+                                                            checked.route, result.attempts);
         return finish(std::move(result), outcome, request);
     }
 
     repair_result<Task> fallback(repair_result<Task> result, const std::string& prompt,
                                  const repair_request& request) const {
         result.fallback_used = true;
-        const fallback_request asked{prompt, result.attempts, result.problems, request};
-        std::optional<model_reply> reply = options_.on_exhausted(asked);
+        std::optional<model_reply> reply =
+            core_.ask_fallback(fallback_request{prompt, result.attempts, result.problems, request});
         if (!reply) {
             result.reason += "; the fallback took the request";
             return finish(std::move(result), loop_outcome::retries_exhausted, request);
@@ -382,9 +379,9 @@ private:
         record.reply = std::move(*reply);
         record.from_fallback = true;
         result.attempts = record.number;
-        if (is_truncation(record.reply.stop_reason)) {
+        if (core_.is_truncation(record.reply.stop_reason)) {
             record.truncated = true;
-            result.problems = {truncation_problem(record.reply)};
+            result.problems = {detail::repair_core::truncation_problem(record.reply)};
             result.history.push_back(std::move(record));
             result.reason += "; the fallback's reply was cut off too";
             return finish(std::move(result), loop_outcome::retries_exhausted, request);
@@ -392,7 +389,7 @@ private:
         record.checked = receiver_.receive(record.reply.text, request.context, request.source_text);
         result.history.push_back(std::move(record));
         const handoff::receipt<Task>& checked = *result.history.back().checked;
-        if (const std::optional<loop_outcome> done = final_outcome(checked.route)) {
+        if (const std::optional<loop_outcome> done = detail::repair_core::final_outcome(checked.route)) {
             result.problems.clear();
             return settle(std::move(result), *done, request);
         }
@@ -403,19 +400,21 @@ private:
 
     repair_result<Task> finish(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
         result.outcome = outcome;
-        if (outcome == loop_outcome::retries_exhausted || outcome == loop_outcome::truncated ||
-            outcome == loop_outcome::not_retryable || outcome == loop_outcome::refused) {
+        if (detail::repair_core::dead_letter_due(outcome)) {
             result.dead_letter_due = true;
-            if (options_.dead_letters != nullptr) {
-                result.dead_letter_written = options_.dead_letters->write(make_dead_letter(result, request));
+            if (core_.options().dead_letters != nullptr) {
+                result.dead_letter_written = core_.write_dead_letter(make_dead_letter(result, request));
             }
         }
         return result;
     }
 
     const receiver<Task>& receiver_;
-    repair_options options_;
-    repair_prompt_builder prompts_;
+    detail::repair_core core_;
 };
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/repair_loop_inl.hpp>
+#endif

@@ -5,6 +5,7 @@
 // (check_context), and how a receiver runs its checks (run_semantic_checks). The built-in
 // checks are in semantic.hpp.
 
+#include <handoff/config.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
@@ -44,6 +45,18 @@ struct check_context {
 template <class Task = nlohmann::json>
 using semantic_check = std::function<problem_list(const Task&, const check_context&)>;
 
+namespace detail {
+
+/// The `semantic.check_threw` problem of check #`number`, which threw `what` (null: something
+/// that is no std::exception).
+[[nodiscard]] problem check_threw(std::size_t number, const char* what, std::string_view base_pointer);
+
+/// Moves every problem of `found` to the end of `all`, each with step::semantic, a code, a
+/// pointer under `base_pointer` (the base itself when empty) and a message that starts with it.
+void add_semantic_problems(problem_list& all, problem_list&& found, std::string_view base_pointer);
+
+} // namespace detail
+
 /// Runs every check in order and returns all their problems, each with step::semantic, a
 /// pointer under ctx.base_pointer (the base itself when the check left it empty) and a message
 /// that starts with that pointer. A check that throws becomes a `semantic.check_threw` problem:
@@ -57,27 +70,11 @@ template <class Task>
         try {
             found = checks[i](task, ctx);
         } catch (const std::exception& e) {
-            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
-                                    "semantic check #" + std::to_string(i + 1) +
-                                        " threw: " + detail::quote_untrusted(e.what(), 200)});
+            found.push_back(detail::check_threw(i + 1, e.what(), ctx.base_pointer));
         } catch (...) {
-            found.push_back(problem{step::semantic, codes::semantic_check_threw, std::string(ctx.base_pointer),
-                                    "semantic check #" + std::to_string(i + 1) + " threw a non-standard exception"});
+            found.push_back(detail::check_threw(i + 1, nullptr, ctx.base_pointer));
         }
-        for (problem& p : found) {
-            p.step = step::semantic;
-            if (p.code.empty()) {
-                p.code = codes::semantic_check;
-            }
-            if (p.pointer.empty()) {
-                p.pointer = std::string(ctx.base_pointer);
-            }
-            const std::string prefix = p.pointer + ":";
-            if (p.message.compare(0, prefix.size(), prefix) != 0) {
-                p.message = prefix + " " + (p.message.empty() ? std::string("failed a semantic check") : p.message);
-            }
-            all.push_back(std::move(p));
-        }
+        detail::add_semantic_problems(all, std::move(found), ctx.base_pointer);
     }
     return all;
 }
@@ -91,3 +88,7 @@ template <class Task>
 }
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/semantic_check_inl.hpp>
+#endif

@@ -13,14 +13,22 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/dead_letter_file_inl.hpp>
+#include <handoff/impl/dead_letter_inl.hpp>
 #include <handoff/impl/decode_inl.hpp>
 #include <handoff/impl/envelope_schema_inl.hpp>
 #include <handoff/impl/provider_model_reply_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
 #include <handoff/impl/provider_reply_inl.hpp>
 #include <handoff/impl/provider_schema_inl.hpp>
+#include <handoff/impl/receipt_json_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
+#include <handoff/impl/repair_loop_inl.hpp>
+#include <handoff/impl/repair_prompt_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+#include <handoff/impl/semantic_check_inl.hpp>
+#include <handoff/impl/semantic_inl.hpp>
+#include <handoff/impl/worker_prompt_inl.hpp>
 
 // The JSON receiver, whose instantiation receiver.hpp declares extern in the compiled form.
 #include <handoff/receiver.hpp>
