@@ -15,3 +15,4 @@
 
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+#include <handoff/impl/schema_registry_inl.hpp>
