@@ -14,5 +14,6 @@
 #endif
 
 #include <handoff/impl/receive_steps_inl.hpp>
+#include <handoff/impl/route_table_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
 #include <handoff/impl/schema_registry_inl.hpp>
