@@ -13,6 +13,7 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/route_table_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
