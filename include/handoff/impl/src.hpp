@@ -13,6 +13,8 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/coverage_inl.hpp>
+#include <handoff/impl/decision_inl.hpp>
 #include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/route_table_inl.hpp>
