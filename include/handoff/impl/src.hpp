@@ -15,8 +15,11 @@
 
 #include <handoff/impl/coverage_inl.hpp>
 #include <handoff/impl/decision_inl.hpp>
+#include <handoff/impl/failure_class_inl.hpp>
 #include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
+#include <handoff/impl/report_html_inl.hpp>
+#include <handoff/impl/report_inl.hpp>
 #include <handoff/impl/route_table_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
 #include <handoff/impl/schema_registry_inl.hpp>
