@@ -16,6 +16,8 @@
 #include <handoff/impl/coverage_inl.hpp>
 #include <handoff/impl/decision_inl.hpp>
 #include <handoff/impl/failure_class_inl.hpp>
+#include <handoff/impl/fixture_manifest_inl.hpp>
+#include <handoff/impl/fixtures_inl.hpp>
 #include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/report_html_inl.hpp>
@@ -23,3 +25,4 @@
 #include <handoff/impl/route_table_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
 #include <handoff/impl/schema_registry_inl.hpp>
+#include <handoff/impl/testing_inl.hpp>
