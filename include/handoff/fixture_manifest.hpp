@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/config.hpp>
 #include <handoff/decision.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/receipt.hpp>
@@ -90,70 +91,27 @@ template <class E, std::size_t N>
 
 /// The manifest line: `{"file", "route", "step", "action", "status", "reason_code", "coverage",
 /// "band", "attempt", "split_depth", "description"}`, null where a field does not apply.
-[[nodiscard]] inline nlohmann::ordered_json to_json(const manifest_entry& e) {
-    nlohmann::ordered_json j;
-    j["file"] = e.file;
-    j["route"] = std::string(to_string(e.route));
-    j["step"] = detail::name_or_null(e.failed_step);
-    j["action"] = detail::name_or_null(e.action);
-    j["status"] = detail::value_or_null(e.status);
-    j["reason_code"] = detail::value_or_null(e.reason_code);
-    j["coverage"] = detail::value_or_null(e.coverage);
-    j["band"] = detail::name_or_null(e.coverage_band);
-    j["attempt"] = e.context.attempt;
-    j["split_depth"] = e.context.split_depth;
-    j["description"] = e.description;
-    return j;
-}
+[[nodiscard]] nlohmann::ordered_json to_json(const manifest_entry& e);
 
 /// Reads one manifest line; throws manifest_error naming the field that is wrong.
-[[nodiscard]] inline manifest_entry manifest_entry_from_json(const nlohmann::json& line) {
-    if (!line.is_object()) {
-        throw manifest_error("a manifest line must be a JSON object");
-    }
-    const auto text = [&](const char* key) {
-        const auto it = line.find(key);
-        if (it == line.end() || !it->is_string()) {
-            throw manifest_error(std::string("\"") + key + "\" must be a string");
-        }
-        return it->get<std::string>();
-    };
-    const auto count = [&](const char* key, std::uint32_t absent) {
-        const auto it = line.find(key);
-        if (it == line.end()) {
-            return absent;
-        }
-        if (!it->is_number_unsigned() || it->get<std::uint64_t>() > UINT32_MAX) {
-            throw manifest_error(std::string("\"") + key + "\" must be a non-negative integer");
-        }
-        return static_cast<std::uint32_t>(it->get<std::uint64_t>());
-    };
-    manifest_entry e;
-    e.file = text("file");
-    e.route = detail::optional_enum(line, "route", detail::all_routes).value_or(route::repair);
-    if (!line.contains("route") || line.at("route").is_null()) {
-        throw manifest_error("\"route\" must be one of ACCEPT, REPAIR, RESUME, SPLIT, NARROW, ESCALATE, FAIL");
-    }
-    e.failed_step = detail::optional_enum(line, "step", detail::all_steps);
-    e.action = detail::optional_enum(line, "action", all_actions);
-    e.coverage_band = detail::optional_enum(line, "band", detail::all_bands);
-    for (const char* key : {"status", "reason_code"}) {
-        if (line.contains(key) && !line.at(key).is_null()) {
-            (std::string(key) == "status" ? e.status : e.reason_code) = text(key);
-        }
-    }
-    if (const auto c = line.find("coverage"); c != line.end() && !c->is_null()) {
-        if (!c->is_number()) {
-            throw manifest_error("\"coverage\" must be a number or null");
-        }
-        e.coverage = c->get<double>();
-    }
-    e.context = attempt_context{count("attempt", 1), count("split_depth", 0)};
-    e.description = line.contains("description") ? text("description") : std::string();
-    return e;
-}
+[[nodiscard]] manifest_entry manifest_entry_from_json(const nlohmann::json& line);
 
 namespace detail {
+
+/// How a receipt routed, apart from its task type: what routing_mismatch compares.
+struct routed_as {
+    route how = route::repair;
+    std::optional<step> failed_step;
+    std::optional<action> decision_action;
+    /// The receipt's first problem's message; null when it has none.
+    const std::string* first_problem = nullptr;
+};
+
+/// What differs between `got` and the expected route, failed step and decision action, or
+/// empty when nothing does.
+[[nodiscard]] std::optional<std::string> routing_mismatch(const routed_as& got, const std::string& file,
+                                                          route expected_route, std::optional<step> expected_step,
+                                                          std::optional<action> expected_action);
 
 /// What differs between a receipt and the expected route, failed step and decision action
 /// (empty when the receipt has no decision), or empty when nothing does.
@@ -161,24 +119,9 @@ template <class Task>
 [[nodiscard]] std::optional<std::string> routing_mismatch(const receipt<Task>& r, const std::string& file,
                                                           route expected_route, std::optional<step> expected_step,
                                                           std::optional<action> expected_action) {
-    std::string out;
-    const auto differ = [&](const char* what, const std::string& expected, const std::string& got) {
-        if (expected != got) {
-            out += std::string(out.empty() ? "" : "; ") + what + ": expected " + expected + ", got " + got;
-        }
-    };
-    const auto name = [](const auto& v) { return v ? std::string(to_string(*v)) : std::string("null"); };
-    differ("route", std::string(to_string(expected_route)), std::string(to_string(r.route)));
-    differ("step", name(expected_step), name(r.failed_step));
-    const std::optional<action> got_action = r.decision ? std::optional<action>(r.decision->action) : std::nullopt;
-    differ("action", name(expected_action), name(got_action));
-    if (out.empty()) {
-        return std::nullopt;
-    }
-    if (!r.problems.empty()) {
-        out += " (first problem: " + r.problems.front().message + ")";
-    }
-    return file + ": " + out;
+    const routed_as got{r.route, r.failed_step, r.decision ? std::optional<action>(r.decision->action) : std::nullopt,
+                        r.problems.empty() ? nullptr : &r.problems.front().message};
+    return routing_mismatch(got, file, expected_route, expected_step, expected_action);
 }
 
 } // namespace detail
@@ -191,3 +134,7 @@ template <class Task>
 }
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/fixture_manifest_inl.hpp>
+#endif

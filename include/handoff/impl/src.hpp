@@ -13,10 +13,16 @@
 #define HANDOFF_COMPILED_LIB
 #endif
 
+#include <handoff/impl/coverage_inl.hpp>
 #include <handoff/impl/dead_letter_file_inl.hpp>
 #include <handoff/impl/dead_letter_inl.hpp>
+#include <handoff/impl/decision_inl.hpp>
 #include <handoff/impl/decode_inl.hpp>
 #include <handoff/impl/envelope_schema_inl.hpp>
+#include <handoff/impl/failure_class_inl.hpp>
+#include <handoff/impl/fixture_manifest_inl.hpp>
+#include <handoff/impl/fixtures_inl.hpp>
+#include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/provider_model_reply_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
 #include <handoff/impl/provider_reply_inl.hpp>
@@ -25,9 +31,14 @@
 #include <handoff/impl/receive_steps_inl.hpp>
 #include <handoff/impl/repair_loop_inl.hpp>
 #include <handoff/impl/repair_prompt_inl.hpp>
+#include <handoff/impl/report_html_inl.hpp>
+#include <handoff/impl/report_inl.hpp>
+#include <handoff/impl/route_table_inl.hpp>
 #include <handoff/impl/schema_inl.hpp>
+#include <handoff/impl/schema_registry_inl.hpp>
 #include <handoff/impl/semantic_check_inl.hpp>
 #include <handoff/impl/semantic_inl.hpp>
+#include <handoff/impl/testing_inl.hpp>
 #include <handoff/impl/worker_prompt_inl.hpp>
 
 // The JSON receiver, whose instantiation receiver.hpp declares extern in the compiled form.
