@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/config.hpp>
 #include <handoff/decision_table.hpp>
 #include <handoff/enums.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // stable_sort
-#include <array>     // array
-#include <atomic>    // atomic
-#include <cstddef>   // size_t
-#include <cstdint>   // uint64_t
+#include <array>   // array
+#include <atomic>  // atomic
+#include <cstddef> // size_t
+#include <cstdint> // uint64_t
 
 namespace handoff {
 
@@ -38,28 +38,7 @@ public:
 
     /// Non-zero cells, most frequent first:
     /// [{"reason_code":"TIME_CAP","band":"mid","table_action":"NARROW","hint_action":"RESUME","count":3}]
-    [[nodiscard]] nlohmann::json to_json() const {
-        nlohmann::json rows = nlohmann::json::array();
-        for (reason_code r : all_reason_codes) {
-            for (band b : {band::low, band::mid, band::high}) {
-                for (action t : all_actions) {
-                    for (action h : all_actions) {
-                        if (const auto n = count(r, b, t, h); n > 0) {
-                            rows.push_back({{"reason_code", to_string(r)},
-                                            {"band", to_string(b)},
-                                            {"table_action", to_string(t)},
-                                            {"hint_action", to_string(h)},
-                                            {"count", n}});
-                        }
-                    }
-                }
-            }
-        }
-        std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-            return a["count"].get<std::uint64_t>() > b["count"].get<std::uint64_t>();
-        });
-        return rows;
-    }
+    [[nodiscard]] nlohmann::json to_json() const;
 
     void reset() noexcept {
         for (auto& c : counts_) {
@@ -81,3 +60,7 @@ private:
 };
 
 } // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/impl/ledger_inl.hpp>
+#endif

@@ -22,6 +22,7 @@
 #include <handoff/impl/failure_class_inl.hpp>
 #include <handoff/impl/fixture_manifest_inl.hpp>
 #include <handoff/impl/fixtures_inl.hpp>
+#include <handoff/impl/ledger_inl.hpp>
 #include <handoff/impl/lint_inl.hpp>
 #include <handoff/impl/provider_model_reply_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
