@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
+  ninja-build                         # the generator scripts/test.sh uses
   nlohmann-json3-dev libvalijson-dev  # the library (nlohmann) and the tests' oracle (valijson)
   catch2                              # tests (Debian ships Catch2 v2)
   libbenchmark-dev                    # the benchmark kit, compiled (not run) by the gcc20 stage

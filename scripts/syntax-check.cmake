@@ -6,8 +6,12 @@
 # compile-only stage (clang17), and with -DHEADERS_ONLY=ON to check that every public header
 # compiles on its own in each build (a header TU has only inline code: the front end is the check).
 #
-#   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> [-DHEADERS_ONLY=ON] \
-#     -P scripts/syntax-check.cmake
+# With -DCOMPILED_FORM=ON, only the public headers (include/handoff/*.hpp), each with
+# HANDOFF_COMPILED_LIB defined: in the compiled form a header reads declarations only, and must
+# still compile on its own.
+#
+#   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> [-DHEADERS_ONLY=ON]
+#     [-DCOMPILED_FORM=ON] -P scripts/syntax-check.cmake
 cmake_minimum_required(VERSION 3.24)
 
 if(NOT EXISTS "${COMPILE_COMMANDS}")
@@ -22,7 +26,13 @@ if(_count GREATER 0)
   math(EXPR _last "${_count} - 1")
   foreach(_i RANGE ${_last})
     string(JSON _file GET "${_commands}" ${_i} file)
-    if(_file MATCHES "verify_interface_header_sets")
+    set(_extra "")
+    if(COMPILED_FORM)
+      if(NOT _file MATCHES "verify_interface_header_sets/handoff/[^/]+\\.hpp\\.cxx$")
+        continue()
+      endif()
+      set(_extra " -DHANDOFF_COMPILED_LIB")
+    elseif(_file MATCHES "verify_interface_header_sets")
       # a public header on its own
     elseif(HEADERS_ONLY)
       continue()
@@ -31,7 +41,7 @@ if(_count GREATER 0)
     endif()
     string(JSON _dir GET "${_commands}" ${_i} directory)
     string(JSON _command GET "${_commands}" ${_i} command)
-    file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_command} -fsyntax-only\n")
+    file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_command} -fsyntax-only${_extra}\n")
     math(EXPR _written "${_written} + 1")
   endforeach()
 endif()

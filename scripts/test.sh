@@ -47,11 +47,14 @@ stage_default() {
 # TUs of CMake's all_verify_interface_header_sets, from the build's compile_commands.json, through
 # the front end (-fsyntax-only). A header TU holds only inline code, so generating it would check
 # nothing more and cost the stage minutes at -O3.
-headers_on_their_own() { # build-dir
-  local dir="$1"
-  cmake -DCOMPILE_COMMANDS="$dir/compile_commands.json" -DOUT="$dir/headers-on-their-own" \
-    -DHEADERS_ONLY=ON -P "$root/scripts/syntax-check.cmake"
-  find "$dir/headers-on-their-own" -name '*.sh' -print0 | sort -z | xargs -0 -n1 -P "$jobs" bash
+# With "compiled", the public headers in the compiled form instead (HANDOFF_COMPILED_LIB).
+headers_on_their_own() { # build-dir [compiled]
+  local dir="$1" form="${2:-header-only}"
+  local out="$dir/headers-on-their-own-$form" mode=(-DHEADERS_ONLY=ON)
+  if [[ "$form" == compiled ]]; then mode=(-DCOMPILED_FORM=ON); fi
+  cmake -DCOMPILE_COMMANDS="$dir/compile_commands.json" -DOUT="$out" "${mode[@]}" \
+    -P "$root/scripts/syntax-check.cmake"
+  find "$out" -name '*.sh' -print0 | sort -z | xargs -0 -n1 -P "$jobs" bash
 }
 
 # A configure/build/test run of one CMakePresets.json preset in build/<preset>.
@@ -156,12 +159,14 @@ fuzz_one() {
 # clang++ in C++20 mode (preset clang-cxx20, built unoptimised here to save CI time; clang's
 # warnings come from its front end, so -O0 loses none): unit, compile-time and example tests.
 # The tests, examples and handoff-check link the compiled form (handoff::compiled), as in the
-# default stage; asan and gcc20 build them header-only. The consumer projects and the per-header builds run in
+# default stage; asan and gcc20 build them header-only. Every public header compiles on its own
+# in the compiled form, where it reads declarations only. The consumer projects and the per-header builds run in
 # the default stage.
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, compiled form, build/clang-cxx20"
-  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=ON
+  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
   cmake --build --preset clang-cxx20 --target all
+  headers_on_their_own build/clang-cxx20 compiled
   ctest --preset clang-cxx20 -LE consumer
 }
 
@@ -296,6 +301,14 @@ bash "$root/scripts/install-deps.sh"
 # CMake reads the launcher from the environment when a build directory is first configured.
 if command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
+fi
+
+# Ninja (installed above) compiles a program's files while the library it links is still being
+# compiled, where Make builds one target after another and leaves a core idle behind the one
+# translation unit of handoff::compiled. CMake reads the generator from the environment when a
+# build directory is first configured; an existing one keeps its own.
+if command -v ninja >/dev/null 2>&1; then
+  export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 fi
 
 # CPU seconds (user + system) of every process this script has waited for so far, into $cpu:
