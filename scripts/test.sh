@@ -34,7 +34,7 @@ banner() {
 stage_default() {
   banner "stage default: Release, compiled form, build/"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-    -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_LINK_COMPILED=ON
+    -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
   cmake --build build -j"$jobs"
   headers_on_their_own build
   ctest --test-dir build --output-on-failure --no-tests=error -j"$jobs"
@@ -71,7 +71,8 @@ run_preset() {
 stage_asan() {
   banner "stage asan: Debug, -fsanitize=address,undefined, build/asan"
   # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
-  cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only
+  cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
+    -DHANDOFF_TESTS_ONE_PROCESS=ON
   cmake --build --preset asan --target all
   headers_on_their_own build/asan
   ctest --preset asan -LE consumer
@@ -160,8 +161,10 @@ fuzz_one() {
 # warnings come from its front end, so -O0 loses none): unit, compile-time and example tests.
 # The tests, examples and handoff-check link the compiled form (handoff::compiled), as in the
 # default stage; asan and gcc20 build them header-only. Every public header compiles on its own
-# in the compiled form, where it reads declarations only. The consumer projects and the per-header builds run in
-# the default stage.
+# in the compiled form, where it reads declarations only. The one stage that runs each unit test
+# case as a CTest test of its own (the others run the unit suite in one process,
+# HANDOFF_TESTS_ONE_PROCESS), so the per-case registration stays checked. The consumer projects
+# run in the default stage.
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, compiled form, build/clang-cxx20"
   cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
@@ -192,7 +195,7 @@ stage_gcc20() {
   banner "stage gcc20: g++ -std=c++20, unoptimised, $dir"
   cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_STANDARD=20 -DCMAKE_CXX_STANDARD_REQUIRED=ON \
     -DCMAKE_CXX_EXTENSIONS=OFF -DCMAKE_BUILD_TYPE= -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON \
-    -DHANDOFF_BUILD_BENCHMARKS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+    -DHANDOFF_BUILD_BENCHMARKS=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
   cmake --build "$dir" -j"$jobs"
   headers_on_their_own "$dir"
   ctest --test-dir "$dir" --output-on-failure --no-tests=error -j"$jobs" -LE consumer
