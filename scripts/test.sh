@@ -5,14 +5,14 @@
 #   scripts/test.sh STAGE...   run the named stages (default, asan, tsan, fuzz, clang, gcc20,
 #                              clang17, lint, catch2v3, browser)
 #
-# A stage is a function stage_<name>; add one and list it in default_stages to
-# make it part of every run. Any failure stops the run with a non-zero status.
+# A stage is a function stage_<name>; add one and put it in a lane (`lanes` below) to make it
+# part of every run. Any failure stops the run with a non-zero status.
 # The toolchain matrix, every pair in every run: GCC C++17 builds and runs everything
 # (default); Clang C++17 builds and runs the suite under sanitizers (asan); Clang C++20 and
 # GCC C++20 build and run the unit, compile-time and example tests (clang, gcc20). clang17
 # compiles every TU for Clang C++17 with -fsyntax-only, for when asan is not run. Each
-# compiler runs the suite in both library forms: header-only in asan and gcc20, compiled
-# (handoff::compiled) in default and clang.
+# compiler runs the suite in both library forms: header-only in clang and gcc20, compiled
+# (handoff::compiled) in default and asan.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +20,10 @@ cd "$root"
 jobs="${HANDOFF_JOBS:-2}"
 # Where the gcc20, clang17 and lint stages build (default and the presets use build/).
 build_root="${HANDOFF_BUILD_ROOT:-build}"
-default_stages=(lint default asan tsan fuzz clang gcc20)
+# The default run: two lanes of steps that run at once (see run_lanes), then fuzz_run alone. A
+# step is a stage, or half of stage_fuzz (fuzz_build, fuzz_run).
+lanes=("lint default tsan clang" "asan gcc20 fuzz_build")
+read -r -a default_stages <<<"${lanes[*]/fuzz_build/fuzz}"
 
 banner() {
   printf '\n==================== %s ====================\n' "$*"
@@ -29,12 +32,16 @@ banner() {
 # Release build in build/: unit tests, compile-time tests, examples, consumer projects, every
 # header on its own. The tests, examples and handoff-check link the compiled form
 # (HANDOFF_LINK_COMPILED): the library is optimised once, as a user's Release build of
-# handoff::compiled is, rather than in each of a dozen programs. GCC builds them header-only
-# in the gcc20 stage, clang++ in asan; the consumer projects build both forms here.
+# handoff::compiled is, rather than in each of a dozen programs. The unit-test program's own
+# code is compiled at -O1 (HANDOFF_TESTS_COMPILE_OPTIONS) and the consumer projects in Debug
+# (HANDOFF_CONSUMER_BUILD_TYPE): what they check does not depend on -O3, which would treble their
+# compile time. GCC builds the programs header-only in the gcc20 stage, clang++ in the clang
+# stage; the consumer projects build both forms here.
 stage_default() {
   banner "stage default: Release, compiled form, build/"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-    -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
+    -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_TESTS_ONE_PROCESS=ON \
+    -DHANDOFF_TESTS_COMPILE_OPTIONS=-O1 -DHANDOFF_CONSUMER_BUILD_TYPE=Debug
   cmake --build build -j"$jobs"
   headers_on_their_own build
   ctest --test-dir build --output-on-failure --no-tests=error -j"$jobs"
@@ -66,13 +73,15 @@ run_preset() {
 
 # Debug + AddressSanitizer + UBSan, every unit test and example; any report fails the run
 # (-fno-sanitize-recover=all). Built with clang++, which compiles the suite at -O0 in half
-# g++'s time. The consumer projects test the build system, not the code: the default stage
-# runs them.
+# g++'s time. The programs link the compiled form, instrumented like them: instrumented code
+# costs half as much again to compile, and a program that holds the whole library header-only
+# pays it a dozen times; the clang stage builds them header-only. The consumer projects test
+# the build system, not the code: the default stage runs them.
 stage_asan() {
-  banner "stage asan: Debug, -fsanitize=address,undefined, build/asan"
+  banner "stage asan: Debug, -fsanitize=address,undefined, compiled form, build/asan"
   # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
   cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
-    -DHANDOFF_TESTS_ONE_PROCESS=ON
+    -DHANDOFF_TESTS_ONE_PROCESS=ON -DHANDOFF_LINK_COMPILED=ON
   cmake --build --preset asan --target all
   headers_on_their_own build/asan
   ctest --preset asan -LE consumer
@@ -105,25 +114,39 @@ stage_tsan() {
 # files. A crash fails the stage and is left in build/fuzz/artifacts/: fix it, then commit the
 # input under tests/fixtures/fuzz_regressions/.
 stage_fuzz() {
-  local seconds="${HANDOFF_FUZZ_SECONDS:-60}"
-  banner "stage fuzz: libFuzzer, ${seconds}s per harness, build/fuzz"
-  local out=build/fuzz harnesses=(fuzz_receive fuzz_fast_path) pids=() harness
-  mkdir -p "$out"
-  for harness in "${harnesses[@]}"; do
+  fuzz_build
+  fuzz_run
+}
+
+fuzz_out=build/fuzz
+fuzz_harnesses=(fuzz_receive fuzz_fast_path)
+
+# The harnesses of stage_fuzz, built side by side.
+fuzz_build() {
+  banner "fuzz: building the libFuzzer harnesses, $fuzz_out"
+  local pids=() harness pid
+  mkdir -p "$fuzz_out"
+  for harness in "${fuzz_harnesses[@]}"; do
     clang++ "${direct_flags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-      "tests/fuzz/$harness.cpp" -o "$out/$harness" &
+      "tests/fuzz/$harness.cpp" -o "$fuzz_out/$harness" &
     pids+=($!)
   done
-  for harness in "${pids[@]}"; do
-    wait "$harness"
+  for pid in "${pids[@]}"; do
+    wait "$pid"
   done
+}
+
+# Runs the harnesses fuzz_build built.
+fuzz_run() {
+  local seconds="${HANDOFF_FUZZ_SECONDS:-60}"
+  banner "stage fuzz: libFuzzer, ${seconds}s per harness, $fuzz_out"
+  local out="$fuzz_out" pids=() harness
   local artifacts="$out/artifacts"
   rm -rf "$artifacts"
   mkdir -p "$artifacts"
   # The harnesses fuzz at the same time, one per core, each on its own corpus: the stage takes
   # HANDOFF_FUZZ_SECONDS once, and each harness still gets all of it.
-  pids=()
-  for harness in "${harnesses[@]}"; do
+  for harness in "${fuzz_harnesses[@]}"; do
     fuzz_one "$out" "$harness" "$seconds" &
     pids+=($!)
   done
@@ -159,15 +182,14 @@ fuzz_one() {
 
 # clang++ in C++20 mode (preset clang-cxx20, built unoptimised here to save CI time; clang's
 # warnings come from its front end, so -O0 loses none): unit, compile-time and example tests.
-# The tests, examples and handoff-check link the compiled form (handoff::compiled), as in the
-# default stage; asan and gcc20 build them header-only. Every public header compiles on its own
-# in the compiled form, where it reads declarations only. The one stage that runs each unit test
-# case as a CTest test of its own (the others run the unit suite in one process,
-# HANDOFF_TESTS_ONE_PROCESS), so the per-case registration stays checked. The consumer projects
-# run in the default stage.
+# The tests, examples and handoff-check are header-only, as in gcc20; default and asan link the
+# compiled form. Every public header compiles on its own in the compiled form, where it reads
+# declarations only. The one stage that runs each unit test case as a CTest test of its own (the
+# others run the unit suite in one process, HANDOFF_TESTS_ONE_PROCESS), so the per-case
+# registration stays checked. The consumer projects run in the default stage.
 stage_clang() {
-  banner "stage clang: clang++ -std=c++20, unoptimised, compiled form, build/clang-cxx20"
-  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=ON -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+  banner "stage clang: clang++ -std=c++20, unoptimised, header-only, build/clang-cxx20"
+  cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
   cmake --build --preset clang-cxx20 --target all
   headers_on_their_own build/clang-cxx20 compiled
   ctest --preset clang-cxx20 -LE consumer
@@ -287,9 +309,6 @@ stage_lint() {
 }
 
 stages=("$@")
-if ((${#stages[@]} == 0)); then
-  stages=("${default_stages[@]}")
-fi
 for stage in "${stages[@]}"; do
   if ! declare -F "stage_$stage" >/dev/null; then
     echo "test.sh: unknown stage '$stage'" >&2
@@ -314,9 +333,9 @@ if command -v ninja >/dev/null 2>&1; then
   export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"
 fi
 
-# CPU seconds (user + system) of every process this script has waited for so far, into $cpu:
+# CPU seconds (user + system) of every process this shell has waited for so far, into $cpu:
 # beside the wall time, it says what a stage costs on a machine shared with other work. `times`
-# runs in this shell (a subshell would count only its own children), through a file.
+# runs in the calling shell (a subshell would count only its own children), through a file.
 times_file="$(mktemp)"
 trap 'rm -f "$times_file"' EXIT
 cpu_so_far() {
@@ -325,17 +344,91 @@ cpu_so_far() {
     END { printf "%d", s }' "$times_file")
 }
 
-timings=()
+# Runs one step (a stage, or fuzz_build / fuzz_run) and appends its wall and CPU time to the file
+# $timings_file.
+timed_step() { # step
+  local step="$1" started=$SECONDS cpu_before
+  cpu_so_far
+  cpu_before=$cpu
+  if declare -F "stage_$step" >/dev/null; then "stage_$step"; else "$step"; fi
+  cpu_so_far
+  printf '%-10s %5d s  (cpu %5d s)\n' "$step" $((SECONDS - started)) $((cpu - cpu_before)) >>"$timings_file"
+}
+
+# The default run in two lanes that run at once, each a list of steps run in order with
+# HANDOFF_JOBS jobs: most stages leave a core idle for long stretches (configuring, linking, the
+# last translation unit of a build, a test program that runs on one core), and the other lane
+# fills it. The lanes carry about the same CPU time. fuzz_run comes alone after both, so each
+# harness has a core to itself for its HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
+# Each lane writes its log to $build_root/logs/ and it is printed when the lane ends; a failing
+# lane stops the other.
+
+run_lane() { # log-file step...
+  local log="$1"
+  shift
+  (
+    local step
+    for step in "$@"; do
+      timed_step "$step"
+    done
+  ) >"$log" 2>&1
+}
+
+# Kills a process and everything it started.
+kill_tree() { # pid
+  local child
+  for child in $(pgrep -P "$1" || true); do
+    kill_tree "$child"
+  done
+  kill "$1" 2>/dev/null || true
+}
+
+run_lanes() {
+  local logs="$build_root/logs" pids=() names=() i pid status
+  mkdir -p "$logs"
+  for i in "${!lanes[@]}"; do
+    local steps
+    read -r -a steps <<<"${lanes[$i]}"
+    banner "lane $((i + 1)) started: ${steps[*]} (log: $logs/lane-$((i + 1)).log)"
+    run_lane "$logs/lane-$((i + 1)).log" "${steps[@]}" &
+    pids+=($!)
+    names+=("lane $((i + 1))")
+  done
+  local left=${#pids[@]}
+  while ((left > 0)); do
+    status=0
+    wait -n -p pid "${pids[@]}" || status=$?
+    for i in "${!pids[@]}"; do
+      [[ "${pids[$i]}" == "$pid" ]] || continue
+      banner "${names[$i]} ended (status $status): ${lanes[$i]}"
+      cat "$logs/lane-$((i + 1)).log"
+      unset 'pids[i]'
+    done
+    left=${#pids[@]}
+    if ((status != 0)); then
+      for pid in "${pids[@]}"; do
+        kill_tree "$pid"
+      done
+      echo "test.sh: a lane failed; its log is above" >&2
+      return 1
+    fi
+  done
+}
+
+timings_file="$(mktemp)"
+trap 'rm -f "$times_file" "$timings_file"' EXIT
 run_started=$SECONDS
-for stage in "${stages[@]}"; do
-  stage_started=$SECONDS
-  cpu_so_far
-  stage_cpu=$cpu
-  "stage_$stage"
-  cpu_so_far
-  timings+=("$(printf '%-10s %5d s  (cpu %5d s)' "$stage" $((SECONDS - stage_started)) $((cpu - stage_cpu)))")
-done
+if ((${#stages[@]} == 0)); then
+  stages=("${default_stages[@]}")
+  run_lanes
+  timed_step fuzz_run
+else
+  for stage in "${stages[@]}"; do
+    timed_step "$stage"
+  done
+fi
 banner "all stages passed: ${stages[*]}"
-printf '%s\n' "${timings[@]}"
+echo "(in the default run the lanes overlap: the stages' wall times add up to more than the total)"
+cat "$timings_file"
 cpu_so_far
 printf '%-10s %5d s  (cpu %5d s)\n' total $((SECONDS - run_started)) "$cpu"
