@@ -8,6 +8,7 @@
 #   CONSUMER_BINARY_DIR  (cmake, pkg-config) scratch build directory, recreated each run
 #   CONSUMER_HOW         (cmake) passed to the consumer as HANDOFF_HOW, when set
 #   CXX_COMPILER GENERATOR MAKE_PROGRAM BUILD_TYPE PKG_CONFIG
+#   CONSUMER_BUILD_TYPE  (cmake) the consumer's CMAKE_BUILD_TYPE; empty: BUILD_TYPE
 cmake_minimum_required(VERSION 3.24)
 
 function(run)
@@ -21,6 +22,10 @@ endfunction()
 
 if(BUILD_TYPE STREQUAL "")
   set(BUILD_TYPE Release)
+endif()
+# The consumer's own build type; the install step always takes handoff's BUILD_TYPE.
+if(NOT CONSUMER_BUILD_TYPE)
+  set(CONSUMER_BUILD_TYPE "${BUILD_TYPE}")
 endif()
 
 if(MODE STREQUAL "install")
@@ -59,7 +64,7 @@ elseif(MODE STREQUAL "cmake")
   set(_configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${CONSUMER_BINARY_DIR}"
     -G "${GENERATOR}"
     "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
+    "-DCMAKE_BUILD_TYPE=${CONSUMER_BUILD_TYPE}"
     "-DHANDOFF_SOURCE_DIR=${HANDOFF_SOURCE_DIR}"
     "-DCMAKE_PREFIX_PATH=${PREFIX}")
   if(MAKE_PROGRAM)
@@ -69,8 +74,8 @@ elseif(MODE STREQUAL "cmake")
     list(APPEND _configure "-DHANDOFF_HOW=${CONSUMER_HOW}")
   endif()
   run(${_configure})
-  run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" --config "${BUILD_TYPE}")
-  foreach(_exe IN ITEMS "${CONSUMER_BINARY_DIR}/handoff_consumer" "${CONSUMER_BINARY_DIR}/${BUILD_TYPE}/handoff_consumer")
+  run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" --config "${CONSUMER_BUILD_TYPE}")
+  foreach(_exe IN ITEMS "${CONSUMER_BINARY_DIR}/handoff_consumer" "${CONSUMER_BINARY_DIR}/${CONSUMER_BUILD_TYPE}/handoff_consumer")
     if(EXISTS "${_exe}")
       run("${_exe}")
       return()
