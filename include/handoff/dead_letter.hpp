@@ -23,7 +23,6 @@
 #include <chrono>   // system_clock
 #include <cstddef>  // size_t
 #include <cstdint>  // uint32_t
-#include <mutex>    // mutex
 #include <optional> // optional
 #include <string>   // string
 #include <vector>   // vector
@@ -68,6 +67,8 @@ struct dead_letter {
 
 namespace detail {
 
+struct sink_mutex; // detail/sink_mutex.hpp: a std::mutex, named only where the sinks are defined
+
 /// RFC 3339 UTC with milliseconds: 2026-11-29T21:49:45.123Z.
 [[nodiscard]] std::string utc_timestamp(std::chrono::system_clock::time_point tp);
 
@@ -102,8 +103,8 @@ public:
 /// Keeps records in memory: for tests, and for callers that forward them elsewhere.
 class memory_dead_letter_sink final : public dead_letter_sink {
 public:
-    explicit memory_dead_letter_sink(std::size_t max_raw_bytes = default_dead_letter_raw_bytes)
-        : max_raw_bytes_(max_raw_bytes) {}
+    explicit memory_dead_letter_sink(std::size_t max_raw_bytes = default_dead_letter_raw_bytes);
+    ~memory_dead_letter_sink() override;
 
     [[nodiscard]] bool write(const dead_letter& record) override;
 
@@ -112,7 +113,9 @@ public:
 
 private:
     std::size_t max_raw_bytes_;
-    mutable std::mutex mutex_;
+    /// Owned, never null: held by write() and lines(). A pointer, so that this header does not
+    /// include <mutex>; copying and moving are deleted with the base class.
+    detail::sink_mutex* mutex_ = nullptr;
     std::vector<std::string> lines_;
 };
 

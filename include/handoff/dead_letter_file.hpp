@@ -10,7 +10,6 @@
 
 #include <cstddef>     // size_t
 #include <cstdio>      // FILE on Windows
-#include <mutex>       // mutex
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -38,7 +37,9 @@ public:
 private:
     std::string path_;
     std::size_t max_raw_bytes_;
-    mutable std::mutex mutex_;
+    /// Owned, never null once constructed: held by every write. A pointer, so that this header
+    /// does not include <mutex>; copying and moving are deleted with the base class.
+    detail::sink_mutex* mutex_ = nullptr;
     std::string error_;
 #if defined(_WIN32)
     std::FILE* file_ = nullptr;

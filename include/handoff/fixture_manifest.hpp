@@ -46,46 +46,11 @@ public:
 
 namespace detail {
 
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
-    for (E e : all) {
-        if (to_string(e) == s) {
-            return e;
-        }
-    }
-    return std::nullopt;
-}
-
 inline constexpr route all_routes[] = {route::accept, route::repair,   route::resume, route::split,
                                        route::narrow, route::escalate, route::fail};
 inline constexpr step all_steps[] = {step::parse, step::envelope_schema, step::task_schema, step::coverage,
                                      step::semantic};
 inline constexpr band all_bands[] = {band::low, band::mid, band::high};
-
-template <class E>
-[[nodiscard]] nlohmann::json name_or_null(const std::optional<E>& e) {
-    return e ? nlohmann::json(std::string(to_string(*e))) : nlohmann::json(nullptr);
-}
-
-template <class T>
-[[nodiscard]] nlohmann::json value_or_null(const std::optional<T>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-/// `line[key]` as one of `all` by name, or empty for null; throws manifest_error otherwise.
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key, const E (&all)[N]) {
-    const auto it = line.find(key);
-    if (it == line.end() || it->is_null()) {
-        return std::nullopt;
-    }
-    if (it->is_string()) {
-        if (auto e = enum_from_string(it->get<std::string>(), all)) {
-            return e;
-        }
-    }
-    throw manifest_error(std::string("\"") + key + "\" is " + it->dump() + ", not a known name or null");
-}
 
 } // namespace detail
 

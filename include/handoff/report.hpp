@@ -87,7 +87,10 @@ struct class_stats {
 /// REPAIR, ESCALATE or FAIL.
 struct report {
     std::size_t total = 0;
-    std::array<class_stats, failure_class_count> classes{};
+    // No `{}`: each class_stats starts from its own member initializers either way, and the
+    // braces would make every file that includes this header instantiate class_stats'
+    // construction (its maps and vectors).
+    std::array<class_stats, failure_class_count> classes;
     std::size_t dead_letters = 0;
     std::size_t receipts = 0;
     std::size_t receipts_passed = 0;
@@ -121,7 +124,7 @@ struct report {
 /// Feed it lines; read the report at any time.
 class report_builder {
 public:
-    explicit report_builder(report_options options = {}) : options_(options) { report_.has_by_day = options_.by_day; }
+    explicit report_builder(report_options options = {});
 
     /// One JSON Lines line (without its newline); `source` names it ("file:line") in samples of
     /// receipt lines and in the list of skipped lines. Blank lines are ignored. Never throws

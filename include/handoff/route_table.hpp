@@ -59,8 +59,7 @@ struct route_mismatch {
 /// error found at start-up. what() names every mismatch, one per line.
 class route_table_error : public std::logic_error {
 public:
-    explicit route_table_error(std::vector<route_mismatch> mismatches)
-        : std::logic_error(describe(mismatches)), mismatches_(std::move(mismatches)) {}
+    explicit route_table_error(std::vector<route_mismatch> mismatches);
 
     [[nodiscard]] const std::vector<route_mismatch>& mismatches() const noexcept { return mismatches_; }
 

@@ -11,7 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <iterator>    // make_move_iterator
 #include <memory>      // shared_ptr
 #include <optional>    // optional
 #include <string>      // string
@@ -24,15 +23,10 @@ struct provider_schema_result; // provider_schema.hpp: the schema sent, whose nu
 namespace detail {
 
 /// Moves every problem of `from` to the end of `to`, in order.
-inline void append_problems(problem_list& to, problem_list&& from) {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-}
+void append_problems(problem_list& to, problem_list&& from);
 
 /// A step-3 problem at `pointer`, its message starting with the pointer as every message does.
-inline void add_task_problem(problem_list& problems, const char* code, const char* pointer,
-                             const std::string& message) {
-    problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
-}
+void add_task_problem(problem_list& problems, const char* code, const char* pointer, const std::string& message);
 
 /// The steps of receive() that do not depend on the task type, on a receipt of JSON: parse,
 /// envelope, the task schema's half of step 3, coverage, and routing. receiver<Task> adds the

@@ -6,11 +6,13 @@
 
 #include <handoff/dead_letter.hpp>
 
+#include <handoff/detail/sink_mutex.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/problem_codes.hpp>
 
 #include <cstdio>      // snprintf
 #include <ctime>       // gmtime, time_t, tm
+#include <mutex>       // lock_guard
 #include <string_view> // string_view
 #include <utility>     // move
 
@@ -126,15 +128,20 @@ HANDOFF_INLINE std::string to_jsonl(const dead_letter& d, std::size_t max_raw_by
     return line;
 }
 
+HANDOFF_INLINE memory_dead_letter_sink::memory_dead_letter_sink(std::size_t max_raw_bytes)
+    : max_raw_bytes_(max_raw_bytes), mutex_(new detail::sink_mutex{}) {}
+
+HANDOFF_INLINE memory_dead_letter_sink::~memory_dead_letter_sink() { delete mutex_; }
+
 HANDOFF_INLINE bool memory_dead_letter_sink::write(const dead_letter& record) {
     std::string line = to_jsonl(record, max_raw_bytes_);
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(mutex_->mutex);
     lines_.push_back(std::move(line));
     return true;
 }
 
 HANDOFF_INLINE std::vector<std::string> memory_dead_letter_sink::lines() const {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(mutex_->mutex);
     return lines_;
 }
 

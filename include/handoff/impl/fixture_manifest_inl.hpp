@@ -11,11 +11,53 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>  // size_t
 #include <cstdint>  // uint32_t, uint64_t, UINT32_MAX
 #include <optional> // optional
 #include <string>   // string
 
 namespace handoff {
+
+// Helpers of the two conversions below, kept out of the header: their bodies instantiate
+// nlohmann::json accessors that a file including only the header never calls.
+namespace detail {
+
+template <class E, std::size_t N>
+[[nodiscard]] std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
+    for (E e : all) {
+        if (to_string(e) == s) {
+            return e;
+        }
+    }
+    return std::nullopt;
+}
+
+template <class E>
+[[nodiscard]] nlohmann::json name_or_null(const std::optional<E>& e) {
+    return e ? nlohmann::json(std::string(to_string(*e))) : nlohmann::json(nullptr);
+}
+
+template <class T>
+[[nodiscard]] nlohmann::json value_or_null(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+/// `line[key]` as one of `all` by name, or empty for null; throws manifest_error otherwise.
+template <class E, std::size_t N>
+[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key, const E (&all)[N]) {
+    const auto it = line.find(key);
+    if (it == line.end() || it->is_null()) {
+        return std::nullopt;
+    }
+    if (it->is_string()) {
+        if (auto e = enum_from_string(it->get<std::string>(), all)) {
+            return e;
+        }
+    }
+    throw manifest_error(std::string("\"") + key + "\" is " + it->dump() + ", not a known name or null");
+}
+
+} // namespace detail
 
 /// The manifest line: `{"file", "route", "step", "action", "status", "reason_code", "coverage",
 /// "band", "attempt", "split_depth", "description"}`, null where a field does not apply.

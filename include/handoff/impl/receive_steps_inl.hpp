@@ -14,11 +14,21 @@
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 
-#include <memory>  // make_shared
-#include <string>  // string, to_string
-#include <utility> // move
+#include <iterator> // make_move_iterator
+#include <memory>   // make_shared
+#include <string>   // string, to_string
+#include <utility>  // move
 
 namespace handoff::detail {
+
+HANDOFF_INLINE void append_problems(problem_list& to, problem_list&& from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, const char* pointer,
+                                     const std::string& message) {
+    problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
+}
 
 /// The provider schema whose nulls mean "absent" (receiver_options::from), or null.
 [[nodiscard]] HANDOFF_INLINE std::shared_ptr<const provider_schema_result>

@@ -182,6 +182,10 @@ HANDOFF_INLINE double report::share(failure_class c) const noexcept {
                : std::round(static_cast<double>((*this)[c].count) * 10000.0 / static_cast<double>(total)) / 10000.0;
 }
 
+HANDOFF_INLINE report_builder::report_builder(report_options options) : options_(options) {
+    report_.has_by_day = options_.by_day;
+}
+
 HANDOFF_INLINE void report_builder::add_line(std::string_view line, std::string_view source) {
     if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         return;

@@ -20,6 +20,9 @@
 
 namespace handoff {
 
+HANDOFF_INLINE route_table_error::route_table_error(std::vector<route_mismatch> mismatches)
+    : std::logic_error(describe(mismatches)), mismatches_(std::move(mismatches)) {}
+
 HANDOFF_INLINE std::string route_table_error::describe(const std::vector<route_mismatch>& mismatches) {
     std::string out = "handoff: the routing table does not match the task schema";
     for (const route_mismatch& m : mismatches) {
