@@ -82,9 +82,9 @@ stage_asan() {
   # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
   cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
     -DHANDOFF_TESTS_ONE_PROCESS=ON -DHANDOFF_LINK_COMPILED=ON
-  cmake --build --preset asan --target all
+  cmake --build --preset asan --target all -j"$jobs"
   headers_on_their_own build/asan
-  ctest --preset asan -LE consumer
+  ctest --preset asan -LE consumer -j"$jobs"
 }
 
 # The flags a test or harness compiled outside CMake needs to find handoff, its fixtures and
@@ -190,9 +190,9 @@ fuzz_one() {
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, header-only, build/clang-cxx20"
   cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
-  cmake --build --preset clang-cxx20 --target all
+  cmake --build --preset clang-cxx20 --target all -j"$jobs"
   headers_on_their_own build/clang-cxx20 compiled
-  ctest --preset clang-cxx20 -LE consumer
+  ctest --preset clang-cxx20 -LE consumer -j"$jobs"
 }
 
 # Compile-only in another compiler/standard pair: every test, example and benchmark translation
@@ -355,10 +355,12 @@ timed_step() { # step
   printf '%-10s %5d s  (cpu %5d s)\n' "$step" $((SECONDS - started)) $((cpu - cpu_before)) >>"$timings_file"
 }
 
-# The default run in two lanes that run at once, each a list of steps run in order with
-# HANDOFF_JOBS jobs: most stages leave a core idle for long stretches (configuring, linking, the
-# last translation unit of a build, a test program that runs on one core), and the other lane
-# fills it. The lanes carry about the same CPU time. fuzz_run comes alone after both, so each
+# The default run in two lanes that run at once, each a list of steps run in order with its
+# share of HANDOFF_JOBS (one job each on two cores): most stages leave a core idle for long
+# stretches (configuring, linking, the last translation unit of a build, a test program that
+# runs on one core), and the other lane fills it. More jobs than cores would not: on this VM
+# four compilers on two cores cost a quarter more CPU time than two. The lanes carry about the
+# same CPU time. fuzz_run comes alone after both, so each
 # harness has a core to itself for its HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
 # Each lane writes its log to $build_root/logs/ and it is printed when the lane ends; a failing
 # lane stops the other.
@@ -368,6 +370,7 @@ run_lane() { # log-file step...
   shift
   (
     local step
+    jobs=$((jobs / ${#lanes[@]} > 0 ? jobs / ${#lanes[@]} : 1))
     for step in "$@"; do
       timed_step "$step"
     done
