@@ -35,8 +35,9 @@ banner() {
 # handoff::compiled is, rather than in each of a dozen programs. The unit-test program's own
 # code is compiled at -O1 (HANDOFF_TESTS_COMPILE_OPTIONS) and the consumer projects with no
 # build type's flags (HANDOFF_CONSUMER_BUILD_TYPE=None: -O0, no debug information): what they
-# check does not depend on either, which would treble their compile time. GCC builds the programs header-only in the gcc20 stage, clang++ in the clang
-# stage; the consumer projects build both forms here.
+# check does not depend on either, which would treble their compile time. GCC builds the
+# programs header-only in the gcc20 stage, clang++ in the clang stage; the consumer projects
+# build both forms here.
 stage_default() {
   banner "stage default: Release, compiled form, build/"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
@@ -360,8 +361,8 @@ timed_step() { # step
 # stretches (configuring, linking, the last translation unit of a build, a test program that
 # runs on one core), and the other lane fills it. More jobs than cores would not: on this VM
 # four compilers on two cores cost a quarter more CPU time than two. The lanes carry about the
-# same CPU time. fuzz_run comes alone after both, so each
-# harness has a core to itself for its HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
+# same CPU time. fuzz_run comes alone after both, so each harness has a core to itself for its
+# HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
 # Each lane writes its log to $build_root/logs/ and it is printed when the lane ends; a failing
 # lane stops the other.
 
