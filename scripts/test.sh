@@ -338,7 +338,8 @@ fi
 # beside the wall time, it says what a stage costs on a machine shared with other work. `times`
 # runs in the calling shell (a subshell would count only its own children), through a file.
 times_file="$(mktemp)"
-trap 'rm -f "$times_file"' EXIT
+timings_file="$(mktemp)"
+trap 'rm -f "$times_file" "$timings_file"' EXIT
 cpu_so_far() {
   times >"$times_file"
   cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
@@ -387,28 +388,30 @@ kill_tree() { # pid
   kill "$1" 2>/dev/null || true
 }
 
+# The log of lane N (1-based).
+lane_log() { # n
+  printf '%s/logs/lane-%d.log' "$build_root" "$1"
+}
+
 run_lanes() {
-  local logs="$build_root/logs" pids=() names=() i pid status
-  mkdir -p "$logs"
+  local pids=() i pid status
+  mkdir -p "$build_root/logs"
   for i in "${!lanes[@]}"; do
     local steps
     read -r -a steps <<<"${lanes[$i]}"
-    banner "lane $((i + 1)) started: ${steps[*]} (log: $logs/lane-$((i + 1)).log)"
-    run_lane "$logs/lane-$((i + 1)).log" "${steps[@]}" &
+    banner "lane $((i + 1)) started: ${steps[*]} (log: $(lane_log $((i + 1))))"
+    run_lane "$(lane_log $((i + 1)))" "${steps[@]}" &
     pids+=($!)
-    names+=("lane $((i + 1))")
   done
-  local left=${#pids[@]}
-  while ((left > 0)); do
+  while ((${#pids[@]} > 0)); do
     status=0
     wait -n -p pid "${pids[@]}" || status=$?
     for i in "${!pids[@]}"; do
       [[ "${pids[$i]}" == "$pid" ]] || continue
-      banner "${names[$i]} ended (status $status): ${lanes[$i]}"
-      cat "$logs/lane-$((i + 1)).log"
+      banner "lane $((i + 1)) ended (status $status): ${lanes[$i]}"
+      cat "$(lane_log $((i + 1)))"
       unset 'pids[i]'
     done
-    left=${#pids[@]}
     if ((status != 0)); then
       for pid in "${pids[@]}"; do
         kill_tree "$pid"
@@ -419,8 +422,6 @@ run_lanes() {
   done
 }
 
-timings_file="$(mktemp)"
-trap 'rm -f "$times_file" "$timings_file"' EXIT
 run_started=$SECONDS
 if ((${#stages[@]} == 0)); then
   stages=("${default_stages[@]}")
