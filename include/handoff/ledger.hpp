@@ -44,6 +44,8 @@ public:
 private:
     static constexpr std::size_t band_count = 3;
     static constexpr std::size_t cell_count = reason_code_count * band_count * action_count * action_count;
+    /// Size and alignment of one counter, a std::atomic<std::uint64_t> (the definitions assert it).
+    static constexpr std::size_t cell_bytes = 8;
 
     [[nodiscard]] static constexpr std::size_t index(reason_code r, band b, action t, action h) noexcept {
         return ((static_cast<std::size_t>(r) * band_count + static_cast<std::size_t>(b)) * action_count +
@@ -59,7 +61,7 @@ private:
     /// constructor): raw bytes, so that a file including this header does not parse <atomic>;
     /// only the definitions (impl/ledger_inl.hpp) name the atomic type. Mutable: count() and
     /// total() load through a const ledger, as they did through const atomics.
-    alignas(8) mutable unsigned char cells_[cell_count * 8];
+    alignas(cell_bytes) mutable unsigned char cells_[cell_count * cell_bytes];
 };
 
 } // namespace handoff

@@ -23,19 +23,18 @@ struct ledger_cell {
 
 } // namespace detail
 
-// cells_ is sized and aligned for 8-byte cells: a platform where the atomic counter is larger
-// or more strictly aligned would overrun it.
-static_assert(sizeof(detail::ledger_cell) == 8 && alignof(detail::ledger_cell) <= 8,
-              "disagreement_ledger::cells_ assumes an 8-byte std::atomic<std::uint64_t>");
-
 HANDOFF_INLINE disagreement_ledger::disagreement_ledger() noexcept {
+    // cells_ is sized and aligned for cell_bytes-byte cells: a platform where the atomic counter
+    // is larger or more strictly aligned would overrun it.
+    static_assert(sizeof(detail::ledger_cell) == cell_bytes && alignof(detail::ledger_cell) <= cell_bytes,
+                  "disagreement_ledger::cells_ assumes an 8-byte std::atomic<std::uint64_t>");
     for (std::size_t i = 0; i < cell_count; ++i) {
-        ::new (static_cast<void*>(cells_ + i * sizeof(detail::ledger_cell))) detail::ledger_cell{};
+        ::new (static_cast<void*>(cells_ + i * cell_bytes)) detail::ledger_cell{};
     }
 }
 
 HANDOFF_INLINE detail::ledger_cell& disagreement_ledger::cell(std::size_t i) const noexcept {
-    return *std::launder(reinterpret_cast<detail::ledger_cell*>(cells_ + i * sizeof(detail::ledger_cell)));
+    return *std::launder(reinterpret_cast<detail::ledger_cell*>(cells_ + i * cell_bytes));
 }
 
 HANDOFF_INLINE void disagreement_ledger::record(reason_code reason, band coverage_band, action table_action,
