@@ -132,12 +132,17 @@ stage_fuzz() {
 fuzz_out=build/fuzz
 fuzz_harnesses=(fuzz_receive fuzz_fast_path)
 
-# The harnesses of stage_fuzz, built side by side.
+# The harnesses of stage_fuzz, built $jobs at a time: side by side alone, one after the other in
+# a lane, where the other lane's compiler has the other core.
 fuzz_build() {
   banner "fuzz: building the libFuzzer harnesses, $fuzz_out"
   local pids=() harness pid
   mkdir -p "$fuzz_out"
   for harness in "${fuzz_harnesses[@]}"; do
+    if ((${#pids[@]} >= jobs)); then
+      wait "${pids[0]}"
+      pids=("${pids[@]:1}")
+    fi
     clang++ "${direct_flags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
       "tests/fuzz/$harness.cpp" -o "$fuzz_out/$harness" &
     pids+=($!)
