@@ -36,9 +36,10 @@ banner() {
   printf '\n==================== %s ====================\n' "$*"
 }
 
-# Release build in build/: unit tests, compile-time tests, examples, consumer projects. The tests, examples and handoff-check link the compiled form
-# (HANDOFF_LINK_COMPILED): the library is optimised once, as a user's Release build of
-# handoff::compiled is, rather than in each of a dozen programs. The unit-test program's own
+# Release build in build/: unit tests, compile-time tests, examples, consumer projects. The
+# tests, examples and handoff-check link the compiled form (HANDOFF_LINK_COMPILED): the library
+# is optimised once, as a user's Release build of handoff::compiled is, rather than in each of a
+# dozen programs. The unit-test program's own
 # code is compiled at -O1 (HANDOFF_TESTS_COMPILE_OPTIONS) and the consumer projects with no
 # build type's flags (HANDOFF_CONSUMER_BUILD_TYPE=None: -O0, no debug information): what they
 # check does not depend on either, which would treble their compile time. GCC builds the
@@ -200,9 +201,9 @@ fuzz_one() {
 # warnings come from its front end, so -O0 loses none): unit, compile-time and example tests.
 # The tests, examples and handoff-check are header-only; default and asan link the compiled
 # form. Every public header compiles on its own in both forms: header-only, and compiled, where
-# it reads declarations only. The one stage that runs each unit test case as a CTest test of its own (the
-# others run the unit suite in one process, HANDOFF_TESTS_ONE_PROCESS), so the per-case
-# registration stays checked. The consumer projects run in the default stage.
+# it reads declarations only. The one stage that runs each unit test case as a CTest test of
+# its own (the others run the unit suite in one process, HANDOFF_TESTS_ONE_PROCESS), so the
+# per-case registration stays checked. The consumer projects run in the default stage.
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, header-only, build/clang-cxx20"
   cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
