@@ -12,8 +12,8 @@
 # GCC C++20 build and run the unit, compile-time and example tests (clang, gcc20). clang17
 # compiles every TU for Clang C++17 with -fsyntax-only, for when asan is not run. Each
 # compiler runs the suite in both library forms: header-only in clang and gcc20, compiled
-# (handoff::compiled) in default and asan. Every public header compiles on its own in both
-# standards and both forms, with clang++ (asan, clang): see headers_on_their_own.
+# (handoff::compiled) in default and asan. Every public header compiles on its own, header-only
+# in both standards and compiled in C++20, with clang++ (asan, clang): see headers_on_their_own.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
