@@ -39,12 +39,11 @@ banner() {
 # Release build in build/: unit tests, compile-time tests, examples, consumer projects. The
 # tests, examples and handoff-check link the compiled form (HANDOFF_LINK_COMPILED): the library
 # is optimised once, as a user's Release build of handoff::compiled is, rather than in each of a
-# dozen programs. The unit-test program's own
-# code is compiled at -O1 (HANDOFF_TESTS_COMPILE_OPTIONS) and the consumer projects with no
-# build type's flags (HANDOFF_CONSUMER_BUILD_TYPE=None: -O0, no debug information): what they
-# check does not depend on either, which would treble their compile time. GCC builds the
-# unit tests header-only in the gcc20 stage, clang++ in the clang stage; the consumer projects
-# build both forms here.
+# dozen programs. The unit-test program's own code is compiled at -O1
+# (HANDOFF_TESTS_COMPILE_OPTIONS) and the consumer projects with no build type's flags
+# (HANDOFF_CONSUMER_BUILD_TYPE=None: -O0, no debug information): what they check does not depend
+# on either, which would treble their compile time. GCC builds the unit tests header-only in
+# the gcc20 stage, clang++ in the clang stage; the consumer projects build both forms here.
 stage_default() {
   banner "stage default: Release, compiled form, build/"
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \

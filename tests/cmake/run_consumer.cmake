@@ -24,7 +24,7 @@ if(BUILD_TYPE STREQUAL "")
   set(BUILD_TYPE Release)
 endif()
 # The consumer's own build type; the install step always takes handoff's BUILD_TYPE.
-if(NOT CONSUMER_BUILD_TYPE)
+if(CONSUMER_BUILD_TYPE STREQUAL "")
   set(CONSUMER_BUILD_TYPE "${BUILD_TYPE}")
 endif()
 
