@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer harness for the receiver's fast path (issue 5). It may give way at any doubt, but:
+// The fuzz_fast_path harness (built into fuzz_harnesses.cpp's binary): the receiver's fast path
+// may give way at any doubt, but:
 //
 // - whatever fast_json accepts, decode() (strict) accepts, with the same value and types;
 // - whatever envelope_reader accepts, decode() + envelope_checker accept, with an equal
@@ -7,10 +8,10 @@
 // - compiled_schema's boolean mode (accepts) and its collecting mode (validate) agree on every
 //   value, and agree with valijson wherever valijson reads the value right (no integer above
 //   INT64_MAX, no 1.0 as an integer, no NUL in a string).
-//
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-//     -Iinclude -Itests -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" tests/fuzz/fuzz_fast_path.cpp
-//   ./a.out CORPUS -dict=tests/fuzz/envelope.dict -max_len=16384
+
+#pragma once
+
+#include "fuzz/fuzz_common.hpp"
 
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/detail/envelope_reader.hpp>
@@ -24,27 +25,16 @@
 #include <cmath>       // floor
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
-#include <cstdio>      // fprintf
-#include <cstdlib>     // abort
-#include <fstream>     // ifstream
 #include <optional>    // optional
-#include <sstream>     // ostringstream
 #include <string>      // string
 #include <string_view> // string_view
 #include <vector>      // vector
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
+// Each harness is included once, into the binary: internal linkage, like a .cpp file's.
+namespace handoff_fuzz::fast_path {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void broken(const char* promise, const std::string& detail) {
-    std::fprintf(stderr, "handoff fuzz: broken promise: %s: %s\n", promise, detail.c_str());
-    std::abort();
-}
 
 bool same(const json& a, const json& b) {
     if (a.type() != b.type()) {
@@ -62,13 +52,6 @@ bool same(const json& a, const json& b) {
         return true;
     }
     return a == b && a.dump() == b.dump();
-}
-
-json fixture_schema(const char* name) {
-    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/schemas/" + name);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return json::parse(text.str());
 }
 
 /// One task schema, compiled by handoff and by valijson (the oracle).
@@ -154,9 +137,7 @@ bool same_budget(const std::optional<handoff::budget_info>& a, const std::option
                    a->tool_call_cap == b->tool_call_cap));
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int one_input(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     // A third of the inputs meet tight limits, so that inputs of fuzzing size reach every
     // limit (the defaults need a 64 KiB string or 10,000 items). max_bytes stays: the receiver
@@ -219,3 +200,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return 0;
 }
+
+} // namespace
+} // namespace handoff_fuzz::fast_path

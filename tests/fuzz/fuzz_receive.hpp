@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
-// libFuzzer harness over step 1 and the whole receipt check, tolerant and strict, with a task
-// schema that exercises every regex path. Built and run by `scripts/test.sh fuzz`:
-//
-//   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-//     -Iinclude -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" tests/fuzz/fuzz_receive.cpp
+// The fuzz_receive harness (built into fuzz_harnesses.cpp's binary): step 1 and the whole
+// receipt check, tolerant and strict, with a task schema that exercises every regex path.
 //
 // Besides crashes and sanitizer reports, it aborts on a broken promise: a receipt that cannot
 // be written as JSON, a message that is unsafe to log, an ACCEPT without a result, a decode
 // that disagrees with itself across modes or does not survive a round trip.
+
+#pragma once
+
+#include "fuzz/fuzz_common.hpp"
 
 #include <handoff/handoff.hpp>
 
@@ -15,30 +16,14 @@
 
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
-#include <cstdio>      // fprintf
-#include <cstdlib>     // abort
-#include <fstream>     // ifstream
-#include <sstream>     // ostringstream
 #include <string>      // string
 #include <string_view> // string_view
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
+// Each harness is included once, into the binary: internal linkage, like a .cpp file's.
+namespace handoff_fuzz::receive {
 namespace {
 
-[[noreturn]] void broken(const char* promise, const std::string& detail) {
-    std::fprintf(stderr, "handoff fuzz: broken promise: %s: %s\n", promise, detail.c_str());
-    std::abort();
-}
-
-nlohmann::json task_schema() {
-    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/schemas/patterned_items.schema.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return nlohmann::json::parse(text.str());
-}
+nlohmann::json task_schema() { return fixture_schema("patterned_items.schema.json"); }
 
 handoff::receiver_options strict_options() {
     handoff::receiver_options o;
@@ -98,9 +83,7 @@ void check_decode(const handoff::decode_result& d) {
     }
 }
 
-} // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int one_input(const std::uint8_t* data, std::size_t size) {
     static const handoff::receiver<> tolerant(task_schema());
     static const handoff::receiver<> strict(task_schema(), strict_options());
     static const handoff::receiver<> plain;
@@ -133,3 +116,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_receipt(plain.receive(text));
     return 0;
 }
+
+} // namespace
+} // namespace handoff_fuzz::receive
