@@ -29,7 +29,7 @@ build_root="${HANDOFF_BUILD_ROOT:-build}"
 one_unity_file=-DHANDOFF_TESTS_UNITY_BATCH=0
 # The default run: two lanes of steps that run at once (see run_lanes), then fuzz_run alone. A
 # step is a stage, or half of stage_fuzz (fuzz_build, fuzz_run).
-lanes=("lint default clang" "asan gcc20 tsan fuzz_build")
+lanes=("default clang" "lint asan gcc20 tsan fuzz_build")
 read -r -a default_stages <<<"${lanes[*]/fuzz_build/fuzz}"
 
 banner() {
@@ -309,7 +309,7 @@ stage_browser() {
 
 # Style and static checks with the root's .clang-format and .clang-tidy: clang-format over
 # include/ tests/ examples/, clang-tidy over the public headers through one translation unit.
-# First in default_stages: it takes half a minute and fails fast.
+# First in its lane: it takes half a minute and fails fast.
 stage_lint() {
   banner "stage lint: clang-format --dry-run --Werror, clang-tidy"
   local files=()
