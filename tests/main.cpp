@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The test runner's main(). Catch2 v2: generated here. Catch2 v3: it comes from
-// Catch2::Catch2WithMain (CMake defines HANDOFF_CATCH2_V3=1), so this file is empty.
+// Catch2::Catch2WithMain (CMake defines HANDOFF_CATCH2_V3=1), and this file holds only the
+// include below.
 #if !(defined(HANDOFF_CATCH2_V3) && HANDOFF_CATCH2_V3)
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #endif
+
+// Every header, in a second translation unit of the test program (the tests may be one unity
+// file): a definition a header gives without `inline` is then defined twice and the link fails,
+// as it would in any program whose files include handoff. In the compiled form, a definition
+// the headers give and the library compiles too fails the same way.
+#include <handoff/handoff.hpp>
