@@ -29,7 +29,7 @@ build_root="${HANDOFF_BUILD_ROOT:-build}"
 one_unity_file=-DHANDOFF_TESTS_UNITY_BATCH=0
 # The default run: two lanes of steps that run at once (see run_lanes), then fuzz_run alone. A
 # step is a stage, or half of stage_fuzz (fuzz_build, fuzz_run).
-lanes=("default clang tsan" "lint asan gcc20 fuzz_build")
+lanes=("lint default clang tsan" "asan gcc20 fuzz_build")
 read -r -a default_stages <<<"${lanes[*]/fuzz_build/fuzz}"
 
 banner() {

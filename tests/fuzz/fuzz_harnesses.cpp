@@ -38,7 +38,9 @@ const harness* chosen = nullptr;
 /// Picks the harness by the last component of the path the binary was run as.
 extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** argv) {
     std::string_view name = (*argv)[0];
-    name.remove_prefix(name.find_last_of('/') == std::string_view::npos ? 0 : name.find_last_of('/') + 1);
+    if (const std::size_t slash = name.find_last_of('/'); slash != std::string_view::npos) {
+        name.remove_prefix(slash + 1);
+    }
     for (const harness& h : harnesses) {
         if (h.name == name) {
             chosen = &h;
