@@ -5,14 +5,19 @@
 
 #include "support/catch.hpp"
 
+#include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 #include <handoff/receiver.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <fstream> // ifstream
-#include <string>  // string
+#include <algorithm>  // sort, count_if
+#include <cstddef>    // size_t
+#include <filesystem> // directory_iterator
+#include <fstream>    // ifstream
+#include <string>     // string
+#include <vector>     // vector
 
 namespace test_provider_nulls { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -24,10 +29,26 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson ticket_schema() {
-    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json");
+ojson read_schema(const std::string& path) {
+    std::ifstream in(path);
     REQUIRE(in.good());
     return ojson::parse(in);
+}
+
+ojson ticket_schema() {
+    return read_schema(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json");
+}
+
+/// The reply places of the made_nullable notes provider_schema() writes, sorted.
+std::vector<handoff::detail::instance_path> noted_places(const handoff::provider_schema_result& sent) {
+    std::vector<handoff::detail::instance_path> places;
+    for (const handoff::schema_note& note : sent.notes) {
+        if (note.kind == handoff::schema_note_kind::made_nullable) {
+            handoff::detail::add_nulled_path(places, note.pointer);
+        }
+    }
+    std::sort(places.begin(), places.end());
+    return places;
 }
 
 // What a model writes under the OpenAI schema for a finished ticket: every optional envelope
@@ -87,6 +108,37 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
           "```json\n{\"budget\": null}\n```");
     const auto anthropic = handoff::provider_schema(handoff::provider::anthropic, &task);
     CHECK(handoff::remove_nulled_optionals(strict_reply, anthropic) == strict_reply);
+}
+
+// The receiver learns the places by rewriting nlohmann::json (never instantiating ordered_json);
+// provider_schema() rewrites ordered_json in the author's order. Both must name the same places.
+TEST_CASE("the receiver removes nulls at exactly the places provider_schema() notes as made nullable",
+          "[provider_nulls]") {
+    std::vector<std::string> files = {std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json",
+                                      std::string(HANDOFF_FIXTURES_DIR) +
+                                          "/../../examples/schemas/invoice.schema.json"};
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(HANDOFF_FIXTURES_DIR) + "/schemas")) {
+        if (entry.path().extension() == ".json" && entry.path().filename() != "number_cases.json") {
+            files.push_back(entry.path().string());
+        }
+    }
+    std::size_t task_places = 0; // places inside partial_result: the tasks' own optionals
+    for (const handoff::provider target : handoff::all_providers) {
+        auto envelope_only = handoff::detail::nulled_optional_paths(target, nullptr);
+        std::sort(envelope_only.begin(), envelope_only.end());
+        CHECK(envelope_only == noted_places(handoff::provider_schema(target, nullptr)));
+        for (const std::string& file : files) {
+            CAPTURE(std::string(handoff::to_string(target)), file);
+            const ojson ordered = read_schema(file);
+            const nlohmann::json sorted = nlohmann::json::parse(ordered.dump());
+            auto places = handoff::detail::nulled_optional_paths(target, &sorted);
+            std::sort(places.begin(), places.end());
+            CHECK(places == noted_places(handoff::provider_schema(target, &ordered)));
+            task_places += static_cast<std::size_t>(std::count_if(
+                places.begin(), places.end(), [](const auto& place) { return place.front() == "partial_result"; }));
+        }
+    }
+    CHECK(task_places > 0);
 }
 
 TEST_CASE("a receiver told the reply came from OpenAI reads its nulled optionals as absent, fenced or not",

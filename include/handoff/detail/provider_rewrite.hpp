@@ -5,13 +5,16 @@
 // provider's keyword table (provider_rules.hpp), closes objects and makes optional properties
 // nullable where the provider demands it, and records every change. Invariant: a constraint
 // leaves the schema only together with a note naming its pointer, keyword and value.
+//
+// Generic over the JSON type: provider_schema() rewrites nlohmann::ordered_json, which keeps the
+// author's property order for the provider; the receiver rewrites nlohmann::json only to learn
+// which nulls the provider put in (detail/nulled_optionals.hpp), so a file that receives never
+// instantiates ordered_json.
 
 #include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rules.hpp>
-#include <handoff/detail/schema_note.hpp>
-#include <handoff/detail/schema_stats.hpp>
-
-#include <nlohmann/json.hpp>
+#include <handoff/detail/schema_note_kind.hpp>
+#include <handoff/envelope_schema.hpp>
 
 #include <algorithm>   // find, any_of
 #include <cstddef>     // size_t
@@ -44,21 +47,41 @@ namespace handoff::detail {
     return p.size() >= 2 && p.front() == '^' && p.back() == '$' && p[p.size() - 2] != '\\';
 }
 
+template <class Json>
+[[nodiscard]] bool is_object_schema(const Json& node) {
+    if (!node.is_object()) {
+        return false;
+    }
+    if (node.contains("properties")) {
+        return true;
+    }
+    const auto type = node.find("type");
+    if (type == node.end()) {
+        return false;
+    }
+    if (type->is_string()) {
+        return *type == "object";
+    }
+    return type->is_array() && std::find(type->begin(), type->end(), "object") != type->end();
+}
+
 /// Whether the row lets this keyword, with this value in this schema, through unchanged.
-[[nodiscard]] inline bool rule_keeps(const provider_profile& profile, keep_when when,
-                                     const nlohmann::ordered_json& value, const nlohmann::ordered_json& node) {
+template <class Json>
+[[nodiscard]] bool rule_keeps(const provider_profile& profile, keep_when when, const Json& value, const Json& node) {
     switch (when) {
     case keep_when::always: return true;
     case keep_when::never:
     case keep_when::annotation: return false;
-    case keep_when::false_only: return value.is_boolean() && !value.get<bool>();
-    case keep_when::min_items_zero_or_one: return value.is_number_unsigned() && value.get<std::uint64_t>() <= 1;
+    case keep_when::false_only: return value.is_boolean() && !value.template get<bool>();
+    case keep_when::min_items_zero_or_one:
+        return value.is_number_unsigned() && value.template get<std::uint64_t>() <= 1;
     case keep_when::known_format:
         return value.is_string() && std::find(profile.formats.begin(), profile.formats.end(),
-                                              value.get_ref<const std::string&>()) != profile.formats.end();
-    case keep_when::simple_pattern: return value.is_string() && pattern_is_simple(value.get_ref<const std::string&>());
+                                              value.template get_ref<const std::string&>()) != profile.formats.end();
+    case keep_when::simple_pattern:
+        return value.is_string() && pattern_is_simple(value.template get_ref<const std::string&>());
     case keep_when::anchored_pattern:
-        return value.is_string() && pattern_is_anchored(value.get_ref<const std::string&>());
+        return value.is_string() && pattern_is_anchored(value.template get_ref<const std::string&>());
     case keep_when::integer_only: return node.contains("type") && node["type"] == "integer";
     case keep_when::without_properties: return !node.contains("properties");
     }
@@ -85,22 +108,24 @@ namespace handoff::detail {
     }
 }
 
+/// The rewrite of one schema for one provider. Every change goes to `sink`, called as
+/// sink(kind, pointer, keyword, value, text) with the fields of a schema_note.
+template <class Json, class Sink>
 struct rewriter {
     const provider_profile& profile;
-    std::vector<schema_note>& notes;
+    const Sink& sink;
 
-    void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, nlohmann::ordered_json value,
+    void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, const Json& value,
               std::string text) const {
-        notes.push_back(schema_note{kind, pointer, std::string(keyword), std::move(value), std::move(text)});
+        sink(kind, pointer, keyword, value, std::move(text));
     }
 
     /// A subschema-bearing value, rewritten below `pointer` (the keyword's own pointer).
-    [[nodiscard]] nlohmann::ordered_json descend(const std::string& keyword, const nlohmann::ordered_json& value,
-                                                 const std::string& pointer) const {
+    [[nodiscard]] Json descend(const std::string& keyword, const Json& value, const std::string& pointer) const {
         const bool is_map = keyword == "properties" || keyword == "$defs" || keyword == "definitions" ||
                             keyword == "patternProperties" || keyword == "dependencies";
         if (is_map && value.is_object()) {
-            nlohmann::ordered_json out = nlohmann::ordered_json::object();
+            Json out = Json::object();
             for (const auto& item : value.items()) {
                 out[item.key()] = rewrite(item.value(), pointer_child(pointer, item.key()));
             }
@@ -109,7 +134,7 @@ struct rewriter {
         const bool is_list = keyword == "anyOf" || keyword == "allOf" || keyword == "oneOf" ||
                              keyword == "prefixItems" || keyword == "items";
         if (is_list && value.is_array()) {
-            nlohmann::ordered_json out = nlohmann::ordered_json::array();
+            Json out = Json::array();
             for (std::size_t i = 0; i < value.size(); ++i) {
                 out.push_back(rewrite(value[i], pointer_item(pointer, i)));
             }
@@ -121,11 +146,11 @@ struct rewriter {
         return is_schema ? rewrite(value, pointer) : value;
     }
 
-    [[nodiscard]] nlohmann::ordered_json rewrite(const nlohmann::ordered_json& node, const std::string& pointer) const {
+    [[nodiscard]] Json rewrite(const Json& node, const std::string& pointer) const {
         if (!node.is_object()) {
             return node;
         }
-        nlohmann::ordered_json out = nlohmann::ordered_json::object();
+        Json out = Json::object();
         for (const auto& item : node.items()) {
             const std::string& keyword = item.key();
             const std::string here = pointer_child(pointer, keyword);
@@ -147,27 +172,26 @@ struct rewriter {
         return out;
     }
 
-    void close_object(const nlohmann::ordered_json& node, nlohmann::ordered_json& out,
-                      const std::string& pointer) const {
+    void close_object(const Json& node, Json& out, const std::string& pointer) const {
         const auto original = node.find("additionalProperties");
-        if (original != node.end() && original->is_boolean() && !original->get<bool>()) {
+        if (original != node.end() && original->is_boolean() && !original->template get<bool>()) {
             return;
         }
         if (original != node.end() && out.contains("additionalProperties")) {
             return; // kept as written (llama.cpp takes additionalProperties: true)
         }
         out["additionalProperties"] = false;
-        note(schema_note_kind::tightened, pointer, "additionalProperties",
-             original == node.end() ? nlohmann::ordered_json() : *original,
+        note(schema_note_kind::tightened, pointer, "additionalProperties", original == node.end() ? Json() : *original,
              std::string(profile.display_name) + " closes this object (additionalProperties: false): properties the "
                                                  "schema allowed here are refused by the provider");
     }
 
-    void require_all(nlohmann::ordered_json& out, const std::string& pointer) const;
+    void require_all(Json& out, const std::string& pointer) const;
 };
 
 /// `schema` also accepts null (OpenAI's form of "optional").
-[[nodiscard]] inline bool accepts_null(const nlohmann::ordered_json& schema) {
+template <class Json>
+[[nodiscard]] bool accepts_null(const Json& schema) {
     const auto type = schema.find("type");
     if (type != schema.end()) {
         const bool typed_null =
@@ -185,14 +209,15 @@ struct rewriter {
 
 /// The same schema, also accepting null: a type list grows "null" (and an enum grows null),
 /// anything else becomes anyOf [schema, {"type": "null"}].
-[[nodiscard]] inline nlohmann::ordered_json with_null(nlohmann::ordered_json schema) {
+template <class Json>
+[[nodiscard]] Json with_null(Json schema) {
     // Objects and arrays get the anyOf form: a type list next to properties or items is the
     // form providers document least.
     const auto type = schema.find("type");
     const bool scalar = type != schema.end() && (type->is_string() || type->is_array()) && !is_object_schema(schema) &&
                         !schema.contains("items") && *type != "array";
     if (scalar && !schema.contains("anyOf")) {
-        nlohmann::ordered_json types = type->is_array() ? *type : nlohmann::ordered_json::array({*type});
+        Json types = type->is_array() ? *type : Json::array({*type});
         types.push_back("null");
         *type = std::move(types);
         if (const auto values = schema.find("enum"); values != schema.end()) {
@@ -200,16 +225,16 @@ struct rewriter {
         }
         return schema;
     }
-    nlohmann::ordered_json wrapped = nlohmann::ordered_json::object();
-    wrapped["anyOf"] = nlohmann::ordered_json::array({std::move(schema), {{"type", "null"}}});
+    Json wrapped = Json::object();
+    wrapped["anyOf"] = Json::array({std::move(schema), {{"type", "null"}}});
     return wrapped;
 }
 
-inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string& pointer) const {
+template <class Json, class Sink>
+void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) const {
     // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
     const auto listed = out.find("required");
-    nlohmann::ordered_json required =
-        listed != out.end() && listed->is_array() ? *listed : nlohmann::ordered_json::array();
+    Json required = listed != out.end() && listed->is_array() ? *listed : Json::array();
     for (const auto& item : out["properties"].items()) {
         if (std::find(required.begin(), required.end(), item.key()) != required.end()) {
             continue;
@@ -224,6 +249,50 @@ inline void rewriter::require_all(nlohmann::ordered_json& out, const std::string
         }
     }
     out["required"] = std::move(required);
+}
+
+/// `$ref`s of the task are relative to the task's root; below partial_result they must be
+/// relative to the envelope's root, so every local reference gets the task's new place.
+template <class Json>
+void move_task_refs(Json& node, const std::string& base) {
+    if (node.is_object()) {
+        for (const auto& item : node.items()) {
+            if (item.key() == "$ref" && item.value().is_string()) {
+                const std::string ref = item.value().template get<std::string>();
+                if (!ref.empty() && ref.front() == '#') {
+                    item.value() = "#" + base + ref.substr(1);
+                }
+            } else {
+                move_task_refs(item.value(), base);
+            }
+        }
+    } else if (node.is_array()) {
+        for (auto& item : node) {
+            move_task_refs(item, base);
+        }
+    }
+}
+
+/// The envelope schema with the task schema as the non-null branch of partial_result: the merged
+/// draft-07 schema that the json_schema target returns unchanged.
+template <class Json>
+[[nodiscard]] Json merged_schema(const Json* task) {
+    Json merged = Json::parse(handoff::envelope_schema_text());
+    if (task == nullptr) {
+        return merged;
+    }
+    Json inner = *task;
+    if (inner.is_object()) {
+        inner.erase("$schema"); // a subschema's $schema and $id would change how refs resolve
+        inner.erase("$id");
+    }
+    move_task_refs(inner, "/properties/partial_result/anyOf/0");
+    auto& slot = merged["properties"]["partial_result"];
+    Json replaced = Json::object();
+    replaced["description"] = slot["description"];
+    replaced["anyOf"] = Json::array({std::move(inner), {{"type", "null"}}});
+    slot = std::move(replaced);
+    return merged;
 }
 
 } // namespace handoff::detail

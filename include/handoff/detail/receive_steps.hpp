@@ -3,6 +3,7 @@
 
 #include <handoff/config.hpp>
 #include <handoff/decision.hpp>
+#include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receipt.hpp>
@@ -15,12 +16,9 @@
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <vector>      // vector
 
-namespace handoff {
-
-struct provider_schema_result; // provider_schema.hpp: the schema sent, whose nulls mean "absent"
-
-namespace detail {
+namespace handoff::detail {
 
 /// Moves every problem of `from` to the end of `to`, in order.
 void append_problems(problem_list& to, problem_list&& from);
@@ -73,12 +71,11 @@ public:
 private:
     std::optional<compiled_schema> task_schema_;
     receiver_options options_;
-    /// The provider schema whose nulls mean "absent" (receiver_options::from), or null.
-    std::shared_ptr<const provider_schema_result> nulls_;
+    /// Where the provider's schema put nulls that mean "absent" (receiver_options::from), or null.
+    std::shared_ptr<const std::vector<instance_path>> nulls_;
 };
 
-} // namespace detail
-} // namespace handoff
+} // namespace handoff::detail
 
 #if !defined(HANDOFF_COMPILED_LIB)
 #include <handoff/impl/receive_steps_inl.hpp>

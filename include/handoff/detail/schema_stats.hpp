@@ -6,6 +6,7 @@
 // the one the provider measures.
 
 #include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/provider_rewrite.hpp>
 #include <handoff/detail/provider_rules.hpp>
 
 #include <nlohmann/json.hpp>
@@ -42,23 +43,6 @@ struct schema_stats {
         return 0;
     }
 };
-
-[[nodiscard]] inline bool is_object_schema(const nlohmann::ordered_json& node) {
-    if (!node.is_object()) {
-        return false;
-    }
-    if (node.contains("properties")) {
-        return true;
-    }
-    const auto type = node.find("type");
-    if (type == node.end()) {
-        return false;
-    }
-    if (type->is_string()) {
-        return *type == "object";
-    }
-    return type->is_array() && std::find(type->begin(), type->end(), "object") != type->end();
-}
 
 inline void count_enum(const nlohmann::ordered_json& values, schema_stats& stats) {
     if (!values.is_array()) {

@@ -4,13 +4,12 @@
 // remove_nulled_optionals()' definitions: inline in every file header-only, compiled once in
 // <handoff/impl/src.hpp> otherwise (config.hpp).
 
-#include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef>     // size_t
 #include <string>      // string
 #include <string_view> // string_view
 #include <vector>      // vector
@@ -18,56 +17,15 @@
 namespace handoff {
 namespace detail {
 
-/// The instance path a schema pointer stands for: property names, "*" for every array item.
-/// anyOf branches are the same instance; a pointer through $defs or definitions names no fixed
-/// place in the instance, so it yields nothing.
-[[nodiscard]] HANDOFF_INLINE std::vector<std::string> instance_path(const std::string& schema_pointer) {
-    const std::vector<std::string> tokens = pointer_tokens(schema_pointer);
-    std::vector<std::string> path;
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i] == "properties" && i + 1 < tokens.size()) {
-            path.push_back(tokens[++i]);
-        } else if (tokens[i] == "anyOf" || tokens[i] == "oneOf" || tokens[i] == "allOf") {
-            ++i; // the branch index
-        } else if (tokens[i] == "items") {
-            path.emplace_back("*");
-        } else {
-            return {};
-        }
-    }
-    return path;
-}
-
-/// Removes the last key of `path` below `node` wherever it is null.
-template <class Json>
-void remove_null_at(Json& node, const std::vector<std::string>& path, std::size_t depth) {
-    if (depth + 1 == path.size()) {
-        const auto it = node.is_object() ? node.find(path[depth]) : node.end();
-        if (node.is_object() && it != node.end() && it->is_null()) {
-            node.erase(it);
-        }
-        return;
-    }
-    if (path[depth] == "*" && node.is_array()) {
-        for (auto& item : node) {
-            remove_null_at(item, path, depth + 1);
-        }
-    } else if (node.is_object() && node.contains(path[depth])) {
-        remove_null_at(node[path[depth]], path, depth + 1);
-    }
-}
-
 template <class Json>
 void remove_nulled_optionals_in(Json& reply, const provider_schema_result& sent) {
+    std::vector<instance_path> paths;
     for (const schema_note& note : sent.notes) {
-        if (note.kind != schema_note_kind::made_nullable) {
-            continue;
-        }
-        const std::vector<std::string> path = instance_path(note.pointer);
-        if (!path.empty() && path.back() != "*") {
-            remove_null_at(reply, path, 0);
+        if (note.kind == schema_note_kind::made_nullable) {
+            add_nulled_path(paths, note.pointer);
         }
     }
+    remove_nulls_at(reply, paths);
 }
 
 } // namespace detail

@@ -12,12 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // none_of, count_if
-#include <cstddef>   // size_t, nullptr_t
-#include <cstdint>   // uint64_t
-#include <string>    // string, to_string
-#include <utility>   // move
-#include <vector>    // vector
+#include <algorithm>   // none_of, count_if
+#include <cstddef>     // size_t, nullptr_t
+#include <cstdint>     // uint64_t
+#include <string>      // string, to_string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -32,48 +33,6 @@ HANDOFF_INLINE std::size_t provider_schema_result::count(schema_note_kind kind) 
 }
 
 namespace detail {
-
-/// `$ref`s of the task are relative to the task's root; below partial_result they must be
-/// relative to the envelope's root, so every local reference gets the task's new place.
-HANDOFF_INLINE void move_task_refs(nlohmann::ordered_json& node, const std::string& base) {
-    if (node.is_object()) {
-        for (const auto& item : node.items()) {
-            if (item.key() == "$ref" && item.value().is_string()) {
-                const std::string ref = item.value().get<std::string>();
-                if (!ref.empty() && ref.front() == '#') {
-                    item.value() = "#" + base + ref.substr(1);
-                }
-            } else {
-                move_task_refs(item.value(), base);
-            }
-        }
-    } else if (node.is_array()) {
-        for (auto& item : node) {
-            move_task_refs(item, base);
-        }
-    }
-}
-
-/// The envelope schema with the task schema as the non-null branch of partial_result: the merged
-/// draft-07 schema that the json_schema target returns unchanged.
-[[nodiscard]] HANDOFF_INLINE nlohmann::ordered_json merged_schema(const nlohmann::ordered_json* task) {
-    nlohmann::ordered_json merged = nlohmann::ordered_json::parse(handoff::envelope_schema_text());
-    if (task == nullptr) {
-        return merged;
-    }
-    nlohmann::ordered_json inner = *task;
-    if (inner.is_object()) {
-        inner.erase("$schema"); // a subschema's $schema and $id would change how refs resolve
-        inner.erase("$id");
-    }
-    move_task_refs(inner, "/properties/partial_result/anyOf/0");
-    auto& slot = merged["properties"]["partial_result"];
-    nlohmann::ordered_json replaced = nlohmann::ordered_json::object();
-    replaced["description"] = slot["description"];
-    replaced["anyOf"] = nlohmann::ordered_json::array({std::move(inner), {{"type", "null"}}});
-    slot = std::move(replaced);
-    return merged;
-}
 
 HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& schema,
                                  std::vector<schema_note>& notes) {
@@ -98,7 +57,11 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     provider_schema_result result;
     result.target = target;
     const nlohmann::ordered_json merged = detail::merged_schema(task_schema);
-    const detail::rewriter rewrite{detail::profile_of(target), result.notes};
+    const auto add_note = [&result](schema_note_kind kind, const std::string& pointer, std::string_view keyword,
+                                    const nlohmann::ordered_json& value, std::string text) {
+        result.notes.push_back(schema_note{kind, pointer, std::string(keyword), value, std::move(text)});
+    };
+    const detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{detail::profile_of(target), add_note};
     result.schema = rewrite.rewrite(merged, "");
     detail::check_limits(target, result.schema, result.notes);
     return result;

@@ -8,16 +8,16 @@
 #include <handoff/decode.hpp>
 #include <handoff/detail/envelope_check.hpp>
 #include <handoff/detail/envelope_reader.hpp>
+#include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/detail/receive_steps.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/ledger.hpp>
-#include <handoff/provider_nulls.hpp>
-#include <handoff/provider_schema.hpp>
 
 #include <iterator> // make_move_iterator
 #include <memory>   // make_shared
 #include <string>   // string, to_string
 #include <utility>  // move
+#include <vector>   // vector
 
 namespace handoff::detail {
 
@@ -30,14 +30,15 @@ HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, c
     problems.push_back(problem{step::task_schema, code, pointer, std::string(pointer) + ": " + message});
 }
 
-/// The provider schema whose nulls mean "absent" (receiver_options::from), or null.
-[[nodiscard]] HANDOFF_INLINE std::shared_ptr<const provider_schema_result>
+/// Where the provider's schema put nulls that mean "absent" (receiver_options::from), or null
+/// when it put none.
+[[nodiscard]] HANDOFF_INLINE std::shared_ptr<const std::vector<instance_path>>
 nulled_optionals(const receiver_options& options, const nlohmann::json* task_schema) {
     if (!options.from) {
         return nullptr;
     }
-    auto sent = std::make_shared<const provider_schema_result>(provider_schema(*options.from, task_schema));
-    return sent->count(schema_note_kind::made_nullable) == 0 ? nullptr : sent;
+    auto paths = std::make_shared<const std::vector<instance_path>>(nulled_optional_paths(*options.from, task_schema));
+    return paths->empty() ? nullptr : paths;
 }
 
 HANDOFF_INLINE void contract_failure(receipt<nlohmann::json>& out, step failed, problem_list&& problems) {
@@ -77,7 +78,7 @@ HANDOFF_INLINE receive_steps::parsed receive_steps::step_parse(std::string_view 
     }
     reply.document = std::move(decoded.value);
     if (nulls_) {
-        remove_nulled_optionals(*reply.document, *nulls_);
+        remove_nulls_at(*reply.document, *nulls_);
     }
     return reply;
 }

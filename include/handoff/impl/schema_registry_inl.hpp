@@ -133,7 +133,9 @@ HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesys
     }
     std::ostringstream text;
     text << in.rdbuf();
-    nlohmann::json document = nlohmann::json::parse(text.str(), nullptr, false);
+    // Parsed as a string_view, as every other text is: one instantiation of nlohmann's parser.
+    const std::string content = text.str();
+    nlohmann::json document = nlohmann::json::parse(std::string_view(content), nullptr, false);
     if (document.is_discarded()) {
         throw schema_error("schema file " + path.string() + " is not valid JSON");
     }

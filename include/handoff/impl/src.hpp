@@ -24,6 +24,7 @@
 #include <handoff/impl/fixtures_inl.hpp>
 #include <handoff/impl/ledger_inl.hpp>
 #include <handoff/impl/lint_inl.hpp>
+#include <handoff/impl/nulled_optionals_inl.hpp>
 #include <handoff/impl/provider_model_reply_inl.hpp>
 #include <handoff/impl/provider_nulls_inl.hpp>
 #include <handoff/impl/provider_reply_inl.hpp>
