@@ -9,7 +9,7 @@ receiver<> built from a schema, receive called); the umbrella header and the rec
 again in the compiled form (HANDOFF_COMPILED_LIB, what linking handoff::compiled sets); and, for
 comparison in the same run, a file that parses with nlohmann alone and the naive stack's file
 (nlohmann parse + valijson validate, when valijson is installed). CPU time (user + sys) is reported rather than wall time, so other
-jobs on the machine do not inflate it; each figure is the median of --repeat compilations.
+jobs on the machine do not inflate it; each figure is the median of --repeat compilations, taken in rounds (every unit once a round).
 
   include_cost.py [--cxx c++] [--repeat 3] [--goal] [--out FILE]
 
@@ -81,9 +81,32 @@ bool check(const nlohmann::json& schema_document, std::string_view text) {
 }
 
 
+# The goals: each form's receiving file against the baseline it must not cost more than.
+GOALS = [
+    ("header-only receive", "receives: receiver<> + receive", "baseline: naive nlohmann parse + valijson validate"),
+    ("compiled form: umbrella + receive", "compiled form: `<handoff/handoff.hpp>` + receive", "baseline: nlohmann::json::parse"),
+]
+
+
 def dependencies(cxx, flags, source):
     out = subprocess.run([cxx] + flags + ["-M", source], capture_output=True, text=True, check=True).stdout
     return out.replace("\\\n", " ").split()
+
+
+def pulled_in(deps):
+    """What a unit's dependency list pulls in, of the heavy parts the table names."""
+    pulls = []
+    if any("/nlohmann/" in d for d in deps):
+        pulls.append("nlohmann")
+    if any(re.search(r"/valijson/(validator|validation_visitor)\.hpp$", d) for d in deps):
+        pulls.append("valijson validator")
+    if any(d.endswith("/valijson/schema_parser.hpp") for d in deps):
+        pulls.append("valijson parser")
+    if any(re.search(r"/c\+\+/[0-9]+/regex$", d) for d in deps):
+        pulls.append("<regex>")
+    if any(d.endswith("/handoff/detail/schema_validator.hpp") for d in deps):
+        pulls.append("handoff's validator")
+    return pulls
 
 
 def has_valijson(cxx, flags):
@@ -92,17 +115,14 @@ def has_valijson(cxx, flags):
     return probe.returncode == 0
 
 
-def measure(cxx, flags, source, repeat):
-    cpu, rss = [], []
-    for _ in range(repeat):
-        r = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", cxx] + flags + ["-O2", "-c", source, "-o", os.devnull],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit("compiling %s failed:\n%s" % (source, r.stderr))
-        user, system, kib = r.stderr.strip().splitlines()[-1].split()
-        cpu.append(float(user) + float(system))
-        rss.append(int(kib) / 1024.0)
-    return statistics.median(cpu), statistics.median(rss)
+def compile_once(cxx, flags, source):
+    """CPU seconds (user + system) and peak MiB of one -O2 compilation of `source`."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", cxx] + flags + ["-O2", "-c", source, "-o", os.devnull],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("compiling %s failed:\n%s" % (source, r.stderr))
+    user, system, kib = r.stderr.strip().splitlines()[-1].split()
+    return float(user) + float(system), int(kib) / 1024.0
 
 
 def main():
@@ -120,33 +140,37 @@ def main():
     units += [(name, text, ["-DHANDOFF_COMPILED_LIB"]) for name, text in COMPILED.items()]
     units += [(name, text, []) for name, text in BASELINES.items()
               if "valijson" not in text or has_valijson(args.cxx, flags)]
-    rows = []
+    # Round by round: every unit once per round, so a machine that slows down for a while slows
+    # every unit alike rather than the few measured then.
     with tempfile.TemporaryDirectory() as tmp:
+        sources, pulls = [], []
         for i, (name, text, extra) in enumerate(units):
             source = os.path.join(tmp, "tu%d.cpp" % i)
             with open(source, "w") as f:
                 f.write(text)
-            deps = dependencies(args.cxx, flags + extra, source)
-            pulls = []
-            if any("/nlohmann/" in d for d in deps):
-                pulls.append("nlohmann")
-            if any(re.search(r"/valijson/(validator|validation_visitor)\.hpp$", d) for d in deps):
-                pulls.append("valijson validator")
-            if any(d.endswith("/valijson/schema_parser.hpp") for d in deps):
-                pulls.append("valijson parser")
-            if any(re.search(r"/c\+\+/[0-9]+/regex$", d) for d in deps):
-                pulls.append("<regex>")
-            if any(d.endswith("/handoff/detail/schema_validator.hpp") for d in deps):
-                pulls.append("handoff's validator")
-            cpu, rss = measure(args.cxx, flags + extra, source, args.repeat)
-            rows.append((name, cpu, rss, ", ".join(pulls) or "std only"))
-            print("%-45s %6.2f s %7.0f MiB  %s" % rows[-1], file=sys.stderr, flush=True)
+            sources.append(source)
+            pulls.append(", ".join(pulled_in(dependencies(args.cxx, flags + extra, source))) or "std only")
+        samples = [[] for _ in units]
+        for round_number in range(args.repeat):
+            for i, (name, _, extra) in enumerate(units):
+                samples[i].append(compile_once(args.cxx, flags + extra, sources[i]))
+                print("round %d: %-45s %6.2f s %7.0f MiB" % ((round_number + 1, name) + samples[i][-1]),
+                      file=sys.stderr, flush=True)
+    rows = [(name, statistics.median(c for c, _ in samples[i]), statistics.median(m for _, m in samples[i]), pulls[i])
+            for i, (name, _, _) in enumerate(units)]
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     lines = ["Compile cost of one translation unit at -O2 (%s; CPU seconds and peak memory, median of %d):" %
              (version, args.repeat), "",
              "| translation unit | CPU s | peak MiB | pulls in |", "|---|---:|---:|---|"]
     for name, cpu, rss, pulls in rows:
         lines.append("| %s | %.2f | %.0f | %s |" % (name, cpu, rss, pulls))
+    names = [name for name, _, _ in units]
+    for form, goal, baseline in GOALS:
+        if goal in names and baseline in names:
+            g, b = samples[names.index(goal)], samples[names.index(baseline)]
+            lines += ["", "%s, against %s (median of the rounds' ratios): CPU %.2fx, memory %.2fx" %
+                      (form, baseline.replace("baseline: ", ""), statistics.median(x[0] / y[0] for x, y in zip(g, b)),
+                       statistics.median(x[1] / y[1] for x, y in zip(g, b)))]
     report = "\n".join(lines) + "\n"
     if args.out:
         with open(args.out, "w") as f:
