@@ -88,16 +88,19 @@ TEST_CASE("only nulls the provider schema introduced are removed, at any depth",
                              {{"type", "object"},
                               {"additionalProperties", false},
                               {"required", {"id"}},
-                              {"properties", {{"id", {{"type", "string"}}}, {"note", {{"type", "string"}}}}}}}}}}}};
+                              {"properties", {{"id", {{"type", "string"}}}, {"note", {{"type", "string"}}}}}}}}},
+                          // A key may be any string, "*" too: it is a key here, not "every item".
+                          {"*", {{"type", "string"}}}}}};
     const auto sent = handoff::provider_schema(handoff::provider::openai, &task);
-    ojson reply = {
-        {"status", "ok"},
-        {"budget", {{"tokens_used", nullptr}, {"token_cap", 10}}},
-        {"partial_result", {{"rows", {{{"id", "a"}, {"note", nullptr}}, {{"id", nullptr}, {"note", "x"}}}}}}};
+    ojson reply = {{"status", "ok"},
+                   {"budget", {{"tokens_used", nullptr}, {"token_cap", 10}}},
+                   {"partial_result",
+                    {{"rows", {{{"id", "a"}, {"note", nullptr}}, {{"id", nullptr}, {"note", "x"}}}}, {"*", nullptr}}}};
     handoff::remove_nulled_optionals(reply, sent);
     CHECK(reply["budget"] == ojson{{"token_cap", 10}});
     CHECK(reply["partial_result"]["rows"][0] == ojson{{"id", "a"}});
     CHECK(reply["partial_result"]["rows"][1] == ojson{{"id", nullptr}, {"note", "x"}}); // id is required: kept
+    CHECK_FALSE(reply["partial_result"].contains("*"));
 }
 
 TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, comes back unchanged",
@@ -112,7 +115,7 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
 
 // The receiver learns the places by rewriting nlohmann::json (never instantiating ordered_json);
 // provider_schema() rewrites ordered_json in the author's order. Both must name the same places.
-TEST_CASE("the receiver removes nulls at exactly the places provider_schema() notes as made nullable",
+TEST_CASE("the receiver's nulled places are exactly those of provider_schema()'s made_nullable notes",
           "[provider_nulls]") {
     std::vector<std::string> files = {std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json",
                                       std::string(HANDOFF_FIXTURES_DIR) +
@@ -124,11 +127,12 @@ TEST_CASE("the receiver removes nulls at exactly the places provider_schema() no
     }
     std::size_t task_places = 0; // places inside partial_result: the tasks' own optionals
     for (const handoff::provider target : handoff::all_providers) {
+        CAPTURE(std::string(handoff::to_string(target)));
         auto envelope_only = handoff::detail::nulled_optional_paths(target, nullptr);
         std::sort(envelope_only.begin(), envelope_only.end());
         CHECK(envelope_only == noted_places(handoff::provider_schema(target, nullptr)));
         for (const std::string& file : files) {
-            CAPTURE(std::string(handoff::to_string(target)), file);
+            CAPTURE(file);
             const ojson ordered = read_schema(file);
             const nlohmann::json sorted = nlohmann::json::parse(ordered.dump());
             auto places = handoff::detail::nulled_optional_paths(target, &sorted);

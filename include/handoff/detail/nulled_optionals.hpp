@@ -20,9 +20,11 @@ namespace handoff::detail {
 /// A place in a reply: property names, "*" for every array item.
 using instance_path = std::vector<std::string>;
 
-/// Adds the reply place of a made_nullable note's schema pointer to `paths`. anyOf branches are
-/// the same place; a pointer through $defs or definitions names no fixed place, and a nulled
-/// array item is no optional property, so those add nothing.
+/// Adds the reply place of a made_nullable note's schema pointer to `paths`: the pointer's
+/// properties/NAME steps are keys, its items steps "*" (every array item), its anyOf, oneOf and
+/// allOf branches the same place. A pointer through any other keyword ($defs, definitions,
+/// patternProperties, ...) names no fixed place, and one that does not end at a property names
+/// no optional property: those add nothing.
 void add_nulled_path(std::vector<instance_path>& paths, const std::string& schema_pointer);
 
 /// The places where `target`'s schema for the envelope (with `task_schema` when given) made an

@@ -23,8 +23,10 @@ namespace handoff::detail {
 HANDOFF_INLINE void add_nulled_path(std::vector<instance_path>& paths, const std::string& schema_pointer) {
     const std::vector<std::string> tokens = pointer_tokens(schema_pointer);
     instance_path path;
+    bool at_property = false;
     for (std::size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i] == "properties" && i + 1 < tokens.size()) {
+        at_property = tokens[i] == "properties" && i + 1 < tokens.size();
+        if (at_property) {
             path.push_back(tokens[++i]);
         } else if (tokens[i] == "anyOf" || tokens[i] == "oneOf" || tokens[i] == "allOf") {
             ++i; // the branch index
@@ -34,7 +36,7 @@ HANDOFF_INLINE void add_nulled_path(std::vector<instance_path>& paths, const std
             return;
         }
     }
-    if (!path.empty() && path.back() != "*") {
+    if (at_property) {
         paths.push_back(std::move(path));
     }
 }

@@ -13,13 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem> // path, recursive_directory_iterator, weakly_canonical
-#include <fstream>    // ifstream
-#include <memory>     // make_shared, make_unique
-#include <optional>   // optional
-#include <sstream>    // ostringstream
-#include <string>     // string
-#include <utility>    // move
+#include <filesystem>  // path, recursive_directory_iterator, weakly_canonical
+#include <fstream>     // ifstream
+#include <memory>      // make_shared, make_unique
+#include <optional>    // optional
+#include <sstream>     // ostringstream
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
 
 namespace handoff {
 namespace detail {
@@ -133,7 +134,8 @@ HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesys
     }
     std::ostringstream text;
     text << in.rdbuf();
-    // Parsed as a string_view, as every other text is: one instantiation of nlohmann's parser.
+    // Parsed as a string_view, as the receive path's other texts are: a file that receives
+    // instantiates nlohmann's parser for one input type.
     const std::string content = text.str();
     nlohmann::json document = nlohmann::json::parse(std::string_view(content), nullptr, false);
     if (document.is_discarded()) {
