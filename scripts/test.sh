@@ -63,7 +63,7 @@ stage_default() {
 # With "compiled", the public headers in the compiled form instead (HANDOFF_COMPILED_LIB).
 # Whether a header compiles on its own depends on what it includes, the standard library (both
 # compilers use libstdc++ here), the standard and the form, not on the compiler that reads it:
-# clang++, the faster front end (GCC takes half as long again over these 75 headers), checks
+# clang++, the faster front end (GCC takes half as long again over these headers), checks
 # C++17 in both forms in the asan stage and C++20 header-only in the clang stage. Every header
 # still goes through GCC, with -Werror, in each GCC stage's test programs.
 headers_on_their_own() { # build-dir [compiled]
