@@ -167,4 +167,18 @@ TEST_CASE("a receiver told the reply came from OpenAI reads its nulled optionals
     CHECK(handoff::receiver<>(task).receive(strict_reply).route == handoff::route::repair);
 }
 
+// The receiver finds the provider's nulls on the schema as given, without writing it out: a
+// schema built in code with a byte that is not UTF-8 builds a receiver with `from` set, as it
+// builds one without.
+TEST_CASE("a schema with a byte that is not UTF-8 builds a receiver with from set as it builds one without",
+          "[provider_nulls]") {
+    const nlohmann::json task = {
+        {"type", "object"},
+        {"properties", {{"note", {{"type", "string"}, {"description", std::string("caf\xe9 in Latin-1")}}}}}};
+    handoff::receiver_options options;
+    options.from = handoff::provider::openai;
+    CHECK_NOTHROW(handoff::receiver<>(task));
+    CHECK_NOTHROW(handoff::receiver<>(task, options));
+}
+
 } // namespace test_provider_nulls
