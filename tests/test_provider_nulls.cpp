@@ -4,6 +4,7 @@
 // receiver accepts, and no other null is touched.
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
@@ -15,29 +16,18 @@
 #include <algorithm>  // sort, count_if
 #include <cstddef>    // size_t
 #include <filesystem> // directory_iterator
-#include <fstream>    // ifstream
 #include <string>     // string
 #include <vector>     // vector
 
 namespace test_provider_nulls { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson read_schema(const std::string& path) {
-    std::ifstream in(path);
-    REQUIRE(in.good());
-    return ojson::parse(in);
-}
+ojson read_schema(const std::string& path) { return ojson::parse(handoff_test::read_file(path)); }
 
-ojson ticket_schema() {
-    return read_schema(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json");
-}
+ojson ticket_schema() { return read_schema(handoff_test::fixture_path("../../examples/schemas/ticket.schema.json")); }
 
 /// The reply places of the made_nullable notes provider_schema() writes, sorted.
 std::vector<handoff::detail::instance_path> noted_places(const handoff::provider_schema_result& sent) {
@@ -117,10 +107,9 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
 // provider_schema() rewrites ordered_json in the author's order. Both must name the same places.
 TEST_CASE("the receiver's nulled places are exactly those of provider_schema()'s made_nullable notes",
           "[provider_nulls]") {
-    std::vector<std::string> files = {std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json",
-                                      std::string(HANDOFF_FIXTURES_DIR) +
-                                          "/../../examples/schemas/invoice.schema.json"};
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(HANDOFF_FIXTURES_DIR) + "/schemas")) {
+    std::vector<std::string> files = {handoff_test::fixture_path("../../examples/schemas/ticket.schema.json"),
+                                      handoff_test::fixture_path("../../examples/schemas/invoice.schema.json")};
+    for (const auto& entry : std::filesystem::directory_iterator(handoff_test::fixture_path("schemas"))) {
         if (entry.path().extension() == ".json" && entry.path().filename() != "number_cases.json") {
             files.push_back(entry.path().string());
         }
