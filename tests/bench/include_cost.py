@@ -143,20 +143,20 @@ def main():
     # Round by round: every unit once per round, so a machine that slows down for a while slows
     # every unit alike rather than the few measured then.
     with tempfile.TemporaryDirectory() as tmp:
-        sources, pulls = [], []
+        sources, pulled = [], []
         for i, (name, text, extra) in enumerate(units):
             source = os.path.join(tmp, "tu%d.cpp" % i)
             with open(source, "w") as f:
                 f.write(text)
             sources.append(source)
-            pulls.append(", ".join(pulled_in(dependencies(args.cxx, flags + extra, source))) or "std only")
+            pulled.append(", ".join(pulled_in(dependencies(args.cxx, flags + extra, source))) or "std only")
         samples = [[] for _ in units]
         for round_number in range(args.repeat):
             for i, (name, _, extra) in enumerate(units):
                 samples[i].append(compile_once(args.cxx, flags + extra, sources[i]))
                 print("round %d: %-45s %6.2f s %7.0f MiB" % ((round_number + 1, name) + samples[i][-1]),
                       file=sys.stderr, flush=True)
-    rows = [(name, statistics.median(c for c, _ in samples[i]), statistics.median(m for _, m in samples[i]), pulls[i])
+    rows = [(name, statistics.median(c for c, _ in samples[i]), statistics.median(m for _, m in samples[i]), pulled[i])
             for i, (name, _, _) in enumerate(units)]
     version = subprocess.run([args.cxx, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     lines = ["Compile cost of one translation unit at -O2 (%s; CPU seconds and peak memory, median of %d):" %
