@@ -10,14 +10,40 @@
 # HANDOFF_COMPILED_LIB defined: in the compiled form a header reads declarations only, and must
 # still compile on its own.
 #
+# With -DNLOHMANN_PCH=ON (clang++ only), a header TU whose own includes reach
+# <nlohmann/json.hpp> reads nlohmann from a precompiled header built once (${OUT}/nlohmann.pch,
+# by ${OUT}/prepare.sh, which must run first), its templates instantiated there
+# (-fpch-instantiate-templates): nlohmann is most of what a light header TU costs, and parsing
+# and instantiating it again in every one checks nothing about handoff. The check stays
+# "compiles on its own": the TU first lists its own includes (-M, preprocessor only, without
+# the PCH) and uses the PCH only when they reach nlohmann/json.hpp, so the PCH brings in nothing
+# the header would not have included itself. The one difference is order: nlohmann (and the
+# standard headers it includes) is seen from the TU's first line rather than from the #include
+# that reaches it, which matters only to a header that uses a name above its own includes.
+# A header that does not reach nlohmann compiles without the PCH.
+#
 #   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> [-DHEADERS_ONLY=ON]
-#     [-DCOMPILED_FORM=ON] -P scripts/syntax-check.cmake
+#     [-DCOMPILED_FORM=ON] [-DNLOHMANN_PCH=ON] -P scripts/syntax-check.cmake
 cmake_minimum_required(VERSION 3.24)
 
 if(NOT EXISTS "${COMPILE_COMMANDS}")
   message(FATAL_ERROR "syntax-check: no ${COMPILE_COMMANDS} (configure with CMAKE_EXPORT_COMPILE_COMMANDS=ON)")
 endif()
+# ${OUT}/prepare.sh: builds ${OUT}/nlohmann.pch with a header TU's own command (the same
+# compiler, standard, definitions and flags, which a PCH must match), its input and output swapped.
+function(write_nlohmann_pch dir command file extra)
+  if(NOT command MATCHES "clang\\+\\+")
+    message(FATAL_ERROR "syntax-check: NLOHMANN_PCH needs clang++ (-fpch-instantiate-templates): ${command}")
+  endif()
+  file(WRITE "${OUT}/nlohmann_pch.hpp" "#include <nlohmann/json.hpp>\n")
+  string(REGEX REPLACE " -o [^ ]+ " " -o '${OUT}/nlohmann.pch' " command "${command}")
+  string(REPLACE " -c ${file}" " -fpch-instantiate-templates${extra} -c -x c++-header '${OUT}/nlohmann_pch.hpp'"
+                 command "${command}")
+  file(WRITE "${OUT}/prepare.sh" "set -e\ncd '${dir}'\necho \"syntax-check: nlohmann/json.hpp precompiled\"\n${command}\n")
+endfunction()
+
 file(READ "${COMPILE_COMMANDS}" _commands)
+get_filename_component(OUT "${OUT}" ABSOLUTE) # the scripts run in the build directory
 string(JSON _count LENGTH "${_commands}")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -41,7 +67,18 @@ if(_count GREATER 0)
     endif()
     string(JSON _dir GET "${_commands}" ${_i} directory)
     string(JSON _command GET "${_commands}" ${_i} command)
-    file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_command} -fsyntax-only${_extra}\n")
+    set(_check "${_command} -fsyntax-only${_extra}")
+    if(NLOHMANN_PCH AND _file MATCHES "verify_interface_header_sets")
+      if(NOT _pch_written)
+        write_nlohmann_pch("${_dir}" "${_command}" "${_file}" "${_extra}")
+        set(_pch_written TRUE)
+      endif()
+      string(CONCAT _check "deps=\"$(mktemp)\"\ntrap 'rm -f \"$deps\"' EXIT\n"
+                   "${_command}${_extra} -M -MF \"$deps\" -o /dev/null\n"
+                   "if grep -q '/nlohmann/json\\.hpp' \"$deps\"\nthen\n"
+                   "  ${_check} -include-pch '${OUT}/nlohmann.pch'\nelse\n  ${_check}\nfi")
+    endif()
+    file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_check}\n")
     math(EXPR _written "${_written} + 1")
   endforeach()
 endif()
