@@ -96,7 +96,7 @@ stage_asan() {
   banner "stage asan: Debug, -fsanitize=address,undefined, compiled form, build/asan"
   # Line tables are all a sanitizer report needs for file:line (the preset keeps -g for debuggers).
   cmake --preset asan -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only \
-    -DHANDOFF_TESTS_ONE_PROCESS=ON -DHANDOFF_LINK_COMPILED=ON "$one_unity_file"
+    -DHANDOFF_TESTS_ONE_PROCESS=ON -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_PRECOMPILE_HEADERS=ON "$one_unity_file"
   cmake --build --preset asan --target all -j"$jobs"
   headers_on_their_own build/asan
   headers_on_their_own build/asan compiled
@@ -202,11 +202,13 @@ fuzz_one() {
 # form. Every public header compiles on its own, header-only. The one stage that runs each unit
 # test case as a CTest test of its own (the others run the unit suite in one process,
 # HANDOFF_TESTS_ONE_PROCESS), so the per-case registration stays checked. The consumer projects
-# run in the default stage.
+# run in the default stage. Both clang++ stages precompile <handoff/handoff.hpp> once for their
+# programs (HANDOFF_PRECOMPILE_HEADERS, cmake/HandoffPrecompile.cmake): header-only, the library
+# is most of each program's compile time (this stage's build: 141 CPU seconds without, 96 with).
 stage_clang() {
   banner "stage clang: clang++ -std=c++20, unoptimised, header-only, build/clang-cxx20"
   cmake --preset clang-cxx20 -DCMAKE_BUILD_TYPE= -DHANDOFF_LINK_COMPILED=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
-    "$one_unity_file"
+    -DHANDOFF_PRECOMPILE_HEADERS=ON "$one_unity_file"
   cmake --build --preset clang-cxx20 --target all -j"$jobs"
   headers_on_their_own build/clang-cxx20
   ctest --preset clang-cxx20 -LE consumer -j"$jobs"
