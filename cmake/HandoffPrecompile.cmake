@@ -10,8 +10,9 @@
 # (-fpch-instantiate-templates, which CMake passes); each program still compiles and links its
 # own copy of what it uses, so main.cpp's second-definition check still works. The programs of
 # one form share compile definitions that matter to the headers (HANDOFF_COMPILED_LIB comes
-# with handoff::compiled) and the build's flags; clang++ only, since GCC refuses a PCH built at
-# another optimisation level (the unit tests' -O1 in a Release build).
+# with handoff::compiled) and the build's flags. clang++ only: GCC instantiates nothing in a PCH,
+# and skips one built at another optimisation level (the unit tests' -O1 in a Release build)
+# with a -Winvalid-pch warning, which -Werror makes an error.
 include_guard(GLOBAL)
 
 option(HANDOFF_PRECOMPILE_HEADERS "Precompile <handoff/handoff.hpp> once for handoff's own programs (clang++)" OFF)
