@@ -76,6 +76,7 @@ if(_count GREATER 0)
       string(CONCAT _check "deps=\"$(mktemp)\"\ntrap 'rm -f \"$deps\"' EXIT\n"
                    "${_command}${_extra} -M -MF \"$deps\" -o /dev/null\n"
                    "if grep -q '/nlohmann/json\\.hpp' \"$deps\"\nthen\n"
+                   "  echo \"syntax-check: (nlohmann precompiled)\"\n"
                    "  ${_check} -include-pch '${OUT}/nlohmann.pch'\nelse\n  ${_check}\nfi")
     endif()
     file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_check}\n")
