@@ -5,7 +5,7 @@
 #   scripts/test.sh STAGE...   run the named stages (default, asan, tsan, fuzz, clang, gcc20,
 #                              clang17, lint, catch2v3, browser)
 #
-# A stage is a function stage_<name>; add one and put it in a lane (`lanes` below) to make it
+# A stage is a function stage_<name>; add one and put it in the queue (`queue` below) to make it
 # part of every run. Any failure stops the run with a non-zero status.
 # The toolchain matrix, every pair in every run: GCC C++17 builds and runs everything
 # (default); Clang C++17 builds and runs the suite under sanitizers (asan); Clang C++20 and
@@ -24,13 +24,15 @@ build_root="${HANDOFF_BUILD_ROOT:-build}"
 # Every stage builds the unit tests as one unity translation unit (a batch of 0 is all of
 # them): the test files share handoff, nlohmann, valijson and Catch2, which the compiler then
 # parses, instantiates and generates once rather than once per batch (a third of the tests'
-# compile time; about 2 GB of memory at -O1). Each lane runs one compiler at a time, so
+# compile time; about 2 GB of memory at -O1). Each worker runs one compiler at a time, so
 # smaller batches would not run side by side anyway.
 one_unity_file=-DHANDOFF_TESTS_UNITY_BATCH=0
-# The default run: two lanes of steps that run at once (see run_lanes), then fuzz_run alone. A
-# step is a stage, or half of stage_fuzz (fuzz_build, fuzz_run).
-lanes=("lint default clang tsan" "asan gcc20 fuzz_build")
-read -r -a default_stages <<<"${lanes[*]/fuzz_build/fuzz}"
+# The default run: two workers take the steps of one queue (see run_workers), then fuzz_run
+# alone. A step is a stage, or half of stage_fuzz (fuzz_build, fuzz_run). Longest first, so the
+# workers end close together whichever stage runs slow on the day; lint first: it fails fast.
+queue=(lint asan default clang gcc20 fuzz_build tsan)
+workers=2
+read -r -a default_stages <<<"${queue[*]/fuzz_build/fuzz}"
 
 banner() {
   printf '\n==================== %s ====================\n' "$*"
@@ -111,8 +113,8 @@ direct_flags=(-std=c++17 -g -O1 -Iinclude -Itests
 
 # ThreadSanitizer over the [concurrency] tests (one receiver, 8 threads), built with clang++
 # from just their two sources, so the stage takes a minute rather than a rebuild of the suite.
-# The two compile side by side only with a job to spare: in a lane (one job) a second compiler
-# would take its core from the other lane's step.
+# The two compile side by side only with a job to spare: in a worker (one job) a second
+# compiler would take its core from the other worker's step.
 stage_tsan() {
   banner "stage tsan: clang++ -fsanitize=thread, [concurrency] tests, build/tsan"
   local out=build/tsan main_job=""
@@ -321,7 +323,7 @@ stage_browser() {
 
 # Style and static checks with the root's .clang-format and .clang-tidy: clang-format over
 # include/ tests/ examples/, clang-tidy over the public headers through one translation unit.
-# First in its lane: it takes half a minute and fails fast.
+# First in the queue: it takes half a minute and fails fast.
 stage_lint() {
   banner "stage lint: clang-format --dry-run --Werror, clang-tidy"
   local files=()
@@ -366,7 +368,8 @@ fi
 # runs in the calling shell (a subshell would count only its own children), through a file.
 times_file="$(mktemp)"
 timings_file="$(mktemp)"
-trap 'rm -f "$times_file" "$timings_file"' EXIT
+queue_next="$(mktemp)" # the index of the default run's next step (see next_step)
+trap 'rm -f "$times_file" "$timings_file" "$queue_next"' EXIT
 cpu_so_far() {
   times >"$times_file"
   cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } }
@@ -384,23 +387,33 @@ timed_step() { # step
   printf '%-10s %5d s  (cpu %5d s)\n' "$step" $((SECONDS - started)) $((cpu - cpu_before)) >>"$timings_file"
 }
 
-# The default run in two lanes that run at once, each a list of steps run in order with its
-# share of HANDOFF_JOBS (one job each on two cores): most stages leave a core idle for long
-# stretches (configuring, linking, the last translation unit of a build, a test program that
-# runs on one core), and the other lane fills it. More jobs than cores would not: on this VM
-# four compilers on two cores cost a quarter more CPU time than two. The lanes carry about the
-# same CPU time. fuzz_run comes alone after both, so each harness has a core to itself for its
-# HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
-# Each lane writes its log to $build_root/logs/ and it is printed when the lane ends; a failing
-# lane stops the other.
+# The default run: two workers at once, each with its share of HANDOFF_JOBS (one job each on
+# two cores), each taking the next step of the queue until none is left: most stages leave a
+# core idle for long stretches (configuring, linking, the last translation unit of a build, a
+# test program that runs on one core), and the other worker fills it. More jobs than cores would
+# not: on this VM four compilers on two cores cost a quarter more CPU time than two. A queue
+# rather than two fixed lists: a stage's time drifts by a fifth from run to run here, and
+# whichever worker is free takes the next step. fuzz_run comes alone after both, so each harness
+# has a core to itself for its HANDOFF_FUZZ_SECONDS, as when the stages ran one by one.
+# Each worker writes its log to $build_root/logs/ and it is printed when the worker ends; a
+# failing worker stops the other.
 
-run_lane() { # log-file step...
+# Prints the queue's next step and moves past it; fails when none is left. flock makes taking a
+# step atomic between the workers.
+next_step() {
+  local i
+  i=$(flock "$queue_next" bash -c 'i=$(cat "$1"); echo $((${i:-0} + 1)) >"$1"; echo "${i:-0}"' _ "$queue_next")
+  ((i < ${#queue[@]})) || return 1
+  printf '%s\n' "${queue[$i]}"
+}
+
+run_worker() { # log-file
   local log="$1"
-  shift
   (
     local step
-    jobs=$((jobs / ${#lanes[@]} > 0 ? jobs / ${#lanes[@]} : 1))
-    for step in "$@"; do
+    jobs=$((jobs / workers > 0 ? jobs / workers : 1))
+    while step="$(next_step)"; do
+      echo "worker: step $step"
       timed_step "$step"
     done
   ) >"$log" 2>&1
@@ -415,19 +428,18 @@ kill_tree() { # pid
   kill "$1" 2>/dev/null || true
 }
 
-# The log of lane N (1-based).
-lane_log() { # n
-  printf '%s/logs/lane-%d.log' "$build_root" "$1"
+# The log of worker N (1-based).
+worker_log() { # n
+  printf '%s/logs/worker-%d.log' "$build_root" "$1"
 }
 
-run_lanes() {
+run_workers() {
   local pids=() i pid status
   mkdir -p "$build_root/logs"
-  for i in "${!lanes[@]}"; do
-    local steps
-    read -r -a steps <<<"${lanes[$i]}"
-    banner "lane $((i + 1)) started: ${steps[*]} (log: $(lane_log $((i + 1))))"
-    run_lane "$(lane_log $((i + 1)))" "${steps[@]}" &
+  echo 0 >"$queue_next"
+  for ((i = 1; i <= workers; i++)); do
+    banner "worker $i started on the queue: ${queue[*]} (log: $(worker_log "$i"))"
+    run_worker "$(worker_log "$i")" &
     pids+=($!)
   done
   while ((${#pids[@]} > 0)); do
@@ -435,25 +447,25 @@ run_lanes() {
     wait -n -p pid "${pids[@]}" || status=$?
     for i in "${!pids[@]}"; do
       [[ "${pids[$i]}" == "$pid" ]] || continue
-      banner "lane $((i + 1)) ended (status $status): ${lanes[$i]}"
-      cat "$(lane_log $((i + 1)))"
+      banner "worker $((i + 1)) ended (status $status): $(grep '^worker: step ' "$(worker_log $((i + 1)))" | cut -d' ' -f3 | tr '\n' ' ')"
+      cat "$(worker_log $((i + 1)))"
       unset 'pids[i]'
     done
     if ((status != 0)); then
       for pid in "${pids[@]}"; do
         kill_tree "$pid"
       done
-      echo "test.sh: a lane failed; its log is above" >&2
+      echo "test.sh: a worker failed; its log is above" >&2
       return 1
     fi
   done
 }
 
 run_started=$SECONDS
-in_lanes=$((${#stages[@]} == 0))
-if ((in_lanes)); then
+in_workers=$((${#stages[@]} == 0))
+if ((in_workers)); then
   stages=("${default_stages[@]}")
-  run_lanes
+  run_workers
   timed_step fuzz_run
 else
   for stage in "${stages[@]}"; do
@@ -461,8 +473,8 @@ else
   done
 fi
 banner "all stages passed: ${stages[*]}"
-if ((in_lanes)); then
-  echo "(the lanes overlap: the stages' wall times add up to more than the total)"
+if ((in_workers)); then
+  echo "(the workers overlap: the stages' wall times add up to more than the total)"
 fi
 cat "$timings_file"
 cpu_so_far
