@@ -5,6 +5,9 @@
 #include "support/fixtures.hpp"
 
 #include <handoff/decode.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/schema_error.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <string> // string
 #include <vector> // vector
@@ -431,6 +434,44 @@ TEST_CASE("the default limits admit a realistic envelope and refuse a deeply nes
         }
         return s;
     }() + ": nesting deeper than 64 levels is over the limit");
+}
+
+// A schema file or handoff's own schema text is read as nlohmann::json::parse reads it; only a
+// reply is held to the reply's limits and refusals.
+TEST_CASE("a document is read as nlohmann reads it: last repeated key, wide integers, no limits",
+          "[decode][document]") {
+    const std::string text = handoff_test::read_fixture("documents/as_nlohmann_reads.schema.json");
+    const auto document = handoff::detail::parse_document(text);
+    REQUIRE(document.has_value());
+    CHECK(*document == nlohmann::json::parse(text));
+    CHECK(document->at("title") == "a schema file that a reply could not be");
+    CHECK(document->at("properties").at("count").at("maximum") == 10);
+    CHECK(only_problem(text, strict_mode()).code == "parse.number_range"); // as a reply: the wide integer
+    const nlohmann::json file =
+        handoff::schema_registry::read_json_file(handoff_test::fixture_path("documents/as_nlohmann_reads.schema.json"));
+    CHECK(file == *document);
+    const std::string deep =
+        std::string(300, '[') + std::string(70 * 1024, 'x').insert(0, "\"").append("\"") + std::string(300, ']');
+    const auto nested = handoff::detail::parse_document(deep);
+    REQUIRE(nested.has_value());
+    CHECK(*nested == nlohmann::json::parse(deep));
+}
+
+TEST_CASE("a document that is not JSON is refused with the reason", "[decode][document]") {
+    handoff::problem why;
+    CHECK_FALSE(handoff::detail::parse_document(handoff_test::read_fixture("lint/not_json.schema.json"), &why));
+    CHECK(why.code == "parse.syntax");
+    CHECK(why.message.find("parse error at line 4, column 1") != std::string::npos);
+    CHECK_FALSE(handoff::detail::parse_document(std::string("{}\0{}", 5), &why));
+    CHECK(why.code == "parse.nul_byte");
+    try {
+        (void)handoff::schema_registry::read_json_file(handoff_test::fixture_path("lint/not_json.schema.json"));
+        FAIL("no schema_error");
+    } catch (const handoff::schema_error& e) {
+        const std::string what = e.what();
+        CHECK(what.find("not_json.schema.json is not valid JSON: ") != std::string::npos);
+        CHECK(what.find("parse error at line 4, column 1") != std::string::npos);
+    }
 }
 
 } // namespace test_decode

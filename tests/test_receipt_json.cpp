@@ -5,7 +5,14 @@
 
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/json_writer.hpp>
 #include <handoff/handoff.hpp>
+
+#include <cmath>   // nan
+#include <cstdint> // uint64_t
+#include <cstring> // memcpy
+#include <limits>  // numeric_limits
+#include <random>  // mt19937_64
 
 #include <filesystem> // directory_iterator
 #include <string>     // string
@@ -96,6 +103,66 @@ TEST_CASE("append_json replaces invalid UTF-8 in a source name as dump does", "[
         std::string out;
         handoff::append_json(out, receipt, source);
         CHECK(out == j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+}
+
+std::string dumped(const nlohmann::json& v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+TEST_CASE("json_text writes every value of the fixture as dump does", "[receipt_json][json_writer]") {
+    const nlohmann::json values = handoff_test::read_fixture_json("json_writer/values.json");
+    REQUIRE(values.size() >= 40);
+    for (const nlohmann::json& v : values) {
+        CHECK(handoff::detail::json_text(v) == dumped(v));
+    }
+    CHECK(handoff::detail::json_text(values) == dumped(values));
+    CHECK(handoff::detail::json_text(nlohmann::json(std::nan(""))) == "null");
+    CHECK(handoff::detail::json_text(nlohmann::json(-std::numeric_limits<double>::infinity())) == "null");
+    const nlohmann::json bytes = nlohmann::json::binary({0, 7, 255});
+    const nlohmann::json typed = nlohmann::json::binary({1}, 42);
+    CHECK(handoff::detail::json_text(bytes) == dumped(bytes));
+    CHECK(handoff::detail::json_text(typed) == dumped(typed));
+}
+
+TEST_CASE("json_text writes doubles as dump does, over many bit patterns", "[receipt_json][json_writer]") {
+    std::mt19937_64 bits(20261201); // fixed: a failure names a reproducible value
+    for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t pattern = bits();
+        double d = 0;
+        std::memcpy(&d, &pattern, sizeof d);
+        const nlohmann::json v(d);
+        INFO("bits " << pattern);
+        CHECK(handoff::detail::json_text(v) == dumped(v));
+    }
+}
+
+TEST_CASE("json_text replaces bytes that break UTF-8 as dump does", "[receipt_json][json_writer]") {
+    // Every string of up to three bytes over bytes that start, continue, end or break a
+    // sequence, each bound of table 3-7 included.
+    const unsigned char alphabet[] = {0x00, 0x1F, '"',  '\\', 'a',  0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                      0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF};
+    std::vector<std::string> strings{""};
+    for (std::size_t length = 1; length <= 3; ++length) {
+        const std::size_t before = strings.size();
+        for (std::size_t i = 0; i < before; ++i) {
+            if (strings[i].size() + 1 == length) {
+                for (const unsigned char b : alphabet) {
+                    strings.push_back(strings[i] + static_cast<char>(b));
+                }
+            }
+        }
+    }
+    REQUIRE(strings.size() == 1 + 23 + 23 * 23 + 23 * 23 * 23);
+    std::size_t mismatches = 0;
+    for (const std::string& s : strings) {
+        const nlohmann::json v(s);
+        mismatches += handoff::detail::json_text(v) == dumped(v) ? 0 : 1;
+    }
+    CHECK(mismatches == 0);
+    // Longer sequences cut or broken at each of their bytes.
+    for (const std::string s : {"\xF0\x9F\x98\x80", "\xF0\x9F\x98", "\xF0\x9F\x98x", "\xE2\x82\xAC\x80",
+                                "\xF4\x90\x80\x80", "\xED\xA0\x80", "ok\xF0\x9F\x98\x80\xF0\x9F"}) {
+        const nlohmann::json v(s);
+        CHECK(handoff::detail::json_text(v) == dumped(v));
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <optional>    // optional
 #include <string>      // string
@@ -46,6 +47,21 @@ inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 /// (envelope_reader.hpp) starts from here too.
 [[nodiscard]] std::optional<std::string_view> locate_json(std::string_view text, const decode_options& options,
                                                           decode_result& result);
+
+class json_builder; // json_builder.hpp
+
+/// Reads `json_text` as one JSON value into `builder` with nlohmann's parser, strictly: nothing
+/// but whitespace after the value, no comments, no NUL byte (nlohmann takes one for the end of
+/// the input and would drop what follows it). Every JSON text handoff parses goes through here,
+/// so a file that reads JSON instantiates nlohmann's parser once. `offset` is where `json_text`
+/// starts in the text a problem's offsets count in. nullopt when the value was read.
+[[nodiscard]] std::optional<problem> read_json(std::string_view json_text, json_builder& builder,
+                                               std::size_t offset = 0);
+
+/// A JSON document that is not a reply (a schema file, handoff's own schema texts), read as
+/// nlohmann::json::parse reads it (json_builder::for_document). nullopt when it is not JSON,
+/// with the reason in `*failure` when given.
+[[nodiscard]] std::optional<nlohmann::json> parse_document(std::string_view text, problem* failure = nullptr);
 
 } // namespace detail
 

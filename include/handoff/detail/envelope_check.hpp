@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/json_writer.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
@@ -100,8 +101,8 @@ private:
         case json::value_t::boolean: return v.get<bool>() ? "true" : "false";
         case json::value_t::string: return "the string " + quote_untrusted(v.get_ref<const std::string&>());
         case json::value_t::number_integer:
-        case json::value_t::number_unsigned: return "the integer " + v.dump();
-        case json::value_t::number_float: return "the number " + v.dump();
+        case json::value_t::number_unsigned: return "the integer " + json_text(v);
+        case json::value_t::number_float: return "the number " + json_text(v);
         case json::value_t::object: return "an object";
         case json::value_t::array: return "an array";
         case json::value_t::binary:
@@ -126,7 +127,7 @@ private:
     /// A bound as the schema writes it: 0 and 1, not 0.000000.
     static std::string bound_text(double x) {
         const auto whole = static_cast<long long>(x); // the contract's bounds are small
-        return static_cast<double>(whole) == x ? std::to_string(whole) : json(x).dump();
+        return static_cast<double>(whole) == x ? std::to_string(whole) : json_text(json(x));
     }
 
     /// One object of the envelope: its unknown keys named, then each field in table order: a
@@ -208,7 +209,7 @@ private:
         }
         const std::string expected = "an integer >= " + bound_text(rule.minimum.value_or(0));
         if (v.is_number_integer()) {
-            fail(codes::envelope_range, pointer, "expected " + expected + ", got " + v.dump());
+            fail(codes::envelope_range, pointer, "expected " + expected + ", got " + json_text(v));
             return std::nullopt;
         }
         type_mismatch(pointer, expected, v);
@@ -230,7 +231,7 @@ private:
         }
         const double x = v.get<double>();
         if (!((!rule.minimum || x >= *rule.minimum) && (!rule.maximum || x <= *rule.maximum))) {
-            fail(codes::envelope_range, pointer, v.dump() + (both ? " is outside " + range : " is below " + low));
+            fail(codes::envelope_range, pointer, json_text(v) + (both ? " is outside " + range : " is below " + low));
             return std::nullopt;
         }
         return x;

@@ -12,6 +12,7 @@
 #include <algorithm> // min
 #include <cstddef>   // size_t
 #include <cstdint>   // int64_t, uint64_t
+#include <limits>    // numeric_limits
 #include <string>    // string
 #include <utility>   // move
 #include <vector>    // vector
@@ -26,7 +27,18 @@ class json_builder {
 public:
     using json = nlohmann::json;
 
+    /// A builder for a reply: `limits` enforced, repeated keys and integers beyond 64 bits refused.
     explicit json_builder(const parse_limits& limits) : limits_(limits) {}
+
+    /// A builder for a JSON document that is not a reply (a schema file, handoff's own schema
+    /// texts), which reads what nlohmann::json::parse reads: no limits, a repeated key's last
+    /// value kept, an integer beyond 64 bits as a double.
+    [[nodiscard]] static json_builder for_document() {
+        constexpr std::size_t unlimited = std::numeric_limits<std::size_t>::max();
+        json_builder builder(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
+        builder.document_ = true;
+        return builder;
+    }
 
     bool null() { return add(json(nullptr)); }
     bool boolean(bool v) { return add(json(v)); }
@@ -37,7 +49,7 @@ public:
         next_item();
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
-        if (text.find_first_of(".eE") == std::string::npos) {
+        if (!document_ && text.find_first_of(".eE") == std::string::npos) {
             return fail(codes::parse_number_range, "integer " + quote_untrusted(text, 40) + " does not fit in 64 bits");
         }
         return add(json(v));
@@ -72,7 +84,7 @@ public:
                                                       std::to_string(limits_.max_container_items) +
                                                       " keys is over the limit");
         }
-        if (top.value->contains(k)) {
+        if (!document_ && top.value->contains(k)) {
             return fail(codes::parse_duplicate_key,
                         "duplicate key " + quote_untrusted(k) +
                             ": each key may appear once, so every reader sees the same value");
@@ -238,6 +250,7 @@ private:
     std::vector<frame> stack_;
     std::size_t values_ = 0;
     bool failed_ = false;
+    bool document_ = false;
     problem problem_;
 };
 

@@ -8,11 +8,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>   // array
 #include <cmath>   // floor, isfinite
+#include <cstddef> // size_t
 #include <cstdint> // int64_t, uint64_t
 #include <string>  // string
 
 namespace handoff::detail {
+
+/// A double as nlohmann's dump writes it: the shortest decimal that reads back as it ("1.0" for
+/// a whole number, an exponent past 1e15), null for NaN and the infinities. nlohmann's own
+/// routine, without its serializer, which a file would otherwise instantiate for this alone.
+inline void append_json_double(std::string& out, double d) {
+    if (!std::isfinite(d)) {
+        out += "null";
+        return;
+    }
+    std::array<char, 64> digits{};
+    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), d);
+    out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
+}
 
 /// -1, 0 or 1 as a <, == or > b; both are numbers. NaN never reaches here (the parser refuses it).
 [[nodiscard]] inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b);
@@ -104,7 +119,7 @@ struct decimal {
 };
 
 /// The decimal of a number: an integer as it is, a double as the shortest decimal that reads
-/// back as it (nlohmann's dump, at most 17 significant digits, so it fits in 64 bits).
+/// back as it (append_json_double, at most 17 significant digits, so it fits in 64 bits).
 [[nodiscard]] inline decimal to_decimal(const nlohmann::json& j) {
     decimal out;
     if (j.is_number_unsigned()) {
@@ -113,7 +128,8 @@ struct decimal {
         const std::int64_t v = j.get<std::int64_t>();
         out.significand = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
     } else {
-        const std::string text = j.dump();
+        std::string text;
+        append_json_double(text, j.get<double>());
         int fraction_digits = 0;
         bool in_fraction = false;
         std::size_t k = 0;

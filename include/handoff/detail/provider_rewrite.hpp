@@ -16,11 +16,14 @@
 #include <handoff/detail/schema_note_kind.hpp>
 #include <handoff/envelope_schema.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>   // find, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
 #include <string>      // string
 #include <string_view> // string_view
+#include <type_traits> // is_same_v
 #include <utility>     // move
 #include <vector>      // vector
 
@@ -47,6 +50,35 @@ namespace handoff::detail {
     return p.size() >= 2 && p.front() == '^' && p.back() == '$' && p[p.size() - 2] != '\\';
 }
 
+// The helpers below compare with std::string rather than with a literal through nlohmann's
+// operator==, and build arrays with push_back rather than initializer lists: each of those
+// nlohmann templates would be instantiated here alone, in every file that receives.
+
+/// Whether `value` is the string `name`.
+template <class Json>
+[[nodiscard]] bool is_string_value(const Json& value, std::string_view name) {
+    return value.is_string() && value.template get_ref<const typename Json::string_t&>() == name;
+}
+
+/// Whether a "type" value names `name`, alone or in its list.
+template <class Json>
+[[nodiscard]] bool type_names(const Json& type, std::string_view name) {
+    return is_string_value(type, name) ||
+           (type.is_array() &&
+            std::any_of(type.begin(), type.end(), [name](const Json& t) { return is_string_value(t, name); }));
+}
+
+/// [first, {"type": "null"}]: the anyOf that also accepts null.
+template <class Json>
+[[nodiscard]] Json or_null(Json first) {
+    Json null_schema = Json::object();
+    null_schema["type"] = "null";
+    Json branches = Json::array();
+    branches.push_back(std::move(first));
+    branches.push_back(std::move(null_schema));
+    return branches;
+}
+
 template <class Json>
 [[nodiscard]] bool is_object_schema(const Json& node) {
     if (!node.is_object()) {
@@ -56,13 +88,7 @@ template <class Json>
         return true;
     }
     const auto type = node.find("type");
-    if (type == node.end()) {
-        return false;
-    }
-    if (type->is_string()) {
-        return *type == "object";
-    }
-    return type->is_array() && std::find(type->begin(), type->end(), "object") != type->end();
+    return type != node.end() && type_names(*type, "object");
 }
 
 /// Whether the row lets this keyword, with this value in this schema, through unchanged.
@@ -82,7 +108,10 @@ template <class Json>
         return value.is_string() && pattern_is_simple(value.template get_ref<const std::string&>());
     case keep_when::anchored_pattern:
         return value.is_string() && pattern_is_anchored(value.template get_ref<const std::string&>());
-    case keep_when::integer_only: return node.contains("type") && node["type"] == "integer";
+    case keep_when::integer_only: {
+        const auto type = node.find("type");
+        return type != node.end() && is_string_value(*type, "integer");
+    }
     case keep_when::without_properties: return !node.contains("properties");
     }
     return false;
@@ -194,13 +223,12 @@ template <class Json>
 [[nodiscard]] bool accepts_null(const Json& schema) {
     const auto type = schema.find("type");
     if (type != schema.end()) {
-        const bool typed_null =
-            type->is_array() ? std::find(type->begin(), type->end(), "null") != type->end() : *type == "null";
-        if (!typed_null) {
+        if (!type_names(*type, "null")) {
             return false;
         }
         const auto values = schema.find("enum");
-        return values == schema.end() || std::find(values->begin(), values->end(), nullptr) != values->end();
+        return values == schema.end() ||
+               std::any_of(values->begin(), values->end(), [](const Json& v) { return v.is_null(); });
     }
     const auto any = schema.find("anyOf");
     return any != schema.end() &&
@@ -215,18 +243,22 @@ template <class Json>
     // form providers document least.
     const auto type = schema.find("type");
     const bool scalar = type != schema.end() && (type->is_string() || type->is_array()) && !is_object_schema(schema) &&
-                        !schema.contains("items") && *type != "array";
+                        !schema.contains("items") && !is_string_value(*type, "array");
     if (scalar && !schema.contains("anyOf")) {
-        Json types = type->is_array() ? *type : Json::array({*type});
-        types.push_back("null");
+        Json types = *type;
+        if (!types.is_array()) {
+            types = Json::array();
+            types.push_back(*type);
+        }
+        types.push_back(Json("null"));
         *type = std::move(types);
         if (const auto values = schema.find("enum"); values != schema.end()) {
-            values->push_back(nullptr);
+            values->push_back(Json());
         }
         return schema;
     }
     Json wrapped = Json::object();
-    wrapped["anyOf"] = Json::array({std::move(schema), {{"type", "null"}}});
+    wrapped["anyOf"] = or_null(std::move(schema));
     return wrapped;
 }
 
@@ -235,15 +267,18 @@ void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) co
     // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
     const auto listed = out.find("required");
     Json required = listed != out.end() && listed->is_array() ? *listed : Json::array();
-    for (const auto& item : out["properties"].items()) {
-        if (std::find(required.begin(), required.end(), item.key()) != required.end()) {
+    Json& properties = out["properties"];
+    for (auto item = properties.begin(); item != properties.end(); ++item) {
+        const std::string& name = item.key();
+        if (std::any_of(required.begin(), required.end(),
+                        [&name](const Json& r) { return is_string_value(r, name); })) {
             continue;
         }
-        required.push_back(item.key());
+        required.push_back(Json(name));
         if (!accepts_null(item.value())) {
             item.value() = with_null(std::move(item.value()));
-            note(schema_note_kind::made_nullable, pointer_child(pointer_child(pointer, "properties"), item.key()),
-                 "required", item.key(),
+            note(schema_note_kind::made_nullable, pointer_child(pointer_child(pointer, "properties"), name), "required",
+                 Json(name),
                  "OpenAI strict mode requires every property: null now stands for \"absent\", and the receiver "
                  "refuses null here; remove the key when it is null before checking the reply");
         }
@@ -256,11 +291,11 @@ void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) co
 template <class Json>
 void move_task_refs(Json& node, const std::string& base) {
     if (node.is_object()) {
-        for (const auto& item : node.items()) {
+        for (auto item = node.begin(); item != node.end(); ++item) {
             if (item.key() == "$ref" && item.value().is_string()) {
                 const std::string ref = item.value().template get<std::string>();
                 if (!ref.empty() && ref.front() == '#') {
-                    item.value() = "#" + base + ref.substr(1);
+                    item.value() = Json("#" + base + ref.substr(1));
                 }
             } else {
                 move_task_refs(item.value(), base);
@@ -277,7 +312,13 @@ void move_task_refs(Json& node, const std::string& base) {
 /// draft-07 schema that the json_schema target returns unchanged.
 template <class Json>
 [[nodiscard]] Json merged_schema(const Json* task) {
-    Json merged = Json::parse(handoff::envelope_schema_text());
+    // nlohmann::json's copy is the one parsed already; an ordered_json keeps the file's order.
+    Json merged;
+    if constexpr (std::is_same_v<Json, nlohmann::json>) {
+        merged = handoff::envelope_schema();
+    } else {
+        merged = Json::parse(handoff::envelope_schema_text());
+    }
     if (task == nullptr) {
         return merged;
     }
@@ -290,7 +331,7 @@ template <class Json>
     auto& slot = merged["properties"]["partial_result"];
     Json replaced = Json::object();
     replaced["description"] = slot["description"];
-    replaced["anyOf"] = Json::array({std::move(inner), {{"type", "null"}}});
+    replaced["anyOf"] = or_null(std::move(inner));
     slot = std::move(replaced);
     return merged;
 }

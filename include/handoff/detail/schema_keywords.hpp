@@ -7,6 +7,7 @@
 // keywords below, which fail loudly.
 
 #include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/json_writer.hpp>
 #include <handoff/detail/schema_node.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
@@ -122,7 +123,7 @@ inline void type(const keyword_context& c, const nlohmann::json& v) {
         }
         c.fail("type", "\"type\" must name draft-07 types (null, boolean, integer, number, string, array, "
                        "object), not " +
-                           quote_untrusted(name.dump()));
+                           quote_untrusted(json_text(name)));
     };
     if (v.is_array()) {
         for (const auto& name : v) {
@@ -384,7 +385,7 @@ inline void dialect(const keyword_context& c, const nlohmann::json& v) {
     }
     c.fail("$schema", "handoff validates draft-07 only (\"$schema\": \"http://json-schema.org/draft-07/schema#\"), "
                       "not " +
-                          quote_untrusted(v.dump(), 120) +
+                          quote_untrusted(json_text(v), 120) +
                           ": keywords of other drafts would be ignored or read differently");
 }
 

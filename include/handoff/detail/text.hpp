@@ -47,29 +47,50 @@ namespace handoff::detail {
     return n;
 }
 
-/// Length of the well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates) at the
-/// start of `s`, or 0 when there is none.
-[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s) noexcept {
-    const auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
+/// The UTF-8 sequence at the start of `s` as far as it goes: `length`, the bytes its first byte
+/// calls for (0 when that byte starts no sequence), and `valid`, how many of them follow as RFC
+/// 3629 allows (no overlong forms, no surrogates, nothing past U+10FFFF; Unicode table 3-7).
+struct utf8_head {
+    std::size_t length = 0;
+    std::size_t valid = 0;
+};
+
+[[nodiscard]] inline utf8_head read_utf8_head(std::string_view s) noexcept {
     const auto in = [](unsigned b, unsigned lo, unsigned hi) { return b >= lo && b <= hi; };
-    const unsigned b0 = byte(0);
+    if (s.empty()) {
+        return {};
+    }
+    const unsigned b0 = static_cast<unsigned char>(s[0]);
+    unsigned lo = 0x80U; // the second byte's range; later bytes are 0x80..0xBF
+    unsigned hi = 0xBFU;
+    utf8_head head{0, 1};
     if (b0 < 0x80U) {
-        return s.empty() ? 0 : 1;
+        return {1, 1};
     }
     if (in(b0, 0xC2U, 0xDFU)) {
-        return in(byte(1), 0x80U, 0xBFU) ? 2 : 0;
+        head.length = 2;
+    } else if (in(b0, 0xE0U, 0xEFU)) {
+        head.length = 3;
+        lo = b0 == 0xE0U ? 0xA0U : 0x80U;
+        hi = b0 == 0xEDU ? 0x9FU : 0xBFU;
+    } else if (in(b0, 0xF0U, 0xF4U)) {
+        head.length = 4;
+        lo = b0 == 0xF0U ? 0x90U : 0x80U;
+        hi = b0 == 0xF4U ? 0x8FU : 0xBFU;
+    } else {
+        return {};
     }
-    if (in(b0, 0xE0U, 0xEFU)) {
-        const unsigned lo = b0 == 0xE0U ? 0xA0U : 0x80U;
-        const unsigned hi = b0 == 0xEDU ? 0x9FU : 0xBFU;
-        return in(byte(1), lo, hi) && in(byte(2), 0x80U, 0xBFU) ? 3 : 0;
+    while (head.valid < head.length && head.valid < s.size() &&
+           in(static_cast<unsigned char>(s[head.valid]), head.valid == 1 ? lo : 0x80U, head.valid == 1 ? hi : 0xBFU)) {
+        ++head.valid;
     }
-    if (in(b0, 0xF0U, 0xF4U)) {
-        const unsigned lo = b0 == 0xF0U ? 0x90U : 0x80U;
-        const unsigned hi = b0 == 0xF4U ? 0x8FU : 0xBFU;
-        return in(byte(1), lo, hi) && in(byte(2), 0x80U, 0xBFU) && in(byte(3), 0x80U, 0xBFU) ? 4 : 0;
-    }
-    return 0;
+    return head;
+}
+
+/// Length of the well-formed UTF-8 sequence at the start of `s`, or 0 when there is none.
+[[nodiscard]] inline std::size_t utf8_sequence_length(std::string_view s) noexcept {
+    const utf8_head head = read_utf8_head(s);
+    return head.length != 0 && head.valid == head.length ? head.length : 0;
 }
 
 /// True for well-formed UTF-8 throughout (RFC 3629 and Unicode table 3-7: no overlong forms,

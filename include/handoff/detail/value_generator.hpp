@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/json_writer.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/schema.hpp>
 
@@ -73,7 +74,7 @@ private:
         if (const auto ref = schema.find("$ref"); ref != schema.end()) {
             const nlohmann::json* target = resolve(*ref);
             return target != nullptr ? generate(*target, ref->get<std::string>().substr(1), depth + 1)
-                                     : fail(at, "$ref " + ref->dump() + " is not a local pointer into this schema");
+                                     : fail(at, "$ref " + json_text(*ref) + " is not a local pointer into this schema");
         }
         if (const auto all = schema.find("allOf"); all != schema.end() && all->is_array()) {
             nlohmann::json merged = schema;

@@ -98,6 +98,41 @@ HANDOFF_INLINE std::optional<std::string_view> locate_json(std::string_view text
     return json_text;
 }
 
+HANDOFF_INLINE std::optional<problem> read_json(std::string_view json_text, json_builder& builder, std::size_t offset) {
+    // nlohmann's JSON parser, as nlohmann::json::sax_parse runs it for input_format_t::json
+    // (strict: the value must end the text; no comments). sax_parse itself would also instantiate
+    // nlohmann's CBOR/MessagePack/UBJSON/BSON reader, for a format chosen at run time, in every
+    // file that decodes (about 15 MiB of g++'s memory at -O2), for formats handoff never reads;
+    // nlohmann::json::parse would instantiate two more DOM builders beside this one.
+    using text_iterator = std::string_view::const_iterator;
+    using input = decltype(nlohmann::detail::input_adapter(text_iterator{}, text_iterator{}));
+    nlohmann::detail::parser<nlohmann::json, input> parser(
+        nlohmann::detail::input_adapter(json_text.begin(), json_text.end()), nullptr, /*allow_exceptions=*/true,
+        /*skip_comments=*/false);
+    if (!parser.sax_parse(&builder, /*strict=*/true) || builder.failed()) {
+        return builder.take_problem();
+    }
+    // "{...}\0{...}" would otherwise read as the first object, the rest dropped without a word.
+    // A NUL inside a value fails above; one that follows a complete value is refused here.
+    if (const std::size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
+        return parse_problem(codes::parse_nul_byte,
+                             "a raw NUL byte at offset " + std::to_string(offset + nul) +
+                                 " follows the JSON value; NUL is not JSON, and what follows it would be ignored");
+    }
+    return std::nullopt;
+}
+
+HANDOFF_INLINE std::optional<nlohmann::json> parse_document(std::string_view text, problem* failure) {
+    json_builder builder = json_builder::for_document();
+    if (auto why = read_json(text, builder)) {
+        if (failure != nullptr) {
+            *failure = std::move(*why);
+        }
+        return std::nullopt;
+    }
+    return builder.take_value();
+}
+
 } // namespace detail
 
 HANDOFF_INLINE decode_result decode(std::string_view text, const decode_options& options) {
@@ -108,29 +143,9 @@ HANDOFF_INLINE decode_result decode(std::string_view text, const decode_options&
     }
     const std::string_view json_text = *located;
     detail::json_builder builder(options.limits);
-    // nlohmann's JSON parser, as nlohmann::json::sax_parse runs it for input_format_t::json
-    // (strict: the value must end the text; no comments). sax_parse itself would also instantiate
-    // nlohmann's CBOR/MessagePack/UBJSON/BSON reader, for a format chosen at run time, in every
-    // file that decodes (about 15 MiB of g++'s memory at -O2), for formats handoff never reads.
-    using text_iterator = std::string_view::const_iterator;
-    using input = decltype(nlohmann::detail::input_adapter(text_iterator{}, text_iterator{}));
-    nlohmann::detail::parser<nlohmann::json, input> parser(
-        nlohmann::detail::input_adapter(json_text.begin(), json_text.end()), nullptr, /*allow_exceptions=*/true,
-        /*skip_comments=*/false);
-    const bool parsed = parser.sax_parse(&builder, /*strict=*/true);
-    if (!parsed || builder.failed()) {
-        result.problems.push_back(builder.take_problem());
-        return result;
-    }
-    // nlohmann takes a NUL byte for the end of the input: "{...}\0{...}" parsed as the first
-    // object, the rest dropped without a word. A NUL inside a value fails above; one that
-    // follows a complete value is refused here.
-    if (const std::size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
-        const auto offset = static_cast<std::size_t>(json_text.data() - text.data()) + nul;
-        result.problems.push_back(detail::parse_problem(
-            codes::parse_nul_byte,
-            "a raw NUL byte at offset " + std::to_string(offset) +
-                " follows the JSON value; NUL is not JSON, and what follows it would be ignored"));
+    if (auto failure =
+            detail::read_json(json_text, builder, static_cast<std::size_t>(json_text.data() - text.data()))) {
+        result.problems.push_back(std::move(*failure));
         return result;
     }
     result.value = builder.take_value();

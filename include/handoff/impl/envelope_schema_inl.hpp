@@ -4,6 +4,7 @@
 // envelope_schema()'s definition: inline in every file header-only, compiled once in
 // <handoff/impl/src.hpp> otherwise (config.hpp).
 
+#include <handoff/decode.hpp>
 #include <handoff/detail/envelope_schema_text.hpp>
 #include <handoff/envelope_schema.hpp>
 
@@ -13,7 +14,7 @@ namespace handoff {
 
 HANDOFF_INLINE const nlohmann::json& envelope_schema() {
     // The text is a compile-time constant that the tests parse: it cannot be invalid here.
-    static const nlohmann::json document = nlohmann::json::parse(detail::envelope_schema_text, nullptr, false);
+    static const nlohmann::json document = detail::parse_document(detail::envelope_schema_text).value();
     return document;
 }
 

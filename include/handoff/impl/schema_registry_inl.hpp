@@ -6,9 +6,11 @@
 
 #include <handoff/schema_registry.hpp>
 
+#include <handoff/decode.hpp>
 #include <handoff/detail/draft07_metaschema.hpp>
 #include <handoff/detail/schema_ids.hpp>
 #include <handoff/detail/uri.hpp>
+#include <handoff/problem.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -123,7 +125,7 @@ HANDOFF_INLINE std::string schema_registry::file_uri(const std::filesystem::path
 }
 
 HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() {
-    static const nlohmann::json document = nlohmann::json::parse(detail::draft07_metaschema_text);
+    static const nlohmann::json document = detail::parse_document(detail::draft07_metaschema_text).value();
     return document;
 }
 
@@ -134,14 +136,13 @@ HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesys
     }
     std::ostringstream text;
     text << in.rdbuf();
-    // Parsed as a string_view, as the receive path's other texts are: a file that receives
-    // instantiates nlohmann's parser for one input type.
     const std::string content = text.str();
-    nlohmann::json document = nlohmann::json::parse(std::string_view(content), nullptr, false);
-    if (document.is_discarded()) {
-        throw schema_error("schema file " + path.string() + " is not valid JSON");
+    problem failure;
+    std::optional<nlohmann::json> document = detail::parse_document(content, &failure);
+    if (!document) {
+        throw schema_error("schema file " + path.string() + " is not valid JSON: " + failure.message);
     }
-    return document;
+    return std::move(*document);
 }
 
 HANDOFF_INLINE void schema_registry::add_files_under(const std::filesystem::path& root, std::string_view base_uri) {

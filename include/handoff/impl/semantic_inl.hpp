@@ -7,6 +7,7 @@
 #include <handoff/semantic.hpp>
 
 #include <handoff/detail/json_pointer.hpp>
+#include <handoff/detail/json_writer.hpp>
 
 #include <cmath> // fabs, floor, llround
 
@@ -75,7 +76,7 @@ HANDOFF_INLINE std::string describe_value(const nlohmann::json& v) {
     if (v.is_object() || v.is_array()) {
         return v.is_object() ? "an object" : "an array";
     }
-    return quote_untrusted(v.dump(), 40);
+    return quote_untrusted(json_text(v), 40);
 }
 
 /// Lower-cases ASCII letters and collapses every run of whitespace (ASCII and U+00A0 NO-BREAK
