@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Walks a value through compiled schema nodes. One template over the sink (schema_sinks.hpp):
-// the boolean mode and the collecting mode run the same checks in the same order. In-place
+// Walks a value through compiled schema nodes, reporting to a walk_sink (schema_sinks.hpp): the
+// yes/no mode and the listing mode run the same code, the same checks in the same order. In-place
 // applicators whose failure is one fact (anyOf, oneOf, not, contains, if) are decided with a
 // boolean sub-walk and reported as one problem; those that descend (properties, items, allOf,
 // then/else, $ref) report what failed inside.
 
 #include <handoff/detail/json_equal.hpp>
+#include <handoff/detail/json_writer.hpp>
 #include <handoff/detail/schema_node.hpp>
 #include <handoff/detail/schema_sinks.hpp>
 #include <handoff/detail/text.hpp>
@@ -46,7 +47,7 @@ inline constexpr int max_validation_depth = 256;
         return " (got an " + std::string(v.type_name()) + ")";
     }
     return " (got " +
-           (v.is_string() ? quote_untrusted(v.get_ref<const std::string&>()) : quote_untrusted(v.dump(), 40)) + ")";
+           (v.is_string() ? quote_untrusted(v.get_ref<const std::string&>()) : quote_untrusted(json_text(v), 40)) + ")";
 }
 
 class schema_validator {
@@ -54,8 +55,7 @@ public:
     schema_validator(const std::vector<schema_node>& nodes, std::uint64_t pattern_bound)
         : nodes_(nodes), pattern_bound_(pattern_bound) {}
 
-    template <class Sink>
-    bool walk(const nlohmann::json& v, node_index i, Sink& sink, int depth) const {
+    bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth) const {
         const schema_node& n = nodes_[static_cast<std::size_t>(i)];
         if (depth > max_validation_depth) {
             return sink.fail([] {
@@ -73,7 +73,7 @@ public:
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
-            return ok || Sink::collecting;
+            return ok || sink.collecting();
         };
         if (!keep((n.types & type_bits_of(v)) != 0 ||
                   sink.fail([&] { return "must be of type " + type_names(n.types) + got(v); }))) {
@@ -104,10 +104,9 @@ public:
     }
 
 private:
-    template <class Sink>
-    bool check_values(const nlohmann::json& v, const schema_node& n, Sink& sink) const {
+    bool check_values(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         if (n.const_value && !json_equal(v, *n.const_value)) {
-            return sink.fail([&] { return "must be " + quote_untrusted(n.const_value->dump(), 80) + got(v); });
+            return sink.fail([&] { return "must be " + quote_untrusted(json_text(*n.const_value), 80) + got(v); });
         }
         if (n.has_enum) {
             for (const nlohmann::json& e : n.enum_values) {
@@ -118,20 +117,19 @@ private:
                 }
             }
             return sink.fail([&] {
-                return "must be one of " + escape_untrusted(nlohmann::json(n.enum_values).dump(), 200) + got(v);
+                return "must be one of " + escape_untrusted(json_text(nlohmann::json(n.enum_values)), 200) + got(v);
             });
         }
         return true;
     }
 
-    template <class Sink>
-    bool check_number(const nlohmann::json& v, const schema_node& n, Sink& sink) const {
+    bool check_number(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         bool ok = true;
         const auto bound = [&](const std::optional<nlohmann::json>& b, bool failed, const char* what) {
             if (b && failed) {
-                ok = sink.fail([&] { return std::string("must be ") + what + " " + b->dump() + got(v); });
+                ok = sink.fail([&] { return std::string("must be ") + what + " " + json_text(*b) + got(v); });
             }
-            return ok || Sink::collecting;
+            return ok || sink.collecting();
         };
         if (!bound(n.minimum, n.minimum && compare_numbers(v, *n.minimum) < 0, "at least") ||
             !bound(n.maximum, n.maximum && compare_numbers(v, *n.maximum) > 0, "at most") ||
@@ -173,8 +171,7 @@ private:
                " within handoff's bound on regex work";
     }
 
-    template <class Sink>
-    bool check_string(const nlohmann::json& v, const schema_node& n, Sink& sink) const {
+    bool check_string(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         const auto& s = v.get_ref<const std::string&>();
         // A string has between bytes/4 and bytes code points: when both bounds hold either way
         // and the pattern bound too, counting them is skipped (the common case: short strings).
@@ -184,7 +181,7 @@ private:
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
-            return ok || Sink::collecting;
+            return ok || sink.collecting();
         };
         if (!keep(length <= n.max_length || sink.fail([&] {
                 return "must be at most " + std::to_string(n.max_length) + " characters long, not " +
@@ -217,13 +214,12 @@ private:
                ok;
     }
 
-    template <class Sink>
-    bool check_array(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+    bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const {
         const std::size_t size = v.size();
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
-            return ok || Sink::collecting;
+            return ok || sink.collecting();
         };
         if (!keep(size <= n.max_items || sink.fail([&] {
                 return "must have at most " + std::to_string(n.max_items) + " items, not " + std::to_string(size);
@@ -262,7 +258,7 @@ private:
 
     [[nodiscard]] bool contains(const nlohmann::json& v, node_index schema, int depth) const {
         for (const nlohmann::json& item : v) {
-            boolean_sink b;
+            walk_sink b;
             if (walk(item, schema, b, depth + 1)) {
                 return true;
             }
@@ -270,8 +266,7 @@ private:
         return false;
     }
 
-    template <class Sink>
-    bool check_unique(const nlohmann::json& v, Sink& sink) const {
+    bool check_unique(const nlohmann::json& v, walk_sink& sink) const {
         if (v.size() < 2) {
             return true;
         }
@@ -294,28 +289,22 @@ private:
         return true;
     }
 
-    template <class Sink>
-    bool check_object(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    bool check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
 
-    template <class Sink>
     bool check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
-                      const property_rule* prop, Sink& sink, int depth) const;
+                      const property_rule* prop, walk_sink& sink, int depth) const;
 
-    template <class Sink>
-    bool check_dependencies(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    bool check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
 
-    template <class Sink>
-    bool check_logic(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
-    template <class Sink>
-    bool check_any_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
-    template <class Sink>
-    bool check_one_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const;
+    bool check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
+    bool check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
+    bool check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
     [[nodiscard]] std::string message_location(node_index i) const {
         return message_pointer(nodes_[static_cast<std::size_t>(i)].where);
     }
 
     [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth) const {
-        boolean_sink b;
+        walk_sink b;
         return walk(v, i, b, depth + 1);
     }
 
@@ -323,13 +312,13 @@ private:
     std::uint64_t pattern_bound_;
 };
 
-template <class Sink>
-bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                           int depth) const {
     const auto& members = v.get_ref<const nlohmann::json::object_t&>();
     bool ok = true;
     const auto keep = [&](bool passed) {
         ok = ok && passed;
-        return ok || Sink::collecting;
+        return ok || sink.collecting();
     };
     if (!keep(members.size() <= n.max_properties || sink.fail([&] {
             return "must have at most " + std::to_string(n.max_properties) + " properties, not " +
@@ -375,15 +364,14 @@ bool schema_validator::check_object(const nlohmann::json& v, const schema_node& 
     return keep(check_dependencies(v, n, sink, depth)) && ok;
 }
 
-template <class Sink>
-bool schema_validator::check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
-                                    const property_rule* prop, Sink& sink, int depth) const {
+inline bool schema_validator::check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
+                                           const property_rule* prop, walk_sink& sink, int depth) const {
     bool ok = true;
     bool matched = false;
     const std::size_t mark = sink.enter(key);
     const auto apply = [&](node_index schema) {
         ok = walk(value, schema, sink, depth + 1) && ok;
-        return ok || Sink::collecting;
+        return ok || sink.collecting();
     };
     if (prop != nullptr && prop->schema != no_node) {
         matched = true;
@@ -401,7 +389,7 @@ bool schema_validator::check_member(const std::string& key, const nlohmann::json
             matched = true;
             static_cast<void>(apply(p.schema));
         }
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             sink.leave(mark);
             return false;
         }
@@ -414,7 +402,7 @@ bool schema_validator::check_member(const std::string& key, const nlohmann::json
         })
                                    : walk(value, n.additional_properties, sink, depth + 1);
         ok = passed && ok;
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             sink.leave(mark);
             return false;
         }
@@ -426,8 +414,8 @@ bool schema_validator::check_member(const std::string& key, const nlohmann::json
     return ok;
 }
 
-template <class Sink>
-bool schema_validator::check_dependencies(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+inline bool schema_validator::check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                                 int depth) const {
     bool ok = true;
     for (const dependency_rule& d : n.dependencies) {
         if (!v.contains(d.name)) {
@@ -439,14 +427,14 @@ bool schema_validator::check_dependencies(const nlohmann::json& v, const schema_
                     return "misses the property " + quote_untrusted(name) + ", required when " +
                            quote_untrusted(d.name) + " is present";
                 }) && ok;
-                if (!Sink::collecting) {
+                if (!sink.collecting()) {
                     return false;
                 }
             }
         }
         if (d.schema != no_node) {
             ok = walk(v, d.schema, sink, depth + 1) && ok;
-            if (!ok && !Sink::collecting) {
+            if (!ok && !sink.collecting()) {
                 return false;
             }
         }
@@ -454,24 +442,24 @@ bool schema_validator::check_dependencies(const nlohmann::json& v, const schema_
     return ok;
 }
 
-template <class Sink>
-bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                          int depth) const {
     bool ok = true;
     for (node_index s : n.all_of) {
         ok = walk(v, s, sink, depth + 1) && ok;
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             return false;
         }
     }
     if (!n.any_of.empty()) {
         ok = check_any_of(v, n, sink, depth) && ok;
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             return false;
         }
     }
     if (!n.one_of.empty()) {
         ok = check_one_of(v, n, sink, depth) && ok;
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             return false;
         }
     }
@@ -479,7 +467,7 @@ bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n
         ok = (!passes(v, n.not_schema, depth) ||
               sink.fail([&] { return "must not fit the schema at " + message_location(n.not_schema) + " (not)"; })) &&
              ok;
-        if (!ok && !Sink::collecting) {
+        if (!ok && !sink.collecting()) {
             return false;
         }
     }
@@ -492,8 +480,8 @@ bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n
     return ok;
 }
 
-template <class Sink>
-bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                           int depth) const {
     for (node_index s : n.any_of) {
         if (passes(v, s, depth)) {
             return true;
@@ -505,8 +493,8 @@ bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& 
     });
 }
 
-template <class Sink>
-bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, Sink& sink, int depth) const {
+inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                           int depth) const {
     std::size_t fits = 0;
     for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {
         fits += passes(v, n.one_of[k], depth) ? 1U : 0U;

@@ -72,13 +72,13 @@ HANDOFF_INLINE problem_list compiled_schema::validate(const nlohmann::json& valu
     if (accepts(value)) {
         return {}; // the common case: no pointer kept, no message built
     }
-    detail::problem_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
+    detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
     static_cast<void>(detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0));
     return std::move(sink).finish();
 }
 
 HANDOFF_INLINE bool compiled_schema::accepts(const nlohmann::json& value) const {
-    detail::boolean_sink sink;
+    detail::walk_sink sink;
     return detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0);
 }
 
