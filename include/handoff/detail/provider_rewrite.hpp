@@ -13,6 +13,7 @@
 
 #include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rules.hpp>
+#include <handoff/detail/schema_ids.hpp>
 #include <handoff/detail/schema_note_kind.hpp>
 #include <handoff/envelope_schema.hpp>
 
@@ -50,9 +51,10 @@ namespace handoff::detail {
     return p.size() >= 2 && p.front() == '^' && p.back() == '$' && p[p.size() - 2] != '\\';
 }
 
-// The helpers below compare with std::string rather than with a literal through nlohmann's
-// operator==, and build arrays with push_back rather than initializer lists: each of those
-// nlohmann templates would be instantiated here alone, in every file that receives.
+// This file compares with std::string rather than with a literal through nlohmann's operator==,
+// and builds values from a value_t and push_back rather than from initializer lists (which
+// Json::object() and Json::array() are too): each of those nlohmann templates would be
+// instantiated for this file alone, in every file that receives.
 
 /// Whether `value` is the string `name`.
 template <class Json>
@@ -71,9 +73,9 @@ template <class Json>
 /// [first, {"type": "null"}]: the anyOf that also accepts null.
 template <class Json>
 [[nodiscard]] Json or_null(Json first) {
-    Json null_schema = Json::object();
+    Json null_schema = Json(Json::value_t::object);
     null_schema["type"] = "null";
-    Json branches = Json::array();
+    Json branches = Json(Json::value_t::array);
     branches.push_back(std::move(first));
     branches.push_back(std::move(null_schema));
     return branches;
@@ -137,6 +139,46 @@ template <class Json>
     }
 }
 
+/// How the rewrite goes below a keyword's value: into each member, each item, the value itself
+/// (one subschema), or not at all.
+enum class descent : std::uint8_t { none, members, items, value };
+
+/// The subschemas below `keyword`: the draft-07 subschema keywords (schema_ids.hpp), and
+/// prefixItems, a list of schemas in the 2020-12 drafts that providers read.
+template <class Json>
+[[nodiscard]] descent descent_of(std::string_view keyword, const Json& value) {
+    if (keyword == "prefixItems") {
+        return value.is_array() ? descent::items : descent::none;
+    }
+    for (const subschema_keyword& k : subschema_keywords) {
+        if (k.name != keyword) {
+            continue;
+        }
+        switch (k.shape) {
+        case subschema_shape::single: return descent::value;
+        case subschema_shape::array: return value.is_array() ? descent::items : descent::none;
+        case subschema_shape::map:
+        case subschema_shape::map_or_array: return value.is_object() ? descent::members : descent::none;
+        case subschema_shape::single_or_array: return value.is_array() ? descent::items : descent::value;
+        }
+    }
+    return descent::none;
+}
+
+/// The row of `keyword` in the profile's table (nullptr when unlisted or when the profile
+/// keeps everything).
+[[nodiscard]] inline const keyword_rule* rule_of(const provider_profile& profile, std::string_view keyword) {
+    return profile.keep_everything ? nullptr : find_rule(profile, keyword);
+}
+
+/// Whether the provider takes `keyword`, with this value in this schema, as written: what the
+/// rewrite keeps.
+template <class Json>
+[[nodiscard]] bool keeps_keyword(const provider_profile& profile, const keyword_rule* rule, const Json& value,
+                                 const Json& node) {
+    return profile.keep_everything || (rule != nullptr && rule_keeps(profile, rule->when, value, node));
+}
+
 /// The rewrite of one schema for one provider. Every change goes to `sink`, called as
 /// sink(kind, pointer, keyword, value, text) with the fields of a schema_note.
 template <class Json, class Sink>
@@ -151,40 +193,37 @@ struct rewriter {
 
     /// A subschema-bearing value, rewritten below `pointer` (the keyword's own pointer).
     [[nodiscard]] Json descend(const std::string& keyword, const Json& value, const std::string& pointer) const {
-        const bool is_map = keyword == "properties" || keyword == "$defs" || keyword == "definitions" ||
-                            keyword == "patternProperties" || keyword == "dependencies";
-        if (is_map && value.is_object()) {
-            Json out = Json::object();
+        switch (descent_of(keyword, value)) {
+        case descent::members: {
+            Json out = Json(Json::value_t::object);
             for (const auto& item : value.items()) {
                 out[item.key()] = rewrite(item.value(), pointer_child(pointer, item.key()));
             }
             return out;
         }
-        const bool is_list = keyword == "anyOf" || keyword == "allOf" || keyword == "oneOf" ||
-                             keyword == "prefixItems" || keyword == "items";
-        if (is_list && value.is_array()) {
-            Json out = Json::array();
+        case descent::items: {
+            Json out = Json(Json::value_t::array);
             for (std::size_t i = 0; i < value.size(); ++i) {
                 out.push_back(rewrite(value[i], pointer_item(pointer, i)));
             }
             return out;
         }
-        const bool is_schema = keyword == "items" || keyword == "additionalProperties" || keyword == "not" ||
-                               keyword == "if" || keyword == "then" || keyword == "else" || keyword == "contains" ||
-                               keyword == "propertyNames" || keyword == "additionalItems";
-        return is_schema ? rewrite(value, pointer) : value;
+        case descent::value: return rewrite(value, pointer);
+        case descent::none: break;
+        }
+        return value;
     }
 
     [[nodiscard]] Json rewrite(const Json& node, const std::string& pointer) const {
         if (!node.is_object()) {
             return node;
         }
-        Json out = Json::object();
+        Json out = Json(Json::value_t::object);
         for (const auto& item : node.items()) {
             const std::string& keyword = item.key();
             const std::string here = pointer_child(pointer, keyword);
-            const keyword_rule* rule = profile.keep_everything ? nullptr : find_rule(profile, keyword);
-            if (profile.keep_everything || (rule != nullptr && rule_keeps(profile, rule->when, item.value(), node))) {
+            const keyword_rule* rule = rule_of(profile, keyword);
+            if (keeps_keyword(profile, rule, item.value(), node)) {
                 out[keyword] = descend(keyword, item.value(), here);
             } else if (rule != nullptr && rule->when == keep_when::false_only) {
                 continue; // close_object() below closes it and says so
@@ -218,21 +257,37 @@ struct rewriter {
     void require_all(Json& out, const std::string& pointer) const;
 };
 
-/// `schema` also accepts null (OpenAI's form of "optional").
+/// `schema` also accepts null (OpenAI's form of "optional"). With `as_sent`, as that provider
+/// receives it: only the keywords the rewrite keeps count, so the schema as given answers as its
+/// rewrite would.
 template <class Json>
-[[nodiscard]] bool accepts_null(const Json& schema) {
-    const auto type = schema.find("type");
+[[nodiscard]] bool accepts_null(const Json& schema, const provider_profile* as_sent = nullptr) {
+    const auto kept = [&](const char* keyword) {
+        const auto it = schema.find(keyword);
+        const bool dropped = as_sent != nullptr && it != schema.end() &&
+                             !keeps_keyword(*as_sent, rule_of(*as_sent, keyword), *it, schema);
+        return dropped ? schema.end() : it;
+    };
+    const auto type = kept("type");
     if (type != schema.end()) {
         if (!type_names(*type, "null")) {
             return false;
         }
-        const auto values = schema.find("enum");
+        const auto values = kept("enum");
         return values == schema.end() ||
                std::any_of(values->begin(), values->end(), [](const Json& v) { return v.is_null(); });
     }
-    const auto any = schema.find("anyOf");
-    return any != schema.end() &&
-           std::any_of(any->begin(), any->end(), [](const auto& s) { return s.is_object() && accepts_null(s); });
+    const auto any = kept("anyOf");
+    return any != schema.end() && std::any_of(any->begin(), any->end(), [as_sent](const Json& s) {
+               return s.is_object() && accepts_null(s, as_sent);
+           });
+}
+
+/// Whether a "required" value (an array; anything else lists nothing) lists `name`.
+template <class Json>
+[[nodiscard]] bool lists_name(const Json& required, const std::string& name) {
+    return required.is_array() &&
+           std::any_of(required.begin(), required.end(), [&name](const Json& r) { return is_string_value(r, name); });
 }
 
 /// The same schema, also accepting null: a type list grows "null" (and an enum grows null),
@@ -247,7 +302,7 @@ template <class Json>
     if (scalar && !schema.contains("anyOf")) {
         Json types = *type;
         if (!types.is_array()) {
-            types = Json::array();
+            types = Json(Json::value_t::array);
             types.push_back(*type);
         }
         types.push_back(Json("null"));
@@ -257,7 +312,7 @@ template <class Json>
         }
         return schema;
     }
-    Json wrapped = Json::object();
+    Json wrapped = Json(Json::value_t::object);
     wrapped["anyOf"] = or_null(std::move(schema));
     return wrapped;
 }
@@ -266,12 +321,11 @@ template <class Json, class Sink>
 void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) const {
     // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
     const auto listed = out.find("required");
-    Json required = listed != out.end() && listed->is_array() ? *listed : Json::array();
+    Json required = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
     Json& properties = out["properties"];
     for (auto item = properties.begin(); item != properties.end(); ++item) {
         const std::string& name = item.key();
-        if (std::any_of(required.begin(), required.end(),
-                        [&name](const Json& r) { return is_string_value(r, name); })) {
+        if (lists_name(required, name)) {
             continue;
         }
         required.push_back(Json(name));
@@ -329,7 +383,7 @@ template <class Json>
     }
     move_task_refs(inner, "/properties/partial_result/anyOf/0");
     auto& slot = merged["properties"]["partial_result"];
-    Json replaced = Json::object();
+    Json replaced = Json(Json::value_t::object);
     replaced["description"] = slot["description"];
     replaced["anyOf"] = or_null(std::move(inner));
     slot = std::move(replaced);

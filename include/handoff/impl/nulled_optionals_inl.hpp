@@ -8,7 +8,6 @@
 #include <handoff/detail/nulled_optionals.hpp>
 #include <handoff/detail/provider_rewrite.hpp>
 #include <handoff/detail/provider_rules.hpp>
-#include <handoff/detail/schema_note_kind.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -41,16 +40,56 @@ HANDOFF_INLINE void add_nulled_path(std::vector<instance_path>& paths, const std
     }
 }
 
+/// The places under `node` (at `pointer`) that the rewrite for `profile` makes nullable, found
+/// without writing the rewrite: its walk (rule_of, keeps_keyword, descent_of) over the schema as
+/// given, and its require_all rule (a property the kept "required" does not list, whose schema as
+/// sent does not accept null). A file that receives then instantiates no rewriter, which builds a
+/// whole new schema.
+HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const nlohmann::json& node,
+                                        const std::string& pointer, std::vector<instance_path>& paths) {
+    if (!node.is_object()) {
+        return;
+    }
+    const nlohmann::json* properties = nullptr;
+    const nlohmann::json* required = nullptr;
+    for (auto item = node.begin(); item != node.end(); ++item) {
+        const std::string& keyword = item.key();
+        const nlohmann::json& value = item.value();
+        if (!keeps_keyword(profile, rule_of(profile, keyword), value, node)) {
+            continue;
+        }
+        properties = keyword == "properties" ? &value : properties;
+        required = keyword == "required" ? &value : required;
+        const std::string here = pointer_child(pointer, keyword);
+        switch (descent_of(keyword, value)) {
+        case descent::members:
+            for (auto child = value.begin(); child != value.end(); ++child) {
+                add_nullable_places(profile, child.value(), pointer_child(here, child.key()), paths);
+            }
+            break;
+        case descent::items:
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                add_nullable_places(profile, value[i], pointer_item(here, i), paths);
+            }
+            break;
+        case descent::value: add_nullable_places(profile, value, here, paths); break;
+        case descent::none: break;
+        }
+    }
+    if (!profile.require_all || properties == nullptr || !properties->is_object()) {
+        return;
+    }
+    for (auto property = properties->begin(); property != properties->end(); ++property) {
+        const bool listed = required != nullptr && lists_name(*required, property.key());
+        if (!listed && !accepts_null(property.value(), &profile)) {
+            add_nulled_path(paths, pointer_child(pointer_child(pointer, "properties"), property.key()));
+        }
+    }
+}
+
 HANDOFF_INLINE std::vector<instance_path> nulled_optional_paths(provider target, const nlohmann::json* task_schema) {
     std::vector<instance_path> paths;
-    const auto collect = [&paths](schema_note_kind kind, const std::string& pointer, std::string_view,
-                                  const nlohmann::json&, const std::string&) {
-        if (kind == schema_note_kind::made_nullable) {
-            add_nulled_path(paths, pointer);
-        }
-    };
-    const rewriter<nlohmann::json, decltype(collect)> rewrite{profile_of(target), collect};
-    (void)rewrite.rewrite(merged_schema(task_schema), "");
+    add_nullable_places(profile_of(target), merged_schema(task_schema), "", paths);
     return paths;
 }
 
