@@ -6,11 +6,13 @@
 
 #include <handoff/ledger.hpp>
 
-#include <algorithm> // stable_sort
-#include <atomic>    // atomic
-#include <cstddef>   // size_t
-#include <cstdint>   // uint64_t
-#include <new>       // launder, placement new
+#include <atomic>  // atomic
+#include <cstddef> // size_t
+#include <cstdint> // uint64_t
+#include <new>     // launder, placement new
+#include <string>  // string
+#include <utility> // move
+#include <vector>  // vector
 
 namespace handoff {
 
@@ -62,26 +64,48 @@ HANDOFF_INLINE void disagreement_ledger::reset() noexcept {
 }
 
 HANDOFF_INLINE nlohmann::json disagreement_ledger::to_json() const {
-    nlohmann::json rows = nlohmann::json::array();
+    struct row {
+        reason_code reason;
+        band coverage_band;
+        action table_action;
+        action hint_action;
+        std::uint64_t count;
+    };
+    std::vector<row> rows;
     for (reason_code r : all_reason_codes) {
         for (band b : {band::low, band::mid, band::high}) {
             for (action t : all_actions) {
                 for (action h : all_actions) {
                     if (const auto n = count(r, b, t, h); n > 0) {
-                        rows.push_back({{"reason_code", to_string(r)},
-                                        {"band", to_string(b)},
-                                        {"table_action", to_string(t)},
-                                        {"hint_action", to_string(h)},
-                                        {"count", n}});
+                        rows.push_back(row{r, b, t, h, n});
                     }
                 }
             }
         }
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-        return a["count"].get<std::uint64_t>() > b["count"].get<std::uint64_t>();
-    });
-    return rows;
+    // Most frequent first; equal counts keep the order above (an insertion sort: stable, and
+    // the rows are few). Sorted by hand and written key by key: std::stable_sort, sorting JSON
+    // values and nlohmann's initializer lists would cost every file that includes this header
+    // (a receiving one does) far more to compile than these loops.
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const row moving = rows[i];
+        std::size_t j = i;
+        for (; j > 0 && rows[j - 1].count < moving.count; --j) {
+            rows[j] = rows[j - 1];
+        }
+        rows[j] = moving;
+    }
+    nlohmann::json out(nlohmann::json::value_t::array);
+    for (const row& r : rows) {
+        nlohmann::json line(nlohmann::json::value_t::object);
+        line[std::string("reason_code")] = std::string(to_string(r.reason));
+        line[std::string("band")] = std::string(to_string(r.coverage_band));
+        line[std::string("table_action")] = std::string(to_string(r.table_action));
+        line[std::string("hint_action")] = std::string(to_string(r.hint_action));
+        line[std::string("count")] = r.count;
+        out.push_back(std::move(line));
+    }
+    return out;
 }
 
 } // namespace handoff
