@@ -156,14 +156,15 @@ private:
     // The value of an unexpected key is never echoed: it may carry instructions meant for the
     // next prompt.
     void unknown_fields(const json& obj, const std::string& parent, const contract::table& fields) {
-        for (const auto& item : obj.items()) {
-            if (fields.index_of(item.key()) == fields.size()) {
+        for (const auto& item : obj.get_ref<const json::object_t&>()) {
+            const std::string& key = item.first;
+            if (fields.index_of(key) == fields.size()) {
                 std::string names;
                 for (const field& f : fields) {
                     names.append(names.empty() ? "" : ", ").append(f.name);
                 }
-                fail(codes::envelope_unknown_field, pointer_child(parent, item.key()),
-                     "unexpected field " + quote_untrusted(item.key()) + "; allowed here: " + names);
+                fail(codes::envelope_unknown_field, pointer_child(parent, key),
+                     "unexpected field " + quote_untrusted(key) + "; allowed here: " + names);
             }
         }
     }
