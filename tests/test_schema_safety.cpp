@@ -390,4 +390,20 @@ TEST_CASE("a result failing tens of thousands of values lists 100 problems and c
     CHECK(problems[100].message == "/partial_result: 29900 more problems are not listed (at most 100 are)");
 }
 
+// A schema built in code may hold strings that are not UTF-8. Its values are quoted in messages
+// with the bytes replaced (U+FFFD), as receipts write them: validating never throws for them.
+TEST_CASE("schema values that are not UTF-8 are quoted in messages, never thrown", "[schema-safety]") {
+    const json schema = {
+        {"type", "object"},
+        {"properties",
+         {{"label", {{"enum", {std::string("caf\xe9"), "tea"}}}}, {"mark", {{"const", std::string("x\xff")}}}}}};
+    const compiled_schema s = compiled_schema::from_json(schema);
+    handoff::problem_list problems;
+    REQUIRE_NOTHROW(problems = validate(s, json{{"label", "coffee"}, {"mark", 1}}));
+    REQUIRE(problems.size() == 2);
+    CHECK(problems[0].message ==
+          "/partial_result/label: must be one of [\"caf\xEF\xBF\xBD\",\"tea\"] (got \"coffee\")");
+    CHECK(problems[1].message.find("x\xEF\xBF\xBD") != std::string::npos);
+}
+
 } // namespace test_schema_safety
