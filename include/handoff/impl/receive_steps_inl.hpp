@@ -13,16 +13,19 @@
 #include <handoff/detail/text.hpp>
 #include <handoff/ledger.hpp>
 
-#include <iterator> // make_move_iterator
-#include <memory>   // make_shared
-#include <string>   // string, to_string
-#include <utility>  // move
-#include <vector>   // vector
+#include <memory>  // make_shared
+#include <string>  // string, to_string
+#include <utility> // move
+#include <vector>  // vector
 
 namespace handoff::detail {
 
+// push_back rather than a range insert: the receive path instantiates push_back already.
 HANDOFF_INLINE void append_problems(problem_list& to, problem_list&& from) {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    to.reserve(to.size() + from.size());
+    for (problem& p : from) {
+        to.push_back(std::move(p));
+    }
 }
 
 HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, const char* pointer,
