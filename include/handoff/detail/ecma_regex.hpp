@@ -842,7 +842,10 @@ struct program {
 /// The instructions that may follow `in` (at `pc`) without consuming a character.
 inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
     switch (in.code) {
-    case op::split: out.insert(out.end(), {in.a, in.b}); break;
+    case op::split:
+        out.push_back(in.a);
+        out.push_back(in.b);
+        break;
     case op::jump: out.push_back(in.a); break;
     case op::look: out.push_back(in.b); break;
     case op::literal:

@@ -17,6 +17,7 @@
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -135,22 +136,48 @@ private:
     /// the value nullptr when absent. False when `v` is not an object.
     template <class Key, class ReadOne>
     bool check_members(const json& v, const std::string& pointer, const contract::table& fields, ReadOne&& read_one) {
-        if (!v.is_object()) {
-            type_mismatch(pointer, "an object", v);
+        const std::optional<std::vector<member>> members = members_of(v, pointer, fields);
+        if (!members) {
             return false;
         }
+        for (const member& m : *members) {
+            if (m.missing) {
+                fail(codes::envelope_required, m.pointer, "required field is missing");
+            } else {
+                read_one(static_cast<Key>(m.index), m.value, m.pointer, fields[m.index]);
+            }
+        }
+        return true;
+    }
+
+    /// A field of one object of the envelope, in table order: its value (nullptr when absent)
+    /// and its pointer; `missing` when it is required and absent.
+    struct member {
+        std::size_t index;
+        const json* value;
+        std::string pointer;
+        bool missing;
+    };
+
+    /// check_members' work that does not depend on the object's key type, so that it is compiled
+    /// once rather than once for each object: nullopt when `v` is not an object.
+    std::optional<std::vector<member>> members_of(const json& v, const std::string& pointer,
+                                                  const contract::table& fields) {
+        if (!v.is_object()) {
+            type_mismatch(pointer, "an object", v);
+            return std::nullopt;
+        }
         unknown_fields(v, pointer, fields);
+        std::vector<member> members;
+        members.reserve(fields.size());
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const field& rule = fields[i];
             const auto it = v.find(rule.name);
             const bool present = it != v.end();
-            if (!present && rule.required) {
-                fail(codes::envelope_required, pointer_child(pointer, rule.name), "required field is missing");
-            } else {
-                read_one(static_cast<Key>(i), present ? &*it : nullptr, pointer_child(pointer, rule.name), rule);
-            }
+            members.push_back(
+                member{i, present ? &*it : nullptr, pointer_child(pointer, rule.name), !present && rule.required});
         }
-        return true;
+        return members;
     }
 
     // The value of an unexpected key is never echoed: it may carry instructions meant for the
@@ -254,6 +281,18 @@ private:
     template <class FromString>
     auto read_word(const json& v, const std::string& pointer, const field& rule, FromString from_string)
         -> decltype(from_string("")) {
+        if (v.is_string()) {
+            if (auto parsed = from_string(v.get_ref<const std::string&>())) {
+                return parsed;
+            }
+        }
+        word_problem(v, pointer, rule);
+        return std::nullopt;
+    }
+
+    /// Why `v` is not a word of the field's vocabulary (out of read_word, which is instantiated
+    /// once for each vocabulary's enum).
+    void word_problem(const json& v, const std::string& pointer, const field& rule) {
         const bool pair = contract::words_of(rule.words).size() == 2;
         const std::string choices =
             pair ? word_list(rule.words, " or ", "\"") : "one of " + word_list(rule.words, ", ", "");
@@ -262,15 +301,11 @@ private:
                           pair ? "the string " + choices
                                : std::string(noun(rule.words)) + " string" + (rule.nullable ? " or null" : ""),
                           v);
-            return std::nullopt;
+            return;
         }
-        const auto& text = v.get_ref<const std::string&>();
-        const auto parsed = from_string(text);
-        if (!parsed) {
-            fail(codes::envelope_enum, pointer,
-                 quote_untrusted(text) + " is not " + std::string(noun(rule.words)) + ": use " + choices);
-        }
-        return parsed;
+        fail(codes::envelope_enum, pointer,
+             quote_untrusted(v.get_ref<const std::string&>()) + " is not " + std::string(noun(rule.words)) + ": use " +
+                 choices);
     }
 
     void read_reason_code(const json* v, const std::string& pointer, const field& rule,

@@ -133,8 +133,11 @@ private:
 
     [[nodiscard]] static std::vector<node_index> in_place_children(const schema_node& n) {
         std::vector<node_index> out(n.all_of);
-        out.insert(out.end(), n.any_of.begin(), n.any_of.end());
-        out.insert(out.end(), n.one_of.begin(), n.one_of.end());
+        for (const std::vector<node_index>* list : {&n.any_of, &n.one_of}) {
+            for (node_index i : *list) {
+                out.push_back(i);
+            }
+        }
         for (node_index i : {n.ref, n.not_schema, n.if_schema, n.then_schema, n.else_schema}) {
             if (i != no_node) {
                 out.push_back(i);
