@@ -21,23 +21,27 @@ namespace handoff::detail::json_writer {
 
 /// A JSON string. Untrusted text can hold anything: a byte that breaks UTF-8 ends the sequence
 /// it was in, and the bytes read of that sequence become one U+FFFD, as nlohmann replaces them.
+/// Runs of bytes that need no escape are copied whole.
 inline void append_string(std::string& out, std::string_view s) {
     static constexpr char hex[] = "0123456789abcdef";
     out += '"';
+    std::size_t plain = 0; // start of the run of bytes copied as they are
     std::size_t i = 0;
     while (i < s.size()) {
         const auto c = static_cast<unsigned char>(s[i]);
+        std::size_t used = 1; // bytes of `s` this step reads
         if (c >= 0x80U) {
             const utf8_head head = read_utf8_head(s.substr(i));
             if (head.length != 0 && head.valid == head.length) {
-                out.append(s.data() + i, head.length);
-            } else {
-                out += "\xEF\xBF\xBD";
+                i += head.length; // well-formed: part of the run
+                continue;
             }
-            i += head.valid == 0 ? 1 : head.valid;
+            used = head.valid == 0 ? 1 : head.valid;
+        } else if (c >= 0x20U && c != '"' && c != '\\') {
+            ++i;
             continue;
         }
-        ++i;
+        out.append(s.data() + plain, i - plain);
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -47,8 +51,8 @@ inline void append_string(std::string& out, std::string_view s) {
         case '\r': out += "\\r"; break;
         case '\t': out += "\\t"; break;
         default:
-            if (c >= 0x20U) {
-                out += static_cast<char>(c);
+            if (c >= 0x80U) {
+                out += "\xEF\xBF\xBD";
             } else {
                 out += "\\u00";
                 out += hex[c >> 4U];
@@ -56,7 +60,10 @@ inline void append_string(std::string& out, std::string_view s) {
             }
             break;
         }
+        i += used;
+        plain = i;
     }
+    out.append(s.data() + plain, s.size() - plain);
     out += '"';
 }
 
