@@ -103,8 +103,9 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
     CHECK(handoff::remove_nulled_optionals(strict_reply, anthropic) == strict_reply);
 }
 
-// The receiver learns the places by rewriting nlohmann::json (never instantiating ordered_json);
-// provider_schema() rewrites ordered_json in the author's order. Both must name the same places.
+// The receiver finds the places by walking nlohmann::json with the rewrite's rules, without
+// building the rewrite; provider_schema() rewrites ordered_json in the author's order. Both must
+// name the same places.
 TEST_CASE("the receiver's nulled places are exactly those of provider_schema()'s made_nullable notes",
           "[provider_nulls]") {
     std::vector<std::string> files = {handoff_test::fixture_path("../../examples/schemas/ticket.schema.json"),

@@ -7,9 +7,10 @@
 // leaves the schema only together with a note naming its pointer, keyword and value.
 //
 // Generic over the JSON type: provider_schema() rewrites nlohmann::ordered_json, which keeps the
-// author's property order for the provider; the receiver rewrites nlohmann::json only to learn
-// which nulls the provider put in (detail/nulled_optionals.hpp), so a file that receives never
-// instantiates ordered_json.
+// author's property order for the provider. The receiver only needs to know which nulls the
+// provider put in (detail/nulled_optionals.hpp): it walks nlohmann::json with the pieces below
+// that decide them (rule_of, keeps_keyword, descent_of, accepts_null, lists_name), never
+// building a rewrite, so a file that receives instantiates neither ordered_json nor rewriter.
 
 #include <handoff/detail/json_pointer.hpp>
 #include <handoff/detail/provider_rules.hpp>
