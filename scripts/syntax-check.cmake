@@ -15,12 +15,17 @@
 # by ${OUT}/prepare.sh, which must run first), its templates instantiated there
 # (-fpch-instantiate-templates): nlohmann is most of what a light header TU costs, and parsing
 # and instantiating it again in every one checks nothing about handoff. The check stays
-# "compiles on its own": the TU first lists its own includes (-M, preprocessor only, without
-# the PCH) and uses the PCH only when they reach nlohmann/json.hpp, so the PCH brings in nothing
-# the header would not have included itself. The one difference is order: nlohmann (and the
-# standard headers it includes) is seen from the TU's first line rather than from the #include
-# that reaches it, which matters only to a header that uses a name above its own includes.
-# A header that does not reach nlohmann compiles without the PCH.
+# "compiles on its own": the TU compiles with the PCH and writes its include graph
+# (-dependency-dot), and the PCH's verdict counts only when that graph shows the TU's own
+# includes reaching nlohmann/json.hpp (an #include of a file the PCH holds is skipped, but is
+# still an edge of the graph; the PCH's own includes are not in it), so the PCH brings in
+# nothing the header would not have included itself. Otherwise, or when it fails, the TU is
+# compiled again without the PCH, and that compile decides: a header that does not reach
+# nlohmann, or that names it without including it, is judged plainly, and no TU pays a
+# separate preprocessor pass over nlohmann to learn what it includes.
+# The one difference is order: nlohmann (and the standard headers it includes) is seen from
+# the TU's first line rather than from the #include that reaches it, which matters only to a
+# header that uses a name above its own includes.
 #
 #   cmake -DCOMPILE_COMMANDS=<build>/compile_commands.json -DOUT=<dir> [-DHEADERS_ONLY=ON]
 #     [-DCOMPILED_FORM=ON] [-DNLOHMANN_PCH=ON] -P scripts/syntax-check.cmake
@@ -73,11 +78,14 @@ if(_count GREATER 0)
         write_nlohmann_pch("${_dir}" "${_command}" "${_file}" "${_extra}")
         set(_pch_written TRUE)
       endif()
-      string(CONCAT _check "deps=\"$(mktemp)\"\ntrap 'rm -f \"$deps\"' EXIT\n"
-                   "${_command}${_extra} -M -MF \"$deps\" -o /dev/null\n"
-                   "if grep -q '/nlohmann/json\\.hpp' \"$deps\"\nthen\n"
+      # The PCH's verdict stands only when the TU's own include graph reaches nlohmann/json.hpp;
+      # otherwise (or when it fails) the TU is compiled again without the PCH, and that decides.
+      string(CONCAT _check "graph=\"$(mktemp)\"\nlog=\"$(mktemp)\"\n"
+                   "trap 'rm -f \"$graph\" \"$log\"' EXIT\n"
+                   "if ${_check} -include-pch '${OUT}/nlohmann.pch' -Xclang -dependency-dot -Xclang \"$graph\" >\"$log\" 2>&1 &&\n"
+                   "  grep -Eq 'label=\"([^\"]*/)?nlohmann/json\\.hpp\"' \"$graph\"\nthen\n"
                    "  echo \"syntax-check: (nlohmann precompiled)\"\n"
-                   "  ${_check} -include-pch '${OUT}/nlohmann.pch'\nelse\n  ${_check}\nfi")
+                   "  cat \"$log\"\nelse\n  ${_check}\nfi")
     endif()
     file(WRITE "${OUT}/tu-${_i}.sh" "set -e\ncd '${_dir}'\necho \"syntax-check: ${_file}\"\n${_check}\n")
     math(EXPR _written "${_written} + 1")
