@@ -104,9 +104,9 @@ public:
 class memory_dead_letter_sink final : public dead_letter_sink {
 public:
     explicit memory_dead_letter_sink(std::size_t max_raw_bytes = default_dead_letter_raw_bytes);
-    ~memory_dead_letter_sink() override;
+    HANDOFF_INLINE ~memory_dead_letter_sink() override;
 
-    [[nodiscard]] bool write(const dead_letter& record) override;
+    [[nodiscard]] HANDOFF_INLINE bool write(const dead_letter& record) override;
 
     /// The lines written so far, each ending in '\n'.
     [[nodiscard]] std::vector<std::string> lines() const;

@@ -20,7 +20,7 @@ namespace handoff {
 class file_dead_letter_sink final : public dead_letter_sink {
 public:
     explicit file_dead_letter_sink(std::string path, std::size_t max_raw_bytes = default_dead_letter_raw_bytes);
-    ~file_dead_letter_sink() override;
+    HANDOFF_INLINE ~file_dead_letter_sink() override;
 
     /// False when the file could not be opened; error() says why.
     [[nodiscard]] bool ok() const noexcept;
@@ -29,7 +29,7 @@ public:
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
-    [[nodiscard]] bool write(const dead_letter& record) override;
+    [[nodiscard]] HANDOFF_INLINE bool write(const dead_letter& record) override;
 
     /// Appends one line (which must end in '\n' and contain no other newline) in one call.
     [[nodiscard]] bool write_line(std::string_view line);

@@ -48,7 +48,7 @@ HANDOFF_INLINE std::string format(const char* pattern, double value) {
     return buffer;
 }
 
-constexpr const char* style = R"(
+inline constexpr const char* style = R"(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;padding:1rem;max-width:60rem;
 color:#222;background:#fff;line-height:1.4}
 h1{font-size:1.4rem;margin:.2rem 0 .6rem}h2{font-size:1.1rem;margin:1.4rem 0 .4rem}
