@@ -100,6 +100,10 @@ public:
     [[nodiscard]] virtual bool write(const dead_letter& record) = 0;
 };
 
+// The sinks' virtual functions are declared HANDOFF_INLINE in their classes, not only where
+// they are defined: header-only, a virtual function not inline in its class is the class's key
+// function, and every file that included the header would emit the vtable and all it reaches.
+
 /// Keeps records in memory: for tests, and for callers that forward them elsewhere.
 class memory_dead_letter_sink final : public dead_letter_sink {
 public:

@@ -15,6 +15,8 @@
 
 namespace handoff {
 
+// Its virtual functions are declared HANDOFF_INLINE in the class (see dead_letter.hpp).
+
 /// Appends records to a JSON Lines file. Thread-safe (a mutex, one write per line) and safe
 /// across processes on POSIX (O_APPEND: each write() lands whole at the end of the file).
 class file_dead_letter_sink final : public dead_letter_sink {
