@@ -35,6 +35,9 @@ public:
     /// value kept, an integer beyond 64 bits as a double.
     [[nodiscard]] static json_builder for_document() {
         constexpr std::size_t unlimited = std::numeric_limits<std::size_t>::max();
+        // Every limit lifted, by position: a limit added to parse_limits must be named here too,
+        // or schema files would be held to its default.
+        static_assert(sizeof(parse_limits) == 5 * sizeof(std::size_t), "lift the new parse_limits field here");
         json_builder builder(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
         builder.document_ = true;
         return builder;
