@@ -8,12 +8,13 @@
 # A stage is a function stage_<name>; add one and put it in the queue (`queue` below) to make it
 # part of every run. Any failure stops the run with a non-zero status.
 # The toolchain matrix, every pair in every run: GCC C++17 builds and runs everything
-# (default; clang++ builds its consumer projects); Clang C++17 builds and runs the suite under sanitizers (asan); Clang C++20 and
-# GCC C++20 build and run the unit, compile-time and example tests (clang, gcc20). clang17
-# compiles every TU for Clang C++17 with -fsyntax-only, for when asan is not run. Each
-# compiler runs the suite in both library forms: header-only in clang and gcc20, compiled
-# (handoff::compiled) in default and asan. Every public header compiles on its own, header-only
-# in both standards and compiled in C++17, with clang++ (asan, clang): see headers_on_their_own.
+# (default; clang++ builds its consumer projects); Clang C++17 builds and runs the suite under
+# sanitizers (asan); Clang C++20 and GCC C++20 build and run the unit, compile-time and example
+# tests (clang, gcc20). clang17 compiles every TU for Clang C++17 with -fsyntax-only, for when
+# asan is not run. Each compiler runs the suite in both library forms: header-only in clang and
+# gcc20, compiled (handoff::compiled) in default and asan. Every public header compiles on its
+# own, header-only in both standards and compiled in C++17, with clang++ (asan, clang): see
+# headers_on_their_own.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
