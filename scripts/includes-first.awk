@@ -15,9 +15,6 @@
 FNR == 1 {
     code_line = 0
     in_comment = 0
-    own_impl = FILENAME
-    sub(/.*\//, "", own_impl)
-    sub(/\.hpp$/, "_inl.hpp", own_impl)
     name = FILENAME # as the includes spell it: handoff/...
     sub(/^(.*\/)?include\//, "", name)
     names[++files] = name
@@ -36,14 +33,11 @@ in_comment {
 /^[ \t]*($|\/\/)/ { next }
 
 /^[ \t]*#[ \t]*include[ \t]*<handoff\// {
-    target = $0
-    sub(/^[^<]*</, "", target)
-    sub(/>.*/, "", target)
-    if (!own_header(name, target)) includes[name] = includes[name] " " target
+    if (!own_header(name, included($0))) includes[name] = includes[name] " " included($0)
 }
 
 /^[ \t]*#[ \t]*include[ \t]*[<"]/ {
-    if (code_line > 0 && $0 !~ ("<handoff/impl/" own_impl ">")) {
+    if (code_line > 0 && !own_header(included($0), name)) {
         printf "%s:%d: #include below the code that starts at line %d: %s\n", FILENAME, FNR, code_line, $0
         failed = 1
     }
@@ -54,8 +48,16 @@ in_comment {
 
 code_line == 0 { code_line = FNR }
 
-# handoff/impl/NAME_inl.hpp includes the header it defines, handoff/NAME.hpp or
-# handoff/detail/NAME.hpp: that header is complete when it includes the impl file at its end.
+# The file an #include line names, as written between < and >.
+function included(line) {
+    sub(/^[^<]*</, "", line)
+    sub(/>.*/, "", line)
+    return line
+}
+
+# Whether `target` is the header that the impl file `file` defines: handoff/impl/NAME_inl.hpp
+# defines handoff/NAME.hpp or handoff/detail/NAME.hpp, which includes it at its end (below its
+# code, allowed) and is complete when the impl file includes it back (no cycle).
 function own_header(file, target, header) {
     if (file !~ /^handoff\/impl\/.*_inl\.hpp$/) return 0
     header = file
