@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates include/handoff/detail/envelope_schema_text.hpp from schemas/envelope.schema.json,
+# Regenerates include/handoff/detail/envelope/schema_text.hpp from schemas/envelope.schema.json,
 # byte for byte. Run it after editing the schema; tests/test_worker_prompt.cpp fails until then.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 schema="$root/schemas/envelope.schema.json"
-out="$root/include/handoff/detail/envelope_schema_text.hpp"
+out="$root/include/handoff/detail/envelope/schema_text.hpp"
 delimiter='handoff_schema'
 if grep -q ")$delimiter\"" "$schema"; then
   echo "embed-envelope-schema: the schema contains the raw-string delimiter )$delimiter\"" >&2

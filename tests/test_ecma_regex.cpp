@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// <handoff/detail/ecma_regex.hpp>: the engine behind JSON Schema's `pattern`. It agrees with
+// <handoff/detail/regex/ecma_regex.hpp>: the engine behind JSON Schema's `pattern`. It agrees with
 // Node's RegExp under the u flag on a committed differential fixture, refuses what it cannot run
 // with a clear error, and stays fast on hostile patterns and subjects.
 
 #include "support/catch.hpp"
 
-#include <handoff/detail/ecma_regex.hpp>
+#include <handoff/detail/regex/ecma_regex.hpp>
 
 #include <nlohmann/json.hpp>
 

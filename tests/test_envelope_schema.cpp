@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SPEC section 3 step 2: schemas/envelope.schema.json and its hand-written twin
-// detail::envelope_checker (<handoff/detail/envelope_check.hpp>, reached through
+// detail::envelope_checker (<handoff/detail/envelope/check.hpp>, reached through
 // <handoff/envelope.hpp>'s typed envelope). Every rule of every field, then a differential test
 // proving the twin and valijson agree on the schema file itself.
 
@@ -8,7 +8,7 @@
 #include "support/strict_integers.hpp"
 #include "support/valijson.hpp"
 
-#include <handoff/detail/envelope_check.hpp>
+#include <handoff/detail/envelope/check.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/schema.hpp>

@@ -9,9 +9,9 @@
 #include "support/fixtures.hpp"
 #include "support/strict_integers.hpp"
 
-#include <handoff/detail/envelope_check.hpp>
-#include <handoff/detail/envelope_reader.hpp>
-#include <handoff/detail/fast_json.hpp>
+#include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/envelope/reader.hpp>
+#include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/handoff.hpp>
 
 #include <algorithm>  // sort

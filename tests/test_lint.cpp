@@ -5,7 +5,7 @@
 
 #include "support/fixtures.hpp"
 
-#include <handoff/detail/schema_refs.hpp>
+#include <handoff/detail/schema/refs.hpp>
 #include <handoff/lint.hpp>
 #include <handoff/schema_registry.hpp>
 

@@ -6,7 +6,7 @@
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
 
-#include <handoff/detail/nulled_optionals.hpp>
+#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 #include <handoff/receiver.hpp>

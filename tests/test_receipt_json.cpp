@@ -5,7 +5,7 @@
 
 #include "support/fixtures.hpp"
 
-#include <handoff/detail/json_writer.hpp>
+#include <handoff/detail/json/writer.hpp>
 #include <handoff/handoff.hpp>
 
 #include <cmath>   // nan

@@ -6,7 +6,7 @@
 
 #include "support/fixtures.hpp"
 
-#include <handoff/detail/envelope_reader.hpp>
+#include <handoff/detail/envelope/reader.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
 

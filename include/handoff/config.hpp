@@ -4,7 +4,7 @@
 // How handoff's heavy definitions reach a program. Header-only (the default): every header
 // carries its definitions, inline. Compiled: HANDOFF_COMPILED_LIB is defined in every
 // translation unit of the program (linking the CMake target handoff::compiled does it), the
-// headers carry declarations only, and one translation unit, <handoff/impl/src.hpp>, holds
+// headers carry declarations only, and one translation unit, <handoff/src.hpp>, holds
 // the definitions once. The choice is the whole program's: a definition seen inline in one
 // file and compiled in another would be two definitions of one function.
 #if defined(HANDOFF_COMPILED_LIB)

@@ -28,5 +28,5 @@ inline constexpr double default_fraction_tolerance = 0.005 + 1e-9;
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/coverage_inl.hpp>
+#include <handoff/coverage-inl.hpp>
 #endif

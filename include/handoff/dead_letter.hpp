@@ -126,5 +126,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/dead_letter_inl.hpp>
+#include <handoff/dead_letter-inl.hpp>
 #endif

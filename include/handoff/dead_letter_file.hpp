@@ -53,5 +53,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/dead_letter_file_inl.hpp>
+#include <handoff/dead_letter_file-inl.hpp>
 #endif

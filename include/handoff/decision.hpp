@@ -149,5 +149,5 @@ void overrule_past_limits(decision& d, const routing_policy& policy, const attem
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/decision_inl.hpp>
+#include <handoff/decision-inl.hpp>
 #endif

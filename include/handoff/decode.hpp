@@ -72,5 +72,5 @@ class json_builder; // json_builder.hpp
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/decode_inl.hpp>
+#include <handoff/decode-inl.hpp>
 #endif

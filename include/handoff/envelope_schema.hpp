@@ -5,7 +5,7 @@
 // prompt (worker_prompt.hpp) and for users who hand the schema to a provider's JSON mode.
 
 #include <handoff/config.hpp>
-#include <handoff/detail/envelope_schema_text.hpp>
+#include <handoff/detail/envelope/schema_text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -24,5 +24,5 @@ namespace handoff {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/envelope_schema_inl.hpp>
+#include <handoff/envelope_schema-inl.hpp>
 #endif

@@ -132,5 +132,5 @@ namespace detail::failure_rules {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/failure_class_inl.hpp>
+#include <handoff/failure_class-inl.hpp>
 #endif

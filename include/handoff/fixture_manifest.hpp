@@ -101,5 +101,5 @@ template <class Task>
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/fixture_manifest_inl.hpp>
+#include <handoff/fixture_manifest-inl.hpp>
 #endif

@@ -62,5 +62,5 @@ namespace detail {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/fixtures_inl.hpp>
+#include <handoff/fixtures-inl.hpp>
 #endif

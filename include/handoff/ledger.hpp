@@ -67,5 +67,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/ledger_inl.hpp>
+#include <handoff/ledger-inl.hpp>
 #endif

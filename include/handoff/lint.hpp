@@ -177,5 +177,5 @@ struct lint_options {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/lint_inl.hpp>
+#include <handoff/lint-inl.hpp>
 #endif

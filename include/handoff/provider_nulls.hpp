@@ -34,5 +34,5 @@ void remove_nulled_optionals(nlohmann::json& reply, const provider_schema_result
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/provider_nulls_inl.hpp>
+#include <handoff/provider_nulls-inl.hpp>
 #endif

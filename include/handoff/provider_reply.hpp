@@ -32,5 +32,5 @@ namespace handoff {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/provider_reply_inl.hpp>
+#include <handoff/provider_reply-inl.hpp>
 #endif

@@ -14,7 +14,7 @@
 // envelope puts `status` first on purpose.
 
 #include <handoff/config.hpp>
-#include <handoff/detail/schema_note.hpp>
+#include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/provider.hpp>
 
 #include <nlohmann/json.hpp>
@@ -54,5 +54,5 @@ struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escap
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/provider_schema_inl.hpp>
+#include <handoff/provider_schema-inl.hpp>
 #endif

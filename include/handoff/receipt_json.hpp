@@ -123,5 +123,5 @@ template <class Task>
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/receipt_json_inl.hpp>
+#include <handoff/receipt_json-inl.hpp>
 #endif

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <handoff/decision.hpp>
-#include <handoff/detail/receive_steps.hpp>
+#include <handoff/detail/envelope/receive_steps.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/receipt.hpp>

@@ -416,5 +416,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/repair_loop_inl.hpp>
+#include <handoff/repair_loop-inl.hpp>
 #endif

@@ -162,5 +162,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/repair_prompt_inl.hpp>
+#include <handoff/repair_prompt-inl.hpp>
 #endif

@@ -149,5 +149,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/report_inl.hpp>
+#include <handoff/report-inl.hpp>
 #endif

@@ -35,5 +35,5 @@ namespace detail {
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/report_html_inl.hpp>
+#include <handoff/report_html-inl.hpp>
 #endif

@@ -135,5 +135,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/route_table_inl.hpp>
+#include <handoff/route_table-inl.hpp>
 #endif

@@ -79,5 +79,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/schema_inl.hpp>
+#include <handoff/schema-inl.hpp>
 #endif

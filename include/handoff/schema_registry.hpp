@@ -99,5 +99,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/schema_registry_inl.hpp>
+#include <handoff/schema_registry-inl.hpp>
 #endif

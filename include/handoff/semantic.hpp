@@ -151,5 +151,5 @@ private:
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/semantic_inl.hpp>
+#include <handoff/semantic-inl.hpp>
 #endif

@@ -90,5 +90,5 @@ template <class Task>
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/semantic_check_inl.hpp>
+#include <handoff/semantic_check-inl.hpp>
 #endif

@@ -51,5 +51,5 @@ template <class Task>
 } // namespace handoff::testing
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/testing_inl.hpp>
+#include <handoff/testing-inl.hpp>
 #endif

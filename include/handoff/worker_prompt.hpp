@@ -99,5 +99,5 @@ template <class Json>
 } // namespace handoff
 
 #if !defined(HANDOFF_COMPILED_LIB)
-#include <handoff/impl/worker_prompt_inl.hpp>
+#include <handoff/worker_prompt-inl.hpp>
 #endif

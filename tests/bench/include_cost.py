@@ -104,7 +104,7 @@ def pulled_in(deps):
         pulls.append("valijson parser")
     if any(re.search(r"/c\+\+/[0-9]+/regex$", d) for d in deps):
         pulls.append("<regex>")
-    if any(d.endswith("/handoff/detail/schema_validator.hpp") for d in deps):
+    if any(d.endswith("/handoff/detail/schema/validator.hpp") for d in deps):
         pulls.append("handoff's validator")
     return pulls
 

@@ -18,8 +18,8 @@
 
 #include "support/valijson.hpp"
 
-#include <handoff/detail/envelope_check.hpp>
-#include <handoff/detail/envelope_reader.hpp>
+#include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/envelope/reader.hpp>
 
 #include <handoff/handoff.hpp>
 

@@ -38,7 +38,7 @@ if(MODE STREQUAL "install")
       share/cmake/handoff/handoffConfigVersion.cmake
       share/cmake/handoff/handoffTargets.cmake
       share/pkgconfig/handoff.pc
-      include/handoff/impl/src.hpp)
+      include/handoff/src.hpp)
     if(NOT EXISTS "${PREFIX}/${_file}")
       message(FATAL_ERROR "install is missing ${PREFIX}/${_file}")
     endif()

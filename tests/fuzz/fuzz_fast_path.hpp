@@ -13,9 +13,9 @@
 
 #include "fuzz/fuzz_common.hpp"
 
-#include <handoff/detail/envelope_check.hpp>
-#include <handoff/detail/envelope_reader.hpp>
-#include <handoff/detail/fast_json.hpp>
+#include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/envelope/reader.hpp>
+#include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/handoff.hpp>
 
 #include "support/valijson.hpp"

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The sizes providers limit, counted over a schema in one walk (provider_rules.hpp names the
+// limits). Counts are taken on the schema that is sent, after the rewrite, because that is
+// the one the provider measures.
+
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/provider/rewrite.hpp>
+#include <handoff/detail/provider/rules.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // max, find
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <string>      // string, to_string
+#include <string_view> // string_view
+
+namespace handoff::detail {
+
+struct schema_stats {
+    std::uint64_t object_properties = 0;
+    std::uint64_t nesting_depth = 0;
+    std::uint64_t enum_values = 0;
+    std::uint64_t schema_string_length = 0;
+    std::uint64_t large_enum_length = 0;
+    std::uint64_t optional_properties = 0;
+    std::uint64_t union_types = 0;
+    std::uint64_t recursive_refs = 0;
+
+    [[nodiscard]] std::uint64_t get(schema_counter c) const noexcept {
+        switch (c) {
+        case schema_counter::object_properties: return object_properties;
+        case schema_counter::nesting_depth: return nesting_depth;
+        case schema_counter::enum_values: return enum_values;
+        case schema_counter::schema_string_length: return schema_string_length;
+        case schema_counter::large_enum_length: return large_enum_length;
+        case schema_counter::optional_properties: return optional_properties;
+        case schema_counter::union_types: return union_types;
+        case schema_counter::recursive_refs: return recursive_refs;
+        }
+        return 0;
+    }
+};
+
+inline void count_enum(const nlohmann::ordered_json& values, schema_stats& stats) {
+    if (!values.is_array()) {
+        return;
+    }
+    std::uint64_t length = 0;
+    for (const auto& v : values) {
+        if (v.is_string()) {
+            length += v.get_ref<const std::string&>().size();
+        }
+    }
+    stats.enum_values += values.size();
+    stats.schema_string_length += length;
+    if (values.size() > 250) {
+        stats.large_enum_length = std::max(stats.large_enum_length, length);
+    }
+}
+
+inline void count_properties(const nlohmann::ordered_json& node, schema_stats& stats) {
+    const auto properties = node.find("properties");
+    if (properties == node.end() || !properties->is_object()) {
+        return;
+    }
+    const auto required = node.find("required");
+    for (const auto& item : properties->items()) {
+        ++stats.object_properties;
+        stats.schema_string_length += item.key().size();
+        const bool listed = required != node.end() && required->is_array() &&
+                            std::find(required->begin(), required->end(), item.key()) != required->end();
+        if (!listed) {
+            ++stats.optional_properties;
+        }
+    }
+}
+
+/// A local $ref whose target contains the reference itself: the schema recurses.
+[[nodiscard]] inline bool refers_to_ancestor(const nlohmann::ordered_json& node, const std::string& pointer) {
+    const auto ref = node.find("$ref");
+    if (ref == node.end() || !ref->is_string() || ref->get_ref<const std::string&>().rfind('#', 0) != 0) {
+        return false;
+    }
+    const std::string target = ref->get<std::string>().substr(1);
+    return target.empty() || pointer == target || pointer.rfind(target + "/", 0) == 0;
+}
+
+/// The counts of one schema object, without its subschemas.
+inline void count_node(const nlohmann::ordered_json& node, const std::string& pointer, schema_stats& stats) {
+    count_properties(node, stats);
+    if (const auto e = node.find("enum"); e != node.end()) {
+        count_enum(*e, stats);
+    }
+    if (const auto c = node.find("const"); c != node.end() && c->is_string()) {
+        stats.schema_string_length += c->get_ref<const std::string&>().size();
+    }
+    const auto type = node.find("type");
+    if (node.contains("anyOf") || (type != node.end() && type->is_array())) {
+        ++stats.union_types;
+    }
+    if (refers_to_ancestor(node, pointer)) {
+        ++stats.recursive_refs;
+    }
+}
+
+/// Counts `node` (at `pointer`) and everything below it; `depth` is the number of object
+/// schemas above it.
+inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth, const std::string& pointer,
+                         schema_stats& stats) {
+    if (!node.is_object()) {
+        return;
+    }
+    const std::uint64_t here = is_object_schema(node) ? depth + 1 : depth;
+    stats.nesting_depth = std::max(stats.nesting_depth, here);
+    count_node(node, pointer, stats);
+    for (const auto& item : node.items()) {
+        const std::string& key = item.key();
+        const auto& value = item.value();
+        const std::string below = pointer_child(pointer, key);
+        if (key == "properties" || key == "$defs" || key == "definitions") {
+            for (const auto& sub : value.items()) {
+                if (key != "properties") {
+                    stats.schema_string_length += sub.key().size();
+                }
+                count_schema(sub.value(), here, pointer_child(below, sub.key()), stats);
+            }
+        } else if (key == "enum" || key == "const" || key == "required") {
+            continue;
+        } else if (value.is_array()) {
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                count_schema(value[i], here, pointer_item(below, i), stats);
+            }
+        } else {
+            count_schema(value, here, below, stats);
+        }
+    }
+}
+
+[[nodiscard]] inline schema_stats measure_schema(const nlohmann::ordered_json& schema) {
+    schema_stats stats;
+    count_schema(schema, 0, "", stats);
+    return stats;
+}
+
+} // namespace handoff::detail

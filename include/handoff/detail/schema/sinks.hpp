@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Where a walk over a compiled schema reports, in one of two modes chosen at run time. Yes/no
+// stops at the first failure and never builds a message or a pointer; listing keeps the instance
+// pointer as the walk descends, writes a problem for each failure (up to a limit, then counts)
+// and lets the walk go on. One class rather than a template parameter of the walk: the walk is
+// compiled once, in every file that receives, and both modes run the same code.
+
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/text.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/problem.hpp>
+
+#include <cstddef>     // size_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+
+namespace handoff::detail {
+
+class walk_sink {
+public:
+    /// Yes/no: the walk's answer is all that counts.
+    walk_sink() = default;
+
+    /// Listing: problems of `step_of_problems` with `code`, pointers below `base_pointer`.
+    walk_sink(std::string base_pointer, step step_of_problems, const char* code, std::size_t max_listed)
+        : listing_(true), pointer_(std::move(base_pointer)), step_(step_of_problems), code_(code),
+          max_listed_(max_listed) {}
+
+    /// Whether the walk goes on after a failure (to list the others).
+    [[nodiscard]] bool collecting() const noexcept { return listing_; }
+
+    /// Records a failure at the current pointer; `message()` is only called when it is listed.
+    template <class Message>
+    bool fail(Message&& message) {
+        if (!listing_) {
+            return false;
+        }
+        if (problems_.size() < max_listed_) {
+            add(message());
+        } else {
+            ++unlisted_;
+        }
+        return false;
+    }
+
+    std::size_t enter(std::string_view key) {
+        if (!listing_) {
+            return 0;
+        }
+        const std::size_t mark = pointer_.size();
+        append_pointer_token(pointer_, key);
+        return mark;
+    }
+    std::size_t enter(std::size_t index) {
+        if (!listing_) {
+            return 0;
+        }
+        const std::size_t mark = pointer_.size();
+        append_pointer_index(pointer_, index);
+        return mark;
+    }
+    void leave(std::size_t mark) {
+        if (listing_) {
+            pointer_.resize(mark);
+        }
+    }
+
+    /// The problems, closed by one that counts those not listed.
+    [[nodiscard]] problem_list finish() && {
+        if (unlisted_ > 0) {
+            problems_.push_back(problem{step_, code_, pointer_,
+                                        message_pointer(pointer_) + ": " + std::to_string(unlisted_) +
+                                            " more problems are not listed (at most " + std::to_string(max_listed_) +
+                                            " are)"});
+        }
+        return std::move(problems_);
+    }
+
+private:
+    // Out of fail(), which is instantiated once for each message of the walk.
+    void add(std::string message) {
+        problems_.push_back(problem{step_, code_, pointer_, message_pointer(pointer_) + ": " + std::move(message)});
+    }
+
+    bool listing_ = false;
+    std::string pointer_;
+    step step_ = step::task_schema;
+    const char* code_ = "";
+    std::size_t max_listed_ = 0;
+    std::size_t unlisted_ = 0;
+    problem_list problems_;
+};
+
+} // namespace handoff::detail

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/json/writer.hpp>
+#include <handoff/enums.hpp>
+#include <handoff/schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>   // max, min
+#include <cmath>       // ceil, fabs, floor, isfinite
+#include <cstddef>     // size_t
+#include <cstdint>     // int64_t
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff::detail {
+
+/// Builds one value that fits a JSON Schema (draft-07), for fixtures. Every candidate is checked
+/// by the same validator the receiver uses, so a value is returned only when it really fits;
+/// when nothing fits, `failure()` names the deepest subschema that could not be satisfied.
+///
+/// Candidates, in order: `const`, `enum` values, `default`, `examples`, then values synthesised
+/// from the type and its bounds (required properties only, then every property; arrays at their
+/// smallest useful length). `$ref` follows local pointers, `allOf` is merged into one schema,
+/// `anyOf`/`oneOf` try each branch merged with the rest of the schema.
+class value_generator {
+public:
+    explicit value_generator(const nlohmann::json& root) : root_(root) {
+        if (root.is_object()) {
+            for (const char* key : {"definitions", "$defs"}) {
+                if (root.contains(key)) {
+                    definitions_[key] = root.at(key);
+                }
+            }
+        }
+    }
+
+    [[nodiscard]] std::optional<nlohmann::json> generate() { return generate(root_, "", 0); }
+
+    /// An object that fits: the root schema narrowed to type object (an envelope's
+    /// partial_result is an object whatever else the task schema allows).
+    [[nodiscard]] std::optional<nlohmann::json> generate_object() {
+        if (!root_.is_object()) {
+            return generate();
+        }
+        nlohmann::json narrowed = root_;
+        merge_keyword(narrowed, "type", "object");
+        if (narrowed["type"].empty()) {
+            return fail("", "the task schema's \"type\" allows no object, but partial_result is an object");
+        }
+        return generate(narrowed, "", 0);
+    }
+
+    /// Why generate() found nothing: a schema pointer and what could not be satisfied.
+    [[nodiscard]] const std::string& failure() const noexcept { return failure_; }
+
+private:
+    static constexpr int max_depth = 32; // a recursive $ref ends here instead of looping
+
+    std::optional<nlohmann::json> generate(const nlohmann::json& schema, const std::string& at, int depth) {
+        if (depth > max_depth) {
+            return fail(at, "nested deeper than " + std::to_string(max_depth) + " levels (a recursive $ref?)");
+        }
+        if (schema.is_boolean()) {
+            return schema.get<bool>() ? std::optional<nlohmann::json>(nullptr) : fail(at, "the schema is false");
+        }
+        if (!schema.is_object()) {
+            return fail(at, "not a schema object");
+        }
+        if (const auto ref = schema.find("$ref"); ref != schema.end()) {
+            const nlohmann::json* target = resolve(*ref);
+            return target != nullptr ? generate(*target, ref->get<std::string>().substr(1), depth + 1)
+                                     : fail(at, "$ref " + json_text(*ref) + " is not a local pointer into this schema");
+        }
+        if (const auto all = schema.find("allOf"); all != schema.end() && all->is_array()) {
+            nlohmann::json merged = schema;
+            merged.erase("allOf");
+            for (const nlohmann::json& branch : *all) {
+                merged = merge(merged, branch);
+            }
+            return generate(merged, pointer_child(at, "allOf"), depth + 1);
+        }
+        const std::vector<nlohmann::json> candidates = candidates_for(schema, at, depth);
+        return first_fit(schema, candidates, at);
+    }
+
+    std::vector<nlohmann::json> candidates_for(const nlohmann::json& schema, const std::string& at, int depth) {
+        std::vector<nlohmann::json> out;
+        if (schema.contains("const")) {
+            out.push_back(schema.at("const"));
+        }
+        if (const auto e = schema.find("enum"); e != schema.end() && e->is_array()) {
+            out.insert(out.end(), e->begin(), e->end());
+        }
+        if (schema.contains("default")) {
+            out.push_back(schema.at("default"));
+        }
+        if (const auto e = schema.find("examples"); e != schema.end() && e->is_array()) {
+            out.insert(out.end(), e->begin(), e->end());
+        }
+        for (const char* key : {"anyOf", "oneOf"}) {
+            if (const auto branches = schema.find(key); branches != schema.end() && branches->is_array()) {
+                nlohmann::json rest = schema;
+                rest.erase(key);
+                for (std::size_t i = 0; i < branches->size(); ++i) {
+                    const std::string where = pointer_item(pointer_child(at, key), i);
+                    if (auto v = generate(merge(rest, branches->at(i)), where, depth + 1)) {
+                        out.push_back(std::move(*v));
+                    }
+                }
+                return out; // a value outside every branch cannot fit
+            }
+        }
+        for (const std::string& type : types_of(schema)) {
+            synthesise(schema, type, at, depth, out);
+        }
+        return out;
+    }
+
+    void synthesise(const nlohmann::json& schema, const std::string& type, const std::string& at, int depth,
+                    std::vector<nlohmann::json>& out) {
+        if (type == "null") {
+            out.emplace_back(nullptr);
+        } else if (type == "boolean") {
+            out.emplace_back(true);
+            out.emplace_back(false);
+        } else if (type == "integer" || type == "number") {
+            numbers(schema, type == "integer", out);
+        } else if (type == "string") {
+            strings(schema, out);
+        } else if (type == "array") {
+            arrays(schema, at, depth, out);
+        } else if (type == "object") {
+            objects(schema, at, depth, out);
+        }
+    }
+
+    /// The declared types, or the ones the keywords imply; an unconstrained schema tries each.
+    static std::vector<std::string> types_of(const nlohmann::json& schema) {
+        if (const auto t = schema.find("type"); t != schema.end()) {
+            if (t->is_string()) {
+                return {t->get<std::string>()};
+            }
+            std::vector<std::string> types;
+            for (const nlohmann::json& one : *t) {
+                if (one.is_string()) {
+                    types.push_back(one.get<std::string>());
+                }
+            }
+            return types;
+        }
+        if (schema.contains("properties") || schema.contains("required")) {
+            return {"object"};
+        }
+        if (schema.contains("items")) {
+            return {"array"};
+        }
+        if (schema.contains("minLength") || schema.contains("maxLength") || schema.contains("format")) {
+            return {"string"};
+        }
+        if (schema.contains("minimum") || schema.contains("maximum") || schema.contains("multipleOf")) {
+            return {"number"};
+        }
+        return {"string", "integer", "boolean", "object", "array", "null"};
+    }
+
+    static std::optional<double> number_at(const nlohmann::json& schema, const char* key) {
+        const auto it = schema.find(key);
+        return it != schema.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+    }
+
+    /// The smallest value the bounds allow (0 when they allow it), rounded up to `multipleOf`.
+    static void numbers(const nlohmann::json& schema, bool integer, std::vector<nlohmann::json>& out) {
+        const auto lo = number_at(schema, "minimum");
+        const auto lo_x = number_at(schema, "exclusiveMinimum");
+        const auto hi = number_at(schema, "maximum");
+        const auto hi_x = number_at(schema, "exclusiveMaximum");
+        const auto step = number_at(schema, "multipleOf");
+        double v = 0.0;
+        if (lo || lo_x) {
+            v = std::max(lo.value_or(lo_x.value_or(0.0)), lo_x.value_or(lo.value_or(0.0)));
+            if (lo_x && v == *lo_x) {
+                v = integer || !(hi || hi_x) ? std::floor(v) + 1.0 : (v + hi.value_or(*hi_x)) / 2.0;
+            }
+        } else if ((hi && *hi < 0.0) || (hi_x && *hi_x <= 0.0)) {
+            v = hi_x && (!hi || *hi_x <= *hi) ? std::ceil(*hi_x) - 1.0 : *hi;
+        }
+        if (integer) {
+            v = std::ceil(v);
+        }
+        if (step && *step > 0.0) {
+            v = std::ceil(v / *step) * *step;
+        }
+        for (const double candidate : {v, std::floor(v), std::ceil(v)}) {
+            if (std::isfinite(candidate) && candidate == std::floor(candidate) && std::fabs(candidate) < 9.0e15) {
+                out.emplace_back(static_cast<std::int64_t>(candidate));
+            } else if (std::isfinite(candidate) && !integer) {
+                out.emplace_back(candidate);
+            }
+        }
+    }
+
+    static void strings(const nlohmann::json& schema, std::vector<nlohmann::json>& out) {
+        if (const auto f = schema.find("format"); f != schema.end() && f->is_string()) {
+            if (auto v = format_example(f->get<std::string>())) {
+                out.emplace_back(std::move(*v));
+            }
+        }
+        const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minLength").value_or(0.0)));
+        const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxLength").value_or(1.0e6)));
+        const std::size_t length = std::min(std::max<std::size_t>(7, min), max);
+        std::string text;
+        while (text.size() < length) {
+            text += text.empty() ? "example" : " example";
+        }
+        text.resize(length);
+        if (!text.empty() && text.back() == ' ') {
+            text.back() = 'e'; // no trailing blank: a trimmed comparison would shorten it
+        }
+        out.emplace_back(text);
+        out.emplace_back(std::string(min, 'a'));
+    }
+
+    static std::optional<std::string> format_example(std::string_view format) {
+        struct example {
+            std::string_view format;
+            std::string_view value;
+        };
+        static constexpr example examples[] = {
+            {"date-time", "2026-01-01T00:00:00Z"},
+            {"date", "2026-01-01"},
+            {"time", "00:00:00Z"},
+            {"email", "user@example.com"},
+            {"hostname", "example.com"},
+            {"ipv4", "192.0.2.1"},
+            {"ipv6", "2001:db8::1"},
+            {"uri", "https://example.com/"},
+            {"uri-reference", "https://example.com/"},
+            {"uuid", "00000000-0000-4000-8000-000000000000"},
+        };
+        for (const example& e : examples) {
+            if (e.format == format) {
+                return std::string(e.value);
+            }
+        }
+        return std::nullopt;
+    }
+
+    void arrays(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
+        const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minItems").value_or(0.0)));
+        const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxItems").value_or(1.0e6)));
+        const nlohmann::json items = schema.value("items", nlohmann::json(true));
+        const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
+        // One element shows the item shape; the minimum length is the fallback.
+        for (const std::size_t length : {std::min(std::max<std::size_t>(1, min), max), min}) {
+            nlohmann::json array = nlohmann::json::array();
+            for (std::size_t i = 0; i < length; ++i) {
+                const bool tuple = items.is_array();
+                const nlohmann::json& item_schema =
+                    tuple ? (i < items.size() ? items.at(i) : schema.value("additionalItems", nlohmann::json(true)))
+                          : items;
+                auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
+                if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
+                    item = distinct_variant(item_schema, array, *item);
+                }
+                if (!item) {
+                    break;
+                }
+                array.push_back(std::move(*item));
+            }
+            if (array.size() == length) {
+                out.push_back(std::move(array));
+            }
+        }
+    }
+
+    void objects(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
+        const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
+        const nlohmann::json required = schema.value("required", nlohmann::json::array());
+        // Required properties only, then every declared property (for minProperties and the like).
+        for (const bool all : {false, true}) {
+            nlohmann::json object = nlohmann::json::object();
+            bool complete = true;
+            const auto add = [&](const std::string& name) {
+                if (object.contains(name)) {
+                    return;
+                }
+                const nlohmann::json sub = properties.contains(name)
+                                               ? properties.at(name)
+                                               : schema.value("additionalProperties", nlohmann::json(true));
+                if (auto v = generate(sub, pointer_child(pointer_child(at, "properties"), name), depth + 1)) {
+                    object[name] = std::move(*v);
+                } else {
+                    complete = false;
+                }
+            };
+            for (const nlohmann::json& name : required) {
+                if (name.is_string()) {
+                    add(name.get<std::string>());
+                }
+            }
+            for (auto it = properties.begin(); all && it != properties.end(); ++it) {
+                add(it.key());
+            }
+            if (complete) {
+                out.push_back(std::move(object));
+            }
+        }
+    }
+
+    /// `b`'s constraints added to `a`'s: properties meet in an allOf, required lists join, a
+    /// lower bound takes the larger and an upper bound the smaller value, `type` lists meet.
+    [[nodiscard]] nlohmann::json merge(nlohmann::json a, const nlohmann::json& branch) const {
+        const nlohmann::json* b = &branch;
+        for (int hops = 0; b->is_object() && b->contains("$ref") && hops < max_depth; ++hops) {
+            const nlohmann::json* target = resolve(b->at("$ref"));
+            if (target == nullptr) {
+                break;
+            }
+            b = target;
+        }
+        if (!b->is_object()) {
+            return b->is_boolean() && !b->get<bool>() ? nlohmann::json(false) : a;
+        }
+        for (auto it = b->begin(); it != b->end(); ++it) {
+            merge_keyword(a, it.key(), it.value());
+        }
+        return a;
+    }
+
+    static void merge_keyword(nlohmann::json& a, const std::string& key, const nlohmann::json& value) {
+        if (!a.contains(key)) {
+            a[key] = value;
+        } else if (key == "properties" && value.is_object()) {
+            for (auto p = value.begin(); p != value.end(); ++p) {
+                nlohmann::json& mine = a[key][p.key()];
+                mine = mine.is_null() ? p.value() : nlohmann::json{{"allOf", {mine, p.value()}}};
+            }
+        } else if (key == "required" && value.is_array()) {
+            for (const nlohmann::json& name : value) {
+                if (std::find(a[key].begin(), a[key].end(), name) == a[key].end()) {
+                    a[key].push_back(name);
+                }
+            }
+        } else if (key == "type") {
+            nlohmann::json mine = a[key].is_array() ? a[key] : nlohmann::json::array({a[key]});
+            nlohmann::json theirs = value.is_array() ? value : nlohmann::json::array({value});
+            nlohmann::json both = nlohmann::json::array();
+            for (const nlohmann::json& t : mine) {
+                if (std::find(theirs.begin(), theirs.end(), t) != theirs.end() ||
+                    (t == "integer" && std::find(theirs.begin(), theirs.end(), "number") != theirs.end())) {
+                    both.push_back(t);
+                }
+            }
+            a[key] = both;
+        } else if (a[key].is_number() && value.is_number()) {
+            const bool lower = key.rfind("min", 0) == 0 || key == "exclusiveMinimum";
+            const bool upper = key.rfind("max", 0) == 0 || key == "exclusiveMaximum";
+            if ((lower && value.get<double>() > a[key].get<double>()) ||
+                (upper && value.get<double>() < a[key].get<double>())) {
+                a[key] = value;
+            }
+        } else if (key == "allOf" && value.is_array() && a[key].is_array()) {
+            a[key].insert(a[key].end(), value.begin(), value.end());
+        }
+        // Anything else that both sides set is left as `a` has it: the validator decides.
+    }
+
+    /// A local JSON pointer ("#", "#/definitions/x") into the root schema, or null.
+    [[nodiscard]] const nlohmann::json* resolve(const nlohmann::json& ref) const {
+        if (!ref.is_string()) {
+            return nullptr;
+        }
+        const std::string text = ref.get<std::string>();
+        if (text.empty() || text[0] != '#') {
+            return nullptr;
+        }
+        try {
+            const nlohmann::json::json_pointer pointer(text.substr(1));
+            return root_.contains(pointer) ? &root_.at(pointer) : nullptr;
+        } catch (const nlohmann::json::exception&) {
+            return nullptr;
+        }
+    }
+
+    /// `schema` compiled with the root's definitions beside it, so local $refs resolve; empty
+    /// when it does not compile alone (the whole schema then has the last word).
+    [[nodiscard]] std::optional<compiled_schema> standalone(const nlohmann::json& schema) const {
+        nlohmann::json copy = schema;
+        for (auto it = definitions_.begin(); copy.is_object() && it != definitions_.end(); ++it) {
+            if (!copy.contains(it.key())) {
+                copy[it.key()] = it.value();
+            }
+        }
+        try {
+            return compiled_schema::from_json(copy);
+        } catch (const schema_error&) {
+            return std::nullopt;
+        }
+    }
+
+    /// For `uniqueItems`: a value of `schema` not yet in `taken`, varied from `base` (a numbered
+    /// string, the next numbers, the other boolean, another enum value).
+    [[nodiscard]] std::optional<nlohmann::json>
+    distinct_variant(const nlohmann::json& schema, const nlohmann::json& taken, const nlohmann::json& base) const {
+        std::vector<nlohmann::json> variants;
+        const nlohmann::json* target = &schema;
+        for (int hops = 0; target != nullptr && target->is_object() && target->contains("$ref") && hops < max_depth;
+             ++hops) {
+            target = resolve(target->at("$ref"));
+        }
+        if (target != nullptr && target->is_object() && target->contains("enum") && target->at("enum").is_array()) {
+            variants.insert(variants.end(), target->at("enum").begin(), target->at("enum").end());
+        }
+        for (std::int64_t k = 1; k <= static_cast<std::int64_t>(taken.size()) + 1; ++k) {
+            if (base.is_string()) {
+                const std::string suffix = std::to_string(k + 1);
+                std::string text = base.get<std::string>();
+                text.resize(text.size() > suffix.size() ? text.size() - suffix.size() : text.size());
+                text += suffix;
+                variants.emplace_back(text);
+            } else if (base.is_number_integer()) {
+                variants.emplace_back(base.get<std::int64_t>() + k);
+                variants.emplace_back(base.get<std::int64_t>() - k);
+            } else if (base.is_number()) {
+                variants.emplace_back(base.get<double>() + static_cast<double>(k));
+            } else if (base.is_boolean()) {
+                variants.emplace_back(!base.get<bool>());
+            }
+        }
+        const std::optional<compiled_schema> compiled = standalone(schema);
+        for (const nlohmann::json& v : variants) {
+            if (std::find(taken.begin(), taken.end(), v) == taken.end() &&
+                (!compiled || compiled->validate(v, "", step::task_schema).empty())) {
+                return v;
+            }
+        }
+        return std::nullopt;
+    }
+
+    /// The first candidate that `schema` (with the root's definitions, so local $refs resolve)
+    /// accepts. A subschema that does not compile alone leaves the verdict to the whole schema.
+    std::optional<nlohmann::json> first_fit(const nlohmann::json& schema, const std::vector<nlohmann::json>& candidates,
+                                            const std::string& at) {
+        const std::optional<compiled_schema> compiled = standalone(schema);
+        std::string first_problem;
+        for (const nlohmann::json& candidate : candidates) {
+            const problem_list problems =
+                compiled ? compiled->validate(candidate, "", step::task_schema) : problem_list{};
+            if (problems.empty()) {
+                failure_.clear(); // whatever failed below was recovered from by another candidate
+                return candidate;
+            }
+            if (first_problem.empty()) {
+                first_problem = problems.front().message;
+            }
+        }
+        if (!failure_.empty()) {
+            return std::nullopt; // the deeper failure that caused this one says more
+        }
+        return fail(at, candidates.empty() ? std::string("no candidate value (give it a \"default\" or \"examples\")")
+                                           : "none of " + std::to_string(candidates.size()) +
+                                                 " candidate values fits (first: " + first_problem +
+                                                 "); give it a \"default\" or \"examples\"");
+    }
+
+    std::optional<nlohmann::json> fail(const std::string& at, const std::string& why) {
+        if (failure_.empty()) {
+            failure_ = (at.empty() ? std::string("(root)") : at) + ": " + why;
+        }
+        return std::nullopt;
+    }
+
+    const nlohmann::json& root_;
+    nlohmann::json definitions_ = nlohmann::json::object();
+    std::string failure_;
+};
+
+} // namespace handoff::detail

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// route_table's non-template definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp).
+
+#include <handoff/route_table.hpp>
+
+#include <handoff/detail/schema/refs.hpp>
+#include <handoff/schema_error.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <optional>    // optional
+#include <set>         // set
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
+
+namespace handoff {
+
+HANDOFF_INLINE route_table_error::route_table_error(std::vector<route_mismatch> mismatches)
+    : std::logic_error(describe(mismatches)), mismatches_(std::move(mismatches)) {}
+
+HANDOFF_INLINE std::string route_table_error::describe(const std::vector<route_mismatch>& mismatches) {
+    std::string out = "handoff: the routing table does not match the task schema";
+    for (const route_mismatch& m : mismatches) {
+        out += "\n" + m.pointer + ": " + std::string(to_string(m.kind)) + ": " + m.message;
+    }
+    return out;
+}
+
+namespace detail::routes {
+
+/// The field's schema: `properties` for a name, `items` for an index or "*", every `$ref` on
+/// the way followed as the validator follows it. Null when the pointer leads nowhere.
+HANDOFF_INLINE const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer) {
+    std::optional<ref_follower> follower;
+    try {
+        follower.emplace(root, ref_scope{});
+    } catch (const schema_error&) {
+        return nullptr; // a schema whose ids do not index cannot be walked; it does not compile either
+    }
+    ref_target at = follower->resolve(root, follower->document_uri());
+    const nlohmann::json::json_pointer path{std::string(pointer)};
+    std::vector<std::string> tokens;
+    for (nlohmann::json::json_pointer p = path; !p.empty(); p.pop_back()) {
+        tokens.insert(tokens.begin(), p.back());
+    }
+    for (const std::string& token : tokens) {
+        if (at.schema == nullptr || !at.schema->is_object()) {
+            return nullptr;
+        }
+        const auto properties = at.schema->find("properties");
+        const auto items = at.schema->find("items");
+        const bool index =
+            token == "*" || (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos);
+        if (properties != at.schema->end() && properties->is_object() && properties->contains(token)) {
+            at = follower->resolve(properties->at(token), at.base);
+        } else if (index && items != at.schema->end() && items->is_object()) {
+            at = follower->resolve(*items, at.base);
+        } else {
+            return nullptr;
+        }
+    }
+    return at.schema != nullptr && at.schema->is_object() ? at.schema : nullptr;
+}
+
+HANDOFF_INLINE std::string spelling(const nlohmann::json& value) {
+    return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+HANDOFF_INLINE std::string join(const std::set<std::string>& values) {
+    std::string out;
+    for (const std::string& v : values) {
+        out += (out.empty() ? "" : ", ") + v;
+    }
+    return out;
+}
+
+} // namespace detail::routes
+
+/// The values the schema allows at `pointer` (a pointer into the task, "/label"), in their
+/// table spelling; nullopt when the pointer leads nowhere or the field has no enum or const.
+HANDOFF_INLINE std::optional<std::set<std::string>> allowed_values(const nlohmann::json& schema,
+                                                                   std::string_view pointer) {
+    const nlohmann::json* field = nullptr;
+    try {
+        field = detail::routes::field_schema(schema, pointer);
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt; // not a JSON pointer
+    }
+    if (field == nullptr) {
+        return std::nullopt;
+    }
+    std::set<std::string> out;
+    if (const auto e = field->find("enum"); e != field->end() && e->is_array()) {
+        for (const auto& v : *e) {
+            out.insert(detail::routes::spelling(v));
+        }
+        return out;
+    }
+    if (const auto c = field->find("const"); c != field->end()) {
+        out.insert(detail::routes::spelling(*c));
+        return out;
+    }
+    return std::nullopt;
+}
+
+/// Every disagreement between the table's keys and the schema at `pointer`: values the table
+/// lacks, then values the schema lacks, each sorted; empty when they match exactly.
+HANDOFF_INLINE std::vector<route_mismatch> check_routes(const nlohmann::json& schema, std::string_view pointer,
+                                                        const std::set<std::string>& table_values) {
+    const std::string at(pointer);
+    const auto allowed = allowed_values(schema, pointer);
+    if (!allowed) {
+        return {{route_mismatch_kind::field_not_closed, at, "",
+                 "the table routes on " + at +
+                     " but the schema has no field there with an enum or const to check the table against"}};
+    }
+    std::vector<route_mismatch> out;
+    const std::string table = detail::routes::join(table_values);
+    const std::string allowed_list = detail::routes::join(*allowed);
+    for (const std::string& v : *allowed) {
+        if (table_values.count(v) == 0) {
+            std::string message = "the schema allows \"";
+            message.append(v).append("\" at ").append(at).append(" but the table has no handler for it (table: ");
+            message.append(table).append(")");
+            out.push_back({route_mismatch_kind::missing_handler, at, v, std::move(message)});
+        }
+    }
+    for (const std::string& v : table_values) {
+        if (allowed->count(v) == 0) {
+            std::string message = "the table routes \"";
+            message.append(v).append("\" at ").append(at).append(" but the schema does not allow it (schema: ");
+            message.append(allowed_list).append(")");
+            out.push_back({route_mismatch_kind::unknown_value, at, v, std::move(message)});
+        }
+    }
+    return out;
+}
+
+} // namespace handoff

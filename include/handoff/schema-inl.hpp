@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// compiled_schema's definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp).
+
+#include <handoff/detail/json/depth.hpp>
+#include <handoff/detail/schema/compiler.hpp>
+#include <handoff/detail/schema/validator.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/schema_registry.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>    // size_t
+#include <filesystem> // path, filesystem_error, weakly_canonical
+#include <memory>     // make_shared
+#include <string>     // string, to_string
+#include <utility>    // move
+#include <vector>     // vector
+
+namespace handoff {
+namespace detail {
+
+struct compiled_schema_state { // NOLINT(bugprone-exception-escape): a json destructor may throw bad_alloc, which
+                               // terminates
+    nlohmann::json document;
+    compiled_nodes compiled;
+    schema_options options;
+};
+
+[[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state) {
+    return {state.compiled.nodes, state.options.max_pattern_subject};
+}
+
+} // namespace detail
+
+HANDOFF_INLINE compiled_schema compiled_schema::from_json(const nlohmann::json& schema, const schema_options& options) {
+    return compile(schema, "", nullptr, {}, options);
+}
+
+HANDOFF_INLINE compiled_schema compiled_schema::from_json(const nlohmann::json& schema, const schema_registry& registry,
+                                                          const schema_options& options) {
+    return compile(schema, "", &registry, {}, options);
+}
+
+HANDOFF_INLINE compiled_schema compiled_schema::from_file(const std::filesystem::path& path,
+                                                          const schema_options& options) {
+    static const schema_registry none;
+    return from_file(path, none, options);
+}
+
+HANDOFF_INLINE compiled_schema compiled_schema::from_file(const std::filesystem::path& path,
+                                                          const schema_registry& registry,
+                                                          const schema_options& options) {
+    const nlohmann::json schema = schema_registry::read_json_file(path);
+    std::vector<std::filesystem::path> folders = registry.directories();
+    try {
+        folders.push_back(std::filesystem::weakly_canonical(std::filesystem::absolute(path)).parent_path());
+    } catch (const std::filesystem::filesystem_error& e) {
+        throw schema_error(std::string("cannot read schema file ") + path.string() + ": " + e.what());
+    }
+    return compile(schema, schema_registry::file_uri(path), &registry, std::move(folders), options);
+}
+
+HANDOFF_INLINE const nlohmann::json& compiled_schema::document() const noexcept { return state_->document; }
+
+HANDOFF_INLINE const schema_options& compiled_schema::options() const noexcept { return state_->options; }
+
+HANDOFF_INLINE problem_list compiled_schema::validate(const nlohmann::json& value, std::string_view base_pointer,
+                                                      step step_of_problems, const char* code) const {
+    if (accepts(value)) {
+        return {}; // the common case: no pointer kept, no message built
+    }
+    detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
+    static_cast<void>(detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0));
+    return std::move(sink).finish();
+}
+
+HANDOFF_INLINE bool compiled_schema::accepts(const nlohmann::json& value) const {
+    detail::walk_sink sink;
+    return detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0);
+}
+
+HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& schema, const std::string& uri,
+                                                        const schema_registry* registry,
+                                                        std::vector<std::filesystem::path> folders,
+                                                        const schema_options& options) {
+    // Copying a JSON value recurses once per level: a document nested past what any schema
+    // can be is refused before it is copied or walked, whatever the stack.
+    if (detail::nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
+        throw schema_error("", "the schema nests deeper than " + std::to_string(detail::max_schema_depth) +
+                                   " levels (it is more than " + std::to_string(2 * detail::max_schema_depth) +
+                                   " JSON levels deep)");
+    }
+    auto state = std::make_shared<detail::compiled_schema_state>();
+    state->document = schema;
+    state->options = options;
+    try {
+        detail::schema_compiler compiler(detail::ref_resolver(state->document, uri, registry, std::move(folders)));
+        state->compiled = compiler.compile(state->document);
+    } catch (const std::filesystem::filesystem_error& e) {
+        throw schema_error(std::string("a schema file cannot be read: ") + e.what());
+    }
+    compiled_schema out;
+    out.state_ = std::move(state);
+    return out;
+}
+
+} // namespace handoff

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// worker_prompt's definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp). The schema describer is a template on the JSON
+// type; only the two instantiations worker_prompt_text names are ever made.
+
+#include <handoff/worker_prompt.hpp>
+
+#include <handoff/detail/schema/refs.hpp>
+#include <handoff/detail/text.hpp>
+#include <handoff/envelope_schema.hpp>
+#include <handoff/schema_registry.hpp>
+
+#include <algorithm> // find
+#include <vector>    // vector
+
+namespace handoff {
+
+namespace detail {
+
+/// Describes a JSON Schema (draft-07) in plain sentences, one list item per property.
+/// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
+/// Every schema comes with the base URI around it, against which its "$ref" resolves.
+template <class Json>
+class schema_describer {
+public:
+    schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options)
+        : refs_(refs), options_(options) {}
+
+    /// The fields of an object schema as "- name (required): ..." lines: required fields in the
+    /// order "required" lists them, then the others in key order.
+    void fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                std::string& out) const {
+        const auto target = refs_.resolve(schema, base);
+        if (target.schema != nullptr) {
+            listed_fields(*target.schema, target.base, indent, depth, out);
+        }
+    }
+
+    /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
+    /// `with_description` false leaves the schema's own "description" out.
+    [[nodiscard]] std::string phrase(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                                     std::string& nested, bool with_description = true) const {
+        const auto target = refs_.resolve(schema, base);
+        const Json* s = target.schema;
+        if (s == nullptr) {
+            return "any JSON value";
+        }
+        if (s->is_boolean()) {
+            return s->template get<bool>() ? "any JSON value" : "nothing (leave it out)";
+        }
+        if (!s->is_object()) {
+            return "any JSON value";
+        }
+        std::string out;
+        if (const auto it = s->find("const"); it != s->end()) {
+            out = "exactly " + value_text(*it);
+        } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
+            out = enum_text(*en);
+        } else {
+            out = typed_phrase(*s, target.base, indent, depth, nested);
+        }
+        const bool described = with_description || s != &schema; // a target's description is its own
+        if (const auto it = s->find("description"); described && it != s->end() && it->is_string()) {
+            out += ". " + description_line(it->template get<std::string>());
+        }
+        return out;
+    }
+
+private:
+    /// fields() of a schema already resolved; `base` is the base URI inside it.
+    void listed_fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
+                       std::string& out) const {
+        const Json* s = &schema;
+        std::vector<std::string> required;
+        if (const auto it = s->find("required"); it != s->end() && it->is_array()) {
+            for (const auto& name : *it) {
+                if (name.is_string()) {
+                    required.push_back(name.template get<std::string>());
+                }
+            }
+        }
+        const auto props = s->find("properties");
+        if (props == s->end() || !props->is_object()) {
+            return;
+        }
+        for (const std::string& name : required) {
+            if (const auto it = props->find(name); it != props->end()) {
+                field(name, true, *it, base, indent, depth, out);
+            }
+        }
+        for (const auto& item : props->items()) {
+            if (std::find(required.begin(), required.end(), item.key()) == required.end()) {
+                field(item.key(), false, item.value(), base, indent, depth, out);
+            }
+        }
+    }
+
+    void field(const std::string& name, bool required, const Json& schema, const std::string& base, std::size_t indent,
+               std::size_t depth, std::string& out) const {
+        std::string nested;
+        const std::string text = phrase(schema, base, indent + 2, depth, nested);
+        out += std::string(indent, ' ') + "- " + description_line(name) + (required ? " (required)" : "") + ": " +
+               text + "\n";
+        out += nested;
+    }
+
+    [[nodiscard]] std::string description_line(const std::string& text) const {
+        return plain_line(text, options_.max_description_bytes);
+    }
+
+    [[nodiscard]] static std::string value_text(const Json& v) {
+        return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+
+    [[nodiscard]] std::string enum_text(const Json& values) const {
+        std::string listed;
+        bool null_allowed = false;
+        std::size_t shown = 0;
+        std::size_t hidden = 0;
+        for (const auto& v : values) {
+            if (v.is_null()) {
+                null_allowed = true;
+            } else if (shown == options_.max_enum_values) {
+                ++hidden;
+            } else {
+                listed += (shown == 0 ? "" : ", ") + value_text(v);
+                ++shown;
+            }
+        }
+        if (shown == 0) {
+            return null_allowed ? "null" : "nothing (the enum is empty)";
+        }
+        std::string out = shown == 1 && hidden == 0 ? "exactly " + listed : "one of " + listed;
+        if (hidden > 0) {
+            out += " ... and " + std::to_string(hidden) + " more (see the schema)";
+        }
+        if (null_allowed) {
+            out += ", or null";
+        }
+        return out;
+    }
+
+    static std::string number_text(const Json& v) { return v.is_number() ? value_text(v) : std::string("?"); }
+
+    [[nodiscard]] static std::string length_text(const Json& s, const char* min_key, const char* max_key,
+                                                 const char* unit) {
+        const auto min = s.find(min_key);
+        const auto max = s.find(max_key);
+        const bool has_min = min != s.end() && !(min->is_number() && min->template get<double>() <= 0);
+        const bool has_max = max != s.end();
+        if (has_min && has_max) {
+            return number_text(*min) + " to " + number_text(*max) + " " + unit;
+        }
+        if (has_max) {
+            return "at most " + number_text(*max) + " " + unit;
+        }
+        if (has_min) {
+            return "at least " + number_text(*min) + " " + unit;
+        }
+        return "";
+    }
+
+    [[nodiscard]] static std::string range_text(const Json& s) {
+        std::string out;
+        const auto add = [&](const char* key, const char* op) {
+            if (const auto it = s.find(key); it != s.end() && it->is_number()) {
+                out += std::string(out.empty() ? " " : ", ") + op + " " + number_text(*it);
+            }
+        };
+        const auto min = s.find("minimum");
+        const auto max = s.find("maximum");
+        if (min != s.end() && max != s.end() && min->is_number() && max->is_number()) {
+            out = " from " + number_text(*min) + " to " + number_text(*max);
+        } else {
+            add("minimum", ">=");
+            add("maximum", "<=");
+        }
+        add("exclusiveMinimum", ">");
+        add("exclusiveMaximum", "<");
+        if (const auto it = s.find("multipleOf"); it != s.end() && it->is_number()) {
+            out += ", a multiple of " + number_text(*it);
+        }
+        return out;
+    }
+
+    /// `base` is the base URI inside `s`.
+    [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, const std::string& base,
+                                          std::size_t indent, std::size_t depth, std::string& nested) const {
+        if (type == "string") {
+            std::string out = "string";
+            if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
+                out += ", " + len;
+            }
+            if (const auto it = s.find("pattern"); it != s.end() && it->is_string()) {
+                out += ", matching the regular expression " + value_text(*it);
+            }
+            if (const auto it = s.find("format"); it != s.end() && it->is_string()) {
+                out += ", format " + value_text(*it);
+            }
+            return out;
+        }
+        if (type == "integer" || type == "number") {
+            return type + range_text(s);
+        }
+        if (type == "boolean") {
+            return "true or false";
+        }
+        if (type == "null") {
+            return "null";
+        }
+        if (type == "array") {
+            std::string out = "array";
+            if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
+                out += " of " + len;
+            }
+            if (const auto items = s.find("items"); items != s.end() && items->is_object()) {
+                if (depth >= options_.max_depth) {
+                    return out + " (nested too deep to list: see the schema)";
+                }
+                out += "; each item: " + phrase(*items, base, indent, depth + 1, nested);
+            }
+            return out;
+        }
+        if (type == "object") {
+            if (depth >= options_.max_depth) {
+                return "object (nested too deep to list: see the schema)";
+            }
+            std::string inner;
+            listed_fields(s, base, indent, depth + 1, inner);
+            if (inner.empty()) {
+                return "object";
+            }
+            nested += inner;
+            return "object with these fields";
+        }
+        return type;
+    }
+
+    [[nodiscard]] std::string typed_phrase(const Json& s, const std::string& base, std::size_t indent,
+                                           std::size_t depth, std::string& nested) const {
+        std::vector<std::string> types;
+        if (const auto it = s.find("type"); it != s.end()) {
+            if (it->is_string()) {
+                types.push_back(it->template get<std::string>());
+            } else if (it->is_array()) {
+                for (const auto& t : *it) {
+                    if (t.is_string()) {
+                        types.push_back(t.template get<std::string>());
+                    }
+                }
+            }
+        }
+        if (types.empty() && (s.contains("properties") || s.contains("required"))) {
+            types.emplace_back("object");
+        }
+        std::string out;
+        bool null_allowed = false;
+        for (const std::string& t : types) {
+            if (t == "null") {
+                null_allowed = true;
+                continue;
+            }
+            out += (out.empty() ? "" : " or ") + type_phrase(t, s, base, indent, depth, nested);
+        }
+        for (const char* key : {"anyOf", "oneOf"}) {
+            const auto it = s.find(key);
+            if (it == s.end() || !it->is_array() || depth >= options_.max_depth) {
+                continue;
+            }
+            out += out.empty() ? "one of these" : ", and one of these";
+            std::size_t n = 1;
+            for (const auto& branch : *it) {
+                std::string inner;
+                const std::string text = phrase(branch, base, indent + 2, depth + 1, inner);
+                nested.append(indent, ' ').append("- option ").append(std::to_string(n++)).append(": ");
+                nested.append(text).append("\n").append(inner);
+            }
+        }
+        if (null_allowed) {
+            out += out.empty() ? "null" : ", or null";
+        }
+        return out.empty() ? "any JSON value" : out;
+    }
+
+    typed_ref_follower<Json>& refs_;
+    const worker_prompt_options& options_;
+};
+
+/// The embedded envelope schema in its author's order (fields are listed as written).
+[[nodiscard]] HANDOFF_INLINE const nlohmann::ordered_json& ordered_envelope_schema() {
+    static const nlohmann::ordered_json document = nlohmann::ordered_json::parse(envelope_schema_text, nullptr, false);
+    return document;
+}
+
+/// The envelope's part of the worker prompt: the reply format, the envelope's fields, the rules
+/// the receiver checks, the reason codes and the retry hints.
+[[nodiscard]] HANDOFF_INLINE std::string envelope_instructions(const nlohmann::ordered_json& envelope,
+                                                               const worker_prompt_options& options) {
+    std::string out;
+    out += "Reply with exactly one JSON object, the envelope described below, and nothing else: no code fence, "
+           "no text before or after it.\n"
+           "Use the same envelope when you finish and when you stop early; \"status\" tells them apart.\n"
+           "Write only the fields listed: any other key is an error.\n";
+    if (const auto id = envelope.find("$id"); id != envelope.end() && id->is_string()) {
+        out += "Envelope schema: " + id->template get<std::string>() + "\n";
+    }
+
+    out += "\n## Envelope fields\n";
+    typed_ref_follower<nlohmann::ordered_json> refs(envelope, ref_scope{});
+    schema_describer<nlohmann::ordered_json>(refs, options).fields(envelope, refs.document_uri(), 0, 0, out);
+
+    out += "\n## Rules the receiver checks\n"
+           "- status \"ok\": partial_result is the whole result; leave reason_code out (or null).\n"
+           "- status \"capped\": you stopped early; reason_code says why (one of the reason codes below) and "
+           "partial_result holds what you finished, or null.\n"
+           "- coverage: items_completed never exceeds items_expected; fraction is items_completed / "
+           "items_expected, two decimals are enough (1 of 8 is 0.12 or 0.13); status \"ok\" means "
+           "items_completed equals items_expected. With nothing countable, items_expected and items_completed "
+           "are 0 and fraction is your own estimate of progress (1 when status is \"ok\").\n"
+           "- schema_ok: true only when partial_result matches the task result described below. A result that "
+           "does not match is discarded and counts as no progress, whatever schema_ok says.\n"
+           "- steps: completed lists what you did, remaining what is left; a retry starts from remaining.\n";
+
+    out += "\n## Reason codes (status \"capped\" only; exactly one of these, nothing else)\n";
+    for (reason_code r : all_reason_codes) {
+        out += "- " + std::string(to_string(r)) + ": " + std::string(worker_guidance(r)) + "\n";
+    }
+
+    out += "\n## Retry hint (optional, advisory)\n"
+           "retry_hint.suggested_action says what you would do next; the orchestrator decides, and it owns the "
+           "budget (budget_multiplier is read, never obeyed):\n";
+    for (action a : all_actions) {
+        out += "- " + std::string(to_string(a)) + ": " + std::string(worker_guidance(a)) + "\n";
+    }
+    return out;
+}
+
+/// The task's part of the worker prompt: its title, $id and description, then its fields (or,
+/// for a schema without properties, one phrase for the whole result).
+template <class Json>
+[[nodiscard]] std::string task_instructions(const Json* task, const ref_scope& scope,
+                                            const worker_prompt_options& options) {
+    std::string out = "\n## Task result (partial_result)\n";
+    if (task == nullptr) {
+        out += "No task schema is set: partial_result is a JSON object of your choosing, or null.\n";
+        return out;
+    }
+    typed_ref_follower<Json> refs(*task, scope);
+    const schema_describer<Json> describe(refs, options);
+    if (const auto title = task->find("title"); title != task->end() && title->is_string()) {
+        out += "Task: " + plain_line(title->template get<std::string>(), options.max_description_bytes) + "\n";
+    }
+    if (const auto id = task->find("$id"); id != task->end() && id->is_string()) {
+        out += "Task schema: " + plain_line(id->template get<std::string>(), 200) + "\n";
+    }
+    if (const auto d = task->find("description"); d != task->end() && d->is_string()) {
+        out += plain_line(d->template get<std::string>(), options.max_description_bytes) + "\n";
+    }
+    std::string fields;
+    describe.fields(*task, refs.document_uri(), 0, 0, fields);
+    if (!fields.empty()) {
+        return out + fields;
+    }
+    // The task schema's description was printed above; the phrase repeats only its shape.
+    std::string nested;
+    const std::string shape = describe.phrase(*task, refs.document_uri(), 2, 0, nested, false);
+    return out + "partial_result: " + shape + "\n" + nested;
+}
+
+template <class Json>
+[[nodiscard]] std::string worker_prompt_from(const nlohmann::ordered_json& envelope, const Json* task,
+                                             const ref_scope& scope, const worker_prompt_options& options) {
+    return envelope_instructions(envelope, options) + task_instructions(task, scope, options);
+}
+
+/// worker_prompt for a task schema of either JSON type: `$ref`s resolve in `registry` (none
+/// but the built-in metaschema when null) and beside `base_uri`.
+template <class Json>
+[[nodiscard]] std::string worker_prompt_in_scope(const Json* task, const schema_registry* registry,
+                                                 std::string_view base_uri, const worker_prompt_options& options) {
+    return worker_prompt_from(ordered_envelope_schema(), task, ref_scope{registry, std::string(base_uri)}, options);
+}
+
+HANDOFF_INLINE std::string worker_prompt_text(const nlohmann::json* task, const schema_registry* registry,
+                                              std::string_view base_uri, const worker_prompt_options& options) {
+    return worker_prompt_in_scope(task, registry, base_uri, options);
+}
+
+HANDOFF_INLINE std::string worker_prompt_text(const nlohmann::ordered_json* task, const schema_registry* registry,
+                                              std::string_view base_uri, const worker_prompt_options& options) {
+    return worker_prompt_in_scope(task, registry, base_uri, options);
+}
+
+} // namespace detail
+
+HANDOFF_INLINE std::string worker_prompt_without_task(const worker_prompt_options& options) {
+    return detail::worker_prompt_text(static_cast<const nlohmann::ordered_json*>(nullptr), nullptr, {}, options);
+}
+
+} // namespace handoff
