@@ -120,7 +120,7 @@ stage_asan() {
 # the shared corpora (Debian's nlohmann, valijson and Catch2 v2 are in /usr/include).
 direct_flags=(-std=c++17 -g -O1 -Iinclude -Itests
   "-DHANDOFF_FIXTURES_DIR=\"$root/tests/fixtures\"" "-DHANDOFF_SCHEMAS_DIR=\"$root/schemas\""
-  "-DHANDOFF_CORPORA_DIR=\"$root/../shared/corpora\"")
+  "-DHANDOFF_CORPORA_DIR=\"$root/tests/corpora\"")
 
 # ThreadSanitizer over the [concurrency] tests (one receiver, 8 threads), built with clang++
 # from just their two sources, so the stage takes a minute rather than a rebuild of the suite.
@@ -209,8 +209,8 @@ fuzz_one() {
   while IFS= read -r -d '' seed; do
     cp "$seed" "$corpus/$(printf '%s' "${seed#tests/fixtures/}" | tr '/' '_')"
   done < <(find tests/fixtures -type f ! -name README.md -print0)
-  if [[ -d ../shared/corpora/JSONTestSuite/test_parsing ]]; then
-    cp ../shared/corpora/JSONTestSuite/test_parsing/*.json "$corpus/"
+  if [[ -d tests/corpora/JSONTestSuite/test_parsing ]]; then
+    cp tests/corpora/JSONTestSuite/test_parsing/*.json "$corpus/"
   fi
   # Its log is prefixed with its name: the two run side by side.
   "$out/$harness" "$corpus" -dict=tests/fuzz/envelope.dict -max_total_time="$seconds" \

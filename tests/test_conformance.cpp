@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Issue 4: the public JSONTestSuite conformance files (../shared/corpora/JSONTestSuite, MIT).
+// Issue 4: the public JSONTestSuite conformance files (tests/corpora/JSONTestSuite, MIT).
 // Strict mode: every y_ file parses (but the two duplicated-key files, refused on purpose),
 // every n_ file is a parse failure. Both modes: no file crashes, hangs or is accepted.
 // The corpus missing is a failure, never a skip.
@@ -18,7 +18,7 @@
 namespace test_conformance { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
 #ifndef HANDOFF_CORPORA_DIR
-#error "HANDOFF_CORPORA_DIR must name ../shared/corpora (tests/CMakeLists.txt defines it)"
+#error "HANDOFF_CORPORA_DIR must name tests/corpora (tests/CMakeLists.txt defines it)"
 #endif
 
 namespace {
@@ -36,7 +36,7 @@ const std::vector<corpus_file>& corpus() {
         const fs::path dir = fs::path(HANDOFF_CORPORA_DIR) / "JSONTestSuite" / "test_parsing";
         if (!fs::is_directory(dir)) {
             throw std::runtime_error("JSONTestSuite corpus missing: " + dir.string() +
-                                     " (CI has shared/ beside the clone; see shared/corpora/README.md)");
+                                     " (see tests/corpora/README.md)");
         }
         std::vector<corpus_file> out;
         for (const auto& entry : fs::directory_iterator(dir)) {

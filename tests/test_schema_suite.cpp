@@ -19,7 +19,7 @@
 namespace test_schema_suite { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
 #ifndef HANDOFF_CORPORA_DIR
-#error "HANDOFF_CORPORA_DIR must name ../shared/corpora (tests/CMakeLists.txt defines it)"
+#error "HANDOFF_CORPORA_DIR must name tests/corpora (tests/CMakeLists.txt defines it)"
 #endif
 
 namespace fs = std::filesystem;
