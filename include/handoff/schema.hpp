@@ -3,6 +3,7 @@
 
 #include <handoff/config.hpp>
 #include <handoff/problem.hpp>
+#include <handoff/schema_dialect.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include <cstdint>     // uint64_t
 #include <filesystem>  // path
 #include <memory>      // shared_ptr
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <vector>      // vector
@@ -22,6 +24,12 @@ struct schema_options {
     /// `pattern`, `patternProperties` or `propertyNames` regex: it fails that pattern with a
     /// problem saying so. The regex engine is linear, but a megabyte is still a megabyte.
     std::uint64_t max_pattern_subject = 4096;
+    /// The dialect of a schema whose root declares no `$schema`; without it, the schema's own
+    /// keywords decide (see compiled_schema::dialect()). A declared `$schema` always wins.
+    std::optional<schema_dialect> dialect{};
+    /// Whether `format` asserts (a value that does not match a known format fails) or only
+    /// annotates, as the dialects specify by default.
+    bool assert_formats = false;
 };
 
 class schema_registry; // schema_registry.hpp: the documents `$ref`s may name
