@@ -9,13 +9,15 @@
 #                                rounds, then the compile cost of each header
 #   scripts/bench.sh --quick     2k envelopes, 3 rounds, 1 whole-process round, no compile cost
 #   scripts/bench.sh --steps     also run the per-step Google Benchmark program
-#   scripts/bench.sh --readme    also put the report into README.md, between the markers
-#                                <!-- bench:begin --> and <!-- bench:end -->
+#   scripts/bench.sh --docs      also put the report into docs/performance.md, between the
+#                                markers <!-- bench:begin --> and <!-- bench:end -->, and its
+#                                first table into README.md, between <!-- bench:summary:begin -->
+#                                and <!-- bench:summary:end -->
 #
 #   HANDOFF_BENCH_DIR=DIR        build directory (default: build/bench)
 #   HANDOFF_JOBS=N               parallel compile jobs (default: 2)
 #
-# The report (the README's performance table) is written to DIR/bench-report.md and printed.
+# The report (docs/performance.md's) is written to DIR/bench-report.md and printed.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,13 +27,13 @@ count=20000
 rounds=5
 process_rounds=5
 steps=0
-readme=0
+docs=0
 include_cost=1
 for arg in "$@"; do
   case "$arg" in
     --quick) count=2000 rounds=3 process_rounds=1 include_cost=0 ;;
     --steps) steps=1 ;;
-    --readme) readme=1 ;;
+    --docs) docs=1 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -103,16 +105,29 @@ if ((include_cost)); then
   { echo; cat "$dir/include-cost.md"; } >> "$dir/bench-report.md"
 fi
 echo "bench.sh: report written to $dir/bench-report.md"
-if ((readme)); then
-  python3 - "$root/README.md" "$dir/bench-report.md" <<'EOF'
-import sys
-readme, report = sys.argv[1], open(sys.argv[2]).read().strip()
-text = open(readme).read()
-begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
-    sys.exit("bench.sh: README.md needs one %s ... %s pair" % (begin, end))
-head, rest = text.split(begin)
-open(readme, "w").write(head + begin + "\n" + report + "\n" + end + rest.split(end, 1)[1])
+if ((docs)); then
+  python3 - "$root" "$dir/bench-report.md" <<'EOF'
+import os, sys
+root, report = sys.argv[1], open(sys.argv[2]).read().strip()
+
+def put(name, marker, block):
+    path = os.path.join(root, name)
+    text = open(path).read()
+    begin, end = "<!-- %s:begin -->" % marker, "<!-- %s:end -->" % marker
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        sys.exit("bench.sh: %s needs one %s ... %s pair" % (name, begin, end))
+    head, rest = text.split(begin)
+    open(path, "w").write(head + begin + "\n" + block + "\n" + end + rest.split(end, 1)[1])
+
+# The README shows the report's first table: its lines up to the first blank line after a row.
+summary, in_table = [], False
+for line in report.splitlines():
+    if in_table and not line.strip():
+        break
+    in_table = in_table or line.startswith("|")
+    summary.append(line)
+put("docs/performance.md", "bench", report)
+put("README.md", "bench:summary", "\n".join(summary))
 EOF
-  echo "bench.sh: README.md's performance table replaced by this run's report"
+  echo "bench.sh: docs/performance.md's report and README.md's table replaced by this run's"
 fi
