@@ -6,14 +6,15 @@
 #include <handoff/detail/regex/program.hpp>
 #include <handoff/detail/regex/syntax_tree.hpp>
 
-#include <algorithm>   // all_of
-#include <cstddef>     // size_t
-#include <cstdint>     // uint8_t, uint32_t
-#include <optional>    // optional, nullopt
-#include <string>      // string, to_string
-#include <string_view> // string_view
-#include <utility>     // pair
-#include <vector>      // vector
+#include <algorithm>     // all_of
+#include <cstddef>       // size_t
+#include <cstdint>       // uint8_t, uint32_t
+#include <optional>      // optional, nullopt
+#include <string>        // string, to_string
+#include <string_view>   // string_view
+#include <unordered_map> // unordered_map
+#include <utility>       // pair
+#include <vector>        // vector
 
 namespace handoff::detail::regex_impl {
 
@@ -106,6 +107,16 @@ private:
     program& p_;
     bool captures_;
     bool backward_ = false;
+    std::unordered_map<const node*, std::uint32_t> set_indexes_; // each set node's entry in p_.sets
+
+    /// A set node repeated by a counter (`\p{L}{1000}`) is emitted many times but stored once.
+    std::uint32_t set_index(const node& n) {
+        const auto [it, added] = set_indexes_.try_emplace(&n, static_cast<std::uint32_t>(p_.sets.size()));
+        if (added) {
+            p_.sets.push_back(n.ranges);
+        }
+        return it->second;
+    }
 
     std::uint32_t emit(op code, std::uint32_t a = 0, std::uint32_t b = 0) {
         if (p_.code.size() >= max_program) {
@@ -121,10 +132,7 @@ private:
         switch (n.kind) {
         case node_kind::empty: break;
         case node_kind::literal: emit(op::literal, n.cp); break;
-        case node_kind::set:
-            p_.sets.push_back(n.ranges);
-            emit(op::set, static_cast<std::uint32_t>(p_.sets.size() - 1));
-            break;
+        case node_kind::set: emit(op::set, set_index(n)); break;
         case node_kind::sequence: emit_sequence(n); break;
         case node_kind::alternation: emit_alternation(n); break;
         case node_kind::group: emit_group(n); break;

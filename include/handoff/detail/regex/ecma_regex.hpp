@@ -8,12 +8,17 @@
 // applies (no Annex B leniency: a lone `]`, `{` or `}` is an error, identity escapes are only for
 // syntax characters and `/`, plus `-` inside a class).
 //
+// Unicode property escapes `\p{...}` / `\P{...}` take the General_Category, Script and
+// Script_Extensions values and the binary properties ECMA-262 lists, from tables generated from the
+// Unicode Character Database (unicode_tables.hpp states its version).
+//
 // Refused at compile time (regex_syntax_error), where ECMA-262 would accept:
-//   - Unicode property escapes `\p{...}` / `\P{...}`: the Unicode tables would dwarf this header.
 //   - group names written with `\u` escapes. Names are [A-Za-z_$] then [A-Za-z0-9_$], and any
 //     non-ASCII code point is taken as a letter (more lenient than ID_Start / ID_Continue).
-//   - patterns over max_pattern_bytes, nested deeper than max_depth groups, or whose program after
-//     expanding counted repetition exceeds max_program instructions (`(a{1000}){1000}`).
+//   - patterns over max_pattern_bytes, nested deeper than max_depth groups, whose classes and
+//     escapes hold more than max_set_ranges code point ranges in all (300 `\p{L}`), or whose
+//     program after expanding counted repetition exceeds max_program instructions
+//     (`(a{1000}){1000}`).
 // Duplicate group names are an error, as in Node 20 (ECMA-262 2025 allows them in different
 // alternatives).
 //

@@ -5,6 +5,7 @@
 
 #include <handoff/detail/regex/code_points.hpp>
 #include <handoff/detail/regex/syntax_tree.hpp>
+#include <handoff/detail/regex/unicode_properties.hpp>
 #include <handoff/detail/regex/utf8.hpp>
 
 #include <algorithm>   // min, find
@@ -21,6 +22,10 @@ inline constexpr char32_t end_of_pattern = 0xFFFFFFFF; // never a code point
 inline constexpr std::size_t max_depth = 256;
 inline constexpr std::size_t max_pattern_bytes = 100000; // bounds the syntax tree's size
 inline constexpr std::uint32_t max_count = 1000000000;   // {n,m} numbers saturate here
+/// Code point ranges the parser may build for all classes and escapes of one pattern together: a
+/// property escape brings hundreds (`\p{L}` 659), so without a bound a 100,000-byte pattern of
+/// them would take gigabytes. Ample for any real pattern: 300 `\p{L}` in one pattern.
+inline constexpr std::size_t max_set_ranges = 200000;
 
 /// ECMA-262 22.2.2.9 CharacterClassEscape: \d, \w (ASCII only without the i flag) and \s
 /// (WhiteSpace plus LineTerminator, ECMA-262 12.2 and 12.3).
@@ -94,9 +99,10 @@ private:
     std::vector<std::string> names_;   // by group number; "" for unnamed groups
     std::size_t pos_ = 0;
     std::size_t depth_ = 0;
+    std::size_t set_ranges_ = 0; // ranges built so far, bounded by max_set_ranges
     bool backrefs_ = false;
 
-    [[noreturn]] void fail(const char* why, std::size_t at) const {
+    [[noreturn]] void fail(const std::string& why, std::size_t at) const {
         const std::size_t byte = at < offsets_.size() ? offsets_[at] : offsets_.empty() ? 0 : offsets_.back();
         throw regex_syntax_error(std::string("invalid regular expression: ") + why + " (at offset " +
                                  std::to_string(byte) + ")");
@@ -106,6 +112,21 @@ private:
     [[nodiscard]] char32_t peek(std::size_t ahead = 0) const noexcept {
         return pos_ + ahead < cps_.size() ? cps_[pos_ + ahead] : end_of_pattern;
     }
+    void charge_ranges(std::size_t count) {
+        set_ranges_ += count;
+        if (set_ranges_ > max_set_ranges) {
+            throw regex_syntax_error("regular expression too large: its character classes and escapes hold more than " +
+                                     std::to_string(max_set_ranges) + " code point ranges");
+        }
+    }
+
+    [[nodiscard]] node set_node(range_set ranges, std::size_t offset) {
+        charge_ranges(ranges.size());
+        node n = make(node_kind::set, offset);
+        n.ranges = std::move(ranges);
+        return n;
+    }
+
     [[nodiscard]] static node make(node_kind kind, std::size_t offset) {
         node n;
         n.kind = kind;
@@ -274,9 +295,7 @@ private:
         switch (c) {
         case '.': {
             ++pos_;
-            node n = make(node_kind::set, start);
-            n.ranges = complement(normalized({{0x0A, 0x0A}, {0x0D, 0x0D}, {0x2028, 0x2029}}));
-            return n;
+            return set_node(complement(normalized({{0x0A, 0x0A}, {0x0D, 0x0D}, {0x2028, 0x2029}})), start);
         }
         case '(': return group();
         case '[': return char_class();
@@ -362,11 +381,8 @@ private:
             backrefs_ = true;
             return n;
         }
-        if (c == 'd' || c == 'D' || c == 's' || c == 'S' || c == 'w' || c == 'W') {
-            ++pos_;
-            node n = make(node_kind::set, start);
-            n.ranges = class_escape_set(c);
-            return n;
+        if (is_set_escape_letter(c)) {
+            return set_node(set_escape(start), start);
         }
         node n = make(node_kind::literal, start);
         n.cp = character_escape(start, false);
@@ -404,8 +420,6 @@ private:
             return static_cast<char32_t>(h * 16 + l);
         }
         case 'u': return unicode_escape(start);
-        case 'p':
-        case 'P': fail("Unicode property escapes are not supported", start);
         case end_of_pattern: fail("\\ at end of pattern", start);
         default: break;
         }
@@ -464,6 +478,48 @@ private:
         return static_cast<char32_t>(v);
     }
 
+    [[nodiscard]] static bool is_set_escape_letter(char32_t c) noexcept {
+        return c == 'd' || c == 'D' || c == 's' || c == 'S' || c == 'w' || c == 'W' || c == 'p' || c == 'P';
+    }
+
+    /// ECMA-262 22.2.1 CharacterClassEscape[+UnicodeMode], with pos_ on its letter: `\d`, `\s`,
+    /// `\w`, `\p{...}` and their complements `\D`, `\S`, `\W`, `\P{...}`, as normalized ranges.
+    [[nodiscard]] range_set set_escape(std::size_t start) {
+        const char32_t letter = peek();
+        ++pos_;
+        if (letter != 'p' && letter != 'P') {
+            return class_escape_set(letter);
+        }
+        property_lookup property = unicode_property(property_expression(start));
+        if (!property.error.empty()) {
+            fail(property.error, start);
+        }
+        charge_ranges(property.code_points.size());
+        return letter == 'P' ? complement(property.code_points) : std::move(property.code_points);
+    }
+
+    /// After `\p` or `\P`: `{`, the UnicodePropertyValueExpression (ASCII letters, digits, `_` and
+    /// `=`; which names exist is unicode_property's to say), then `}`.
+    [[nodiscard]] std::string property_expression(std::size_t start) {
+        if (peek() != '{') {
+            fail("invalid property name: \\p and \\P need {...}", start);
+        }
+        ++pos_;
+        std::string expression;
+        for (char32_t c = peek(); c != '}'; c = peek()) {
+            if (c == end_of_pattern) {
+                fail("missing '}' after \\p{ or \\P{", start);
+            }
+            if (!is_ascii_letter(c) && !is_digit(c) && c != '_' && c != '=') {
+                fail("invalid property name", start);
+            }
+            expression.push_back(static_cast<char>(c));
+            ++pos_;
+        }
+        ++pos_;
+        return expression;
+    }
+
     struct class_atom {
         bool is_set = false;
         char32_t cp = 0;
@@ -478,10 +534,9 @@ private:
         if (c == 'b') {
             ++pos_;
             a.cp = 0x08;
-        } else if (c == 'd' || c == 'D' || c == 's' || c == 'S' || c == 'w' || c == 'W') {
-            ++pos_;
+        } else if (is_set_escape_letter(c)) {
             a.is_set = true;
-            a.set = class_escape_set(c);
+            a.set = set_escape(start);
         } else if (c >= '1' && c <= '9') {
             fail("invalid class escape", start);
         } else {
@@ -531,12 +586,8 @@ private:
                 set.push_back({a.cp, a.cp});
             }
         }
-        node n = make(node_kind::set, start);
-        n.ranges = normalized(std::move(set));
-        if (negated) {
-            n.ranges = complement(n.ranges);
-        }
-        return n;
+        set = normalized(std::move(set));
+        return set_node(negated ? complement(set) : std::move(set), start);
     }
 
     /// Back-references may point forward (`\1(a)`, `\k<x>(?<x>a)`), so they are checked once
