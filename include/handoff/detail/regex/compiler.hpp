@@ -40,7 +40,7 @@ inline constexpr std::size_t max_program = 100000;
 }
 
 /// The instructions that may follow `in` (at `pc`) without consuming a character.
-inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
+inline void epsilon_successors(const instruction& in, std::uint32_t pc, std::vector<std::uint32_t>& out) {
     switch (in.code) {
     case op::split:
         out.push_back(in.a);
@@ -59,7 +59,7 @@ inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std
 
 /// Whether the program has a cycle through instructions that consume nothing, as `(a*)*` has
 /// (an iteration of its body can match empty). Iterative three-colour depth-first search.
-[[nodiscard]] inline bool has_empty_loop(const std::vector<inst>& code) {
+[[nodiscard]] inline bool has_empty_loop(const std::vector<instruction>& code) {
     enum : std::uint8_t { fresh, open, done };
     std::vector<std::uint8_t> colour(code.size(), fresh);
     std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>> stack;
@@ -96,7 +96,7 @@ inline void epsilon_successors(const inst& in, std::uint32_t pc, std::vector<std
 /// pattern has back-references: without them the answer does not depend on captures.
 class compiler {
 public:
-    compiler(program& p, bool captures) : p_(p), captures_(captures) {}
+    compiler(program& p, bool captures) : program_(p), captures_(captures) {}
 
     void emit_all(const node& root) {
         emit_node(root);
@@ -104,29 +104,29 @@ public:
     }
 
 private:
-    program& p_;
+    program& program_;
     bool captures_;
     bool backward_ = false;
-    std::unordered_map<const node*, std::uint32_t> set_indexes_; // each set node's entry in p_.sets
+    std::unordered_map<const node*, std::uint32_t> set_indexes_; // each set node's entry in program_.sets
 
     /// A set node repeated by a counter (`\p{L}{1000}`) is emitted many times but stored once.
     std::uint32_t set_index(const node& n) {
-        const auto [it, added] = set_indexes_.try_emplace(&n, static_cast<std::uint32_t>(p_.sets.size()));
+        const auto [it, added] = set_indexes_.try_emplace(&n, static_cast<std::uint32_t>(program_.sets.size()));
         if (added) {
-            p_.sets.push_back(n.ranges);
+            program_.sets.push_back(n.ranges);
         }
         return it->second;
     }
 
     std::uint32_t emit(op code, std::uint32_t a = 0, std::uint32_t b = 0) {
-        if (p_.code.size() >= max_program) {
+        if (program_.code.size() >= max_program) {
             throw regex_syntax_error("regular expression too large: more than " + std::to_string(max_program) +
                                      " instructions after expanding counted repetition");
         }
-        p_.code.push_back({code, backward_, a, b});
-        return static_cast<std::uint32_t>(p_.code.size() - 1);
+        program_.code.push_back({code, backward_, a, b});
+        return static_cast<std::uint32_t>(program_.code.size() - 1);
     }
-    [[nodiscard]] std::uint32_t here() const noexcept { return static_cast<std::uint32_t>(p_.code.size()); }
+    [[nodiscard]] std::uint32_t here() const noexcept { return static_cast<std::uint32_t>(program_.code.size()); }
 
     void emit_node(const node& n) {
         switch (n.kind) {
@@ -165,16 +165,16 @@ private:
         for (std::size_t k = 0; k < n.children.size(); ++k) {
             if (k + 1 < n.children.size()) {
                 const std::uint32_t split = emit(op::split);
-                p_.code[split].a = here();
+                program_.code[split].a = here();
                 emit_node(n.children[k]);
                 exits.push_back(emit(op::jump));
-                p_.code[split].b = here();
+                program_.code[split].b = here();
             } else {
                 emit_node(n.children[k]);
             }
         }
         for (std::uint32_t e : exits) {
-            p_.code[e].a = here();
+            program_.code[e].a = here();
         }
     }
 
@@ -190,16 +190,16 @@ private:
     }
 
     void emit_look(const node& n) {
-        const auto index = static_cast<std::uint32_t>(p_.looks.size());
-        p_.looks.push_back({0, n.negate});
+        const auto index = static_cast<std::uint32_t>(program_.looks.size());
+        program_.looks.push_back({0, n.negate});
         const std::uint32_t at = emit(op::look, index);
-        p_.looks[index].start = here();
+        program_.looks[index].start = here();
         const bool outer = backward_;
         backward_ = n.behind;
         emit_node(n.children.front());
         emit(op::look_match);
         backward_ = outer;
-        p_.code[at].b = here();
+        program_.code[at].b = here();
     }
 
     /// One iteration: ECMA-262 22.2.2.3.1 RepeatMatcher clears the body's captures first.
@@ -222,8 +222,8 @@ private:
         if (captures_) {
             emit(op::check, reg);
         }
-        p_.code[split].a = n.greedy ? body : 0;
-        p_.code[split].b = n.greedy ? 0 : body;
+        program_.code[split].a = n.greedy ? body : 0;
+        program_.code[split].b = n.greedy ? 0 : body;
         exits.push_back(split);
     }
 
@@ -245,7 +245,7 @@ private:
         if (emits_nothing(n.children.front())) {
             return;
         }
-        const std::uint32_t reg = p_.registers++;
+        const std::uint32_t reg = program_.registers++;
         for (std::uint32_t k = 0; k < n.min; ++k) {
             emit_iteration(n);
         }
@@ -260,7 +260,7 @@ private:
             }
         }
         for (std::uint32_t e : exits) {
-            (n.greedy ? p_.code[e].b : p_.code[e].a) = here();
+            (n.greedy ? program_.code[e].b : program_.code[e].a) = here();
         }
     }
 };

@@ -21,21 +21,22 @@ inline constexpr std::uint64_t max_visited_bits = std::uint64_t{1} << 28;
 /// stopped), so no state is explored twice: O(program * subject) in time and bits.
 class memo_matcher {
 public:
-    memo_matcher(const program& p, subject s, scratch& sc) : p_(p), s_(s), sc_(sc), width_(s.size + std::uint64_t{1}) {}
+    memo_matcher(const program& p, subject s, scratch& sc)
+        : program_(p), subject_(s), scratch_(sc), width_(s.size + std::uint64_t{1}) {}
 
     [[nodiscard]] regex_match search() {
-        const std::uint64_t bits = p_.code.size() * width_;
+        const std::uint64_t bits = program_.code.size() * width_;
         if (bits > max_visited_bits) {
             return regex_match::too_costly;
         }
-        sc_.visited.assign((bits + 63) / 64, 0);
-        sc_.look_memo.assign(p_.looks.size() * width_, 0);
-        sc_.reached.assign(p_.looks.empty() ? 0 : sc_.visited.size(), 0);
-        sc_.touched.clear();
-        sc_.path.clear();
-        sc_.stack.clear();
+        scratch_.visited.assign((bits + 63) / 64, 0);
+        scratch_.look_memo.assign(program_.looks.size() * width_, 0);
+        scratch_.reached.assign(program_.looks.empty() ? 0 : scratch_.visited.size(), 0);
+        scratch_.touched.clear();
+        scratch_.path.clear();
+        scratch_.stack.clear();
         budget_ = 4 * bits + backtrack_budget;
-        for (std::uint32_t start = 0; start <= s_.size && !over_; ++start) {
+        for (std::uint32_t start = 0; start <= subject_.size && !over_; ++start) {
             if (run(0, start)) {
                 return regex_match::found;
             }
@@ -44,9 +45,9 @@ public:
     }
 
 private:
-    const program& p_;
-    subject s_;
-    scratch& sc_;
+    const program& program_;
+    subject subject_;
+    scratch& scratch_;
     std::uint64_t width_;
     std::size_t depth_ = 0; // lookaround sub-searches in progress
     // Each state is marked at most once unless marks are cleared (empty loops in a lookaround, see
@@ -57,7 +58,7 @@ private:
     /// Marks the state; false when it was already marked (or the budget is spent).
     bool visit(std::uint32_t pc, std::uint32_t pos) {
         const std::uint64_t bit = pc * width_ + pos;
-        std::uint64_t& word = sc_.visited[bit / 64];
+        std::uint64_t& word = scratch_.visited[bit / 64];
         const std::uint64_t mask = std::uint64_t{1} << (bit % 64);
         if ((word & mask) != 0) {
             return false;
@@ -69,10 +70,10 @@ private:
         --budget_;
         word |= mask;
         if (depth_ > 0) {
-            if (p_.empty_loops) {
-                sc_.touched.push_back(bit);
+            if (program_.empty_loops) {
+                scratch_.touched.push_back(bit);
             }
-            sc_.path.push_back(bit);
+            scratch_.path.push_back(bit);
         }
         return true;
     }
@@ -88,57 +89,58 @@ private:
     /// mark is a failed state too (pending alternatives hang off the path: the stack is LIFO),
     /// unless it was cut short by a path state still in progress, which needs a cycle at one
     /// position: an empty loop. Only then are the sub-search's other marks cleared.
-    bool look(std::uint32_t index, std::uint32_t pos) {
-        std::uint8_t& memo = sc_.look_memo[index * width_ + pos];
+    bool lookaround_holds(std::uint32_t index, std::uint32_t pos) {
+        std::uint8_t& memo = scratch_.look_memo[index * width_ + pos];
         if (memo == 0) {
-            const std::size_t touched_before = sc_.touched.size();
+            const std::size_t touched_before = scratch_.touched.size();
             ++depth_;
-            const bool ok = run(p_.looks[index].start, pos);
+            const bool ok = run(program_.looks[index].start, pos);
             --depth_;
             if (over_) {
                 return false;
             }
-            if (ok && p_.empty_loops) {
-                for (std::size_t k = touched_before; k < sc_.touched.size(); ++k) {
-                    const std::uint64_t bit = sc_.touched[k];
-                    sc_.visited[bit / 64] &= ~(std::uint64_t{1} << (bit % 64));
+            if (ok && program_.empty_loops) {
+                for (std::size_t k = touched_before; k < scratch_.touched.size(); ++k) {
+                    const std::uint64_t bit = scratch_.touched[k];
+                    scratch_.visited[bit / 64] &= ~(std::uint64_t{1} << (bit % 64));
                 }
             }
-            sc_.touched.resize(touched_before);
+            scratch_.touched.resize(touched_before);
             memo = ok ? 2 : 1;
         }
-        return (memo == 2) != p_.looks[index].negate;
+        return (memo == 2) != program_.looks[index].negate;
     }
 
-    /// False when the thread at (pc, pos) would fail on its first instruction: a character test
+    /// False when a walk from (pc, pos) would fail on its first instruction: a character test
     /// that the next character fails. Skipping such alternatives keeps `(a|b)*` from stacking one
     /// dead `b` per character.
-    [[nodiscard]] bool may_start(std::uint32_t pc, std::uint32_t pos) const noexcept {
-        const inst& in = p_.code[pc];
+    [[nodiscard]] bool can_start(std::uint32_t pc, std::uint32_t pos) const noexcept {
+        const instruction& in = program_.code[pc];
         if (in.code != op::literal && in.code != op::set) {
             return true;
         }
-        return s_.step_over(in, p_, pos);
+        return subject_.consume_matching(in, program_, pos);
     }
 
-    /// Follows one thread from (pc, pos) until it fails or matches; alternatives go on the stack.
-    bool thread(std::uint32_t pc, std::uint32_t pos) {
+    /// Walks from (pc, pos), taking the first branch of each split, until the walk fails or matches;
+    /// the other branches go on the stack for run to walk later.
+    bool walk(std::uint32_t pc, std::uint32_t pos) {
         for (;;) {
-            if (depth_ > 0 && !sc_.reached.empty() && test(sc_.reached, pc * width_ + pos)) {
+            if (depth_ > 0 && !scratch_.reached.empty() && test(scratch_.reached, pc * width_ + pos)) {
                 return true;
             }
             if (!visit(pc, pos)) {
                 return false;
             }
-            const inst& in = p_.code[pc];
+            const instruction& in = program_.code[pc];
             bool ok = true;
             std::uint32_t next = pc + 1;
             switch (in.code) {
             case op::literal:
-            case op::set: ok = s_.step_over(in, p_, pos); break;
+            case op::set: ok = subject_.consume_matching(in, program_, pos); break;
             case op::split:
-                if (may_start(in.b, pos)) {
-                    sc_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(sc_.path.size())});
+                if (can_start(in.b, pos)) {
+                    scratch_.stack.push_back({in.b, pos, static_cast<std::uint32_t>(scratch_.path.size())});
                 }
                 next = in.a;
                 break;
@@ -146,9 +148,9 @@ private:
             case op::line_start:
             case op::line_end:
             case op::word_boundary:
-            case op::not_word_boundary: ok = s_.holds(in.code, pos); break;
+            case op::not_word_boundary: ok = subject_.assertion_holds(in.code, pos); break;
             case op::look:
-                ok = look(in.a, pos);
+                ok = lookaround_holds(in.a, pos);
                 next = in.b;
                 break;
             case op::look_match:
@@ -163,23 +165,23 @@ private:
     }
 
     bool run(std::uint32_t pc, std::uint32_t pos) {
-        const std::size_t base = sc_.stack.size();
-        const std::size_t path_base = sc_.path.size();
-        sc_.stack.push_back({pc, pos, static_cast<std::uint32_t>(path_base)});
+        const std::size_t base = scratch_.stack.size();
+        const std::size_t path_base = scratch_.path.size();
+        scratch_.stack.push_back({pc, pos, static_cast<std::uint32_t>(path_base)});
         bool ok = false;
-        while (!ok && !over_ && sc_.stack.size() > base) {
-            const scratch::pending next = sc_.stack.back();
-            sc_.stack.pop_back();
-            sc_.path.resize(next.path);
-            ok = thread(next.pc, next.pos);
+        while (!ok && !over_ && scratch_.stack.size() > base) {
+            const scratch::pending next = scratch_.stack.back();
+            scratch_.stack.pop_back();
+            scratch_.path.resize(next.path);
+            ok = walk(next.pc, next.pos);
         }
-        sc_.stack.resize(base);
+        scratch_.stack.resize(base);
         if (ok && depth_ > 0) {
-            for (std::size_t k = path_base; k < sc_.path.size(); ++k) {
-                sc_.reached[sc_.path[k] / 64] |= std::uint64_t{1} << (sc_.path[k] % 64);
+            for (std::size_t k = path_base; k < scratch_.path.size(); ++k) {
+                scratch_.reached[scratch_.path[k] / 64] |= std::uint64_t{1} << (scratch_.path[k] % 64);
             }
         }
-        sc_.path.resize(path_base);
+        scratch_.path.resize(path_base);
         return ok;
     }
 };

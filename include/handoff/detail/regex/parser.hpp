@@ -73,9 +73,9 @@ public:
             const std::size_t before = i;
             const char32_t c = decode_utf8(pattern, i);
             if (c == replacement_character && i == before + 1 && static_cast<unsigned char>(pattern[before]) >= 0x80) {
-                fail("invalid UTF-8 in the pattern", cps_.size());
+                fail("invalid UTF-8 in the pattern", code_points_.size());
             }
-            cps_.push_back(c);
+            code_points_.push_back(c);
         }
         offsets_.push_back(pattern.size());
         names_.emplace_back(); // group 0 is the whole match
@@ -94,7 +94,7 @@ public:
     [[nodiscard]] bool has_backrefs() const noexcept { return backrefs_; }
 
 private:
-    std::vector<char32_t> cps_;
+    std::vector<char32_t> code_points_;
     std::vector<std::size_t> offsets_; // byte offset of each code point, then the pattern's size
     std::vector<std::string> names_;   // by group number; "" for unnamed groups
     std::size_t pos_ = 0;
@@ -108,9 +108,9 @@ private:
                                  std::to_string(byte) + ")");
     }
 
-    [[nodiscard]] bool at_end() const noexcept { return pos_ >= cps_.size(); }
+    [[nodiscard]] bool at_end() const noexcept { return pos_ >= code_points_.size(); }
     [[nodiscard]] char32_t peek(std::size_t ahead = 0) const noexcept {
-        return pos_ + ahead < cps_.size() ? cps_[pos_ + ahead] : end_of_pattern;
+        return pos_ + ahead < code_points_.size() ? code_points_[pos_ + ahead] : end_of_pattern;
     }
     void charge_ranges(std::size_t count) {
         set_ranges_ += count;
@@ -122,12 +122,12 @@ private:
 
     [[nodiscard]] node set_node(range_set ranges, std::size_t offset) {
         charge_ranges(ranges.size());
-        node n = make(node_kind::set, offset);
+        node n = make_node(node_kind::set, offset);
         n.ranges = std::move(ranges);
         return n;
     }
 
-    [[nodiscard]] static node make(node_kind kind, std::size_t offset) {
+    [[nodiscard]] static node make_node(node_kind kind, std::size_t offset) {
         node n;
         n.kind = kind;
         n.offset = offset;
@@ -157,7 +157,7 @@ private:
         if (peek() != '|') {
             return first;
         }
-        node alt = make(node_kind::alternation, pos_);
+        node alt = make_node(node_kind::alternation, pos_);
         alt.children.push_back(std::move(first));
         while (peek() == '|') {
             ++pos_;
@@ -167,7 +167,7 @@ private:
     }
 
     [[nodiscard]] node alternative() {
-        node seq = make(node_kind::sequence, pos_);
+        node seq = make_node(node_kind::sequence, pos_);
         while (!at_end() && peek() != '|' && peek() != ')') {
             seq.children.push_back(term());
         }
@@ -195,12 +195,12 @@ private:
         const char32_t c = peek();
         if (c == '^' || c == '$') {
             ++pos_;
-            return assertion(make(c == '^' ? node_kind::line_start : node_kind::line_end, start));
+            return assertion(make_node(c == '^' ? node_kind::line_start : node_kind::line_end, start));
         }
         if (c == '\\' && (peek(1) == 'b' || peek(1) == 'B')) {
             const bool word = peek(1) == 'b';
             pos_ += 2;
-            return assertion(make(word ? node_kind::word_boundary : node_kind::not_word_boundary, start));
+            return assertion(make_node(word ? node_kind::word_boundary : node_kind::not_word_boundary, start));
         }
         if (c == '(' && peek(1) == '?' &&
             (peek(2) == '=' || peek(2) == '!' || (peek(2) == '<' && (peek(3) == '=' || peek(3) == '!')))) {
@@ -214,7 +214,7 @@ private:
     [[nodiscard]] node lookaround() {
         const std::size_t start = pos_;
         enter(start);
-        node n = make(node_kind::look, start);
+        node n = make_node(node_kind::look, start);
         pos_ += 2;
         if (peek() == '<') {
             n.behind = true;
@@ -225,7 +225,7 @@ private:
         return group_body(std::move(n), start);
     }
 
-    [[nodiscard]] std::uint32_t decimal() {
+    [[nodiscard]] std::uint32_t read_decimal() {
         std::uint32_t v = 0;
         while (is_digit(peek())) {
             v = std::min<std::uint32_t>(max_count, v * 10 + static_cast<std::uint32_t>(peek() - '0'));
@@ -235,17 +235,17 @@ private:
     }
 
     /// `{n}`, `{n,}`, `{n,m}`; under the u flag anything else starting with `{` is an error.
-    void braces(std::uint32_t& lo, std::uint32_t& hi) {
+    void counted_quantifier(std::uint32_t& lo, std::uint32_t& hi) {
         const std::size_t start = pos_;
         ++pos_;
         if (!is_digit(peek())) {
             fail("incomplete quantifier", start);
         }
-        lo = decimal();
+        lo = read_decimal();
         hi = lo;
         if (peek() == ',') {
             ++pos_;
-            hi = is_digit(peek()) ? decimal() : unbounded;
+            hi = is_digit(peek()) ? read_decimal() : unbounded;
         }
         if (peek() != '}') {
             fail("incomplete quantifier", start);
@@ -267,13 +267,13 @@ private:
             hi = unbounded;
             break;
         case '?': hi = 1; break;
-        case '{': braces(lo, hi); break;
+        case '{': counted_quantifier(lo, hi); break;
         default: return a;
         }
         if (pos_ == start) {
             ++pos_; // the one-character quantifiers
         }
-        node r = make(node_kind::repeat, start);
+        node r = make_node(node_kind::repeat, start);
         if (peek() == '?') {
             r.greedy = false;
             ++pos_;
@@ -309,7 +309,7 @@ private:
         default: break;
         }
         ++pos_;
-        node n = make(node_kind::literal, start);
+        node n = make_node(node_kind::literal, start);
         n.cp = c;
         return n;
     }
@@ -317,7 +317,7 @@ private:
     [[nodiscard]] node group() {
         const std::size_t start = pos_;
         enter(start);
-        node g = make(node_kind::group, start);
+        node g = make_node(node_kind::group, start);
         ++pos_;
         if (peek() == '?') {
             if (peek(1) == ':') {
@@ -365,8 +365,8 @@ private:
         ++pos_;
         const char32_t c = peek();
         if (c >= '1' && c <= '9') {
-            node n = make(node_kind::backref, start);
-            n.index = decimal();
+            node n = make_node(node_kind::backref, start);
+            n.index = read_decimal();
             backrefs_ = true;
             return n;
         }
@@ -376,7 +376,7 @@ private:
                 fail("invalid named reference", start);
             }
             ++pos_;
-            node n = make(node_kind::backref, start);
+            node n = make_node(node_kind::backref, start);
             n.name = group_name();
             backrefs_ = true;
             return n;
@@ -384,7 +384,7 @@ private:
         if (is_set_escape_letter(c)) {
             return set_node(set_escape(start), start);
         }
-        node n = make(node_kind::literal, start);
+        node n = make_node(node_kind::literal, start);
         n.cp = character_escape(start, false);
         return n;
     }
@@ -404,7 +404,7 @@ private:
                 fail("invalid \\c escape", start);
             }
             ++pos_;
-            return cps_[pos_ - 1] % 32;
+            return code_points_[pos_ - 1] % 32;
         case '0':
             if (is_digit(peek())) {
                 fail("invalid decimal escape", start);
@@ -430,7 +430,7 @@ private:
     }
 
     /// Four hex digits at pos_ (consumed), or -1 (nothing consumed).
-    [[nodiscard]] long hex4() {
+    [[nodiscard]] long four_hex_digits() {
         long v = 0;
         for (std::size_t k = 0; k < 4; ++k) {
             const int h = hex_value(peek(k));
@@ -462,14 +462,14 @@ private:
             ++pos_;
             return v;
         }
-        const long v = hex4();
+        const long v = four_hex_digits();
         if (v < 0) {
             fail("invalid Unicode escape", start);
         }
         if (v >= 0xD800 && v <= 0xDBFF && peek() == '\\' && peek(1) == 'u') {
             const std::size_t save = pos_;
             pos_ += 2;
-            const long t = hex4();
+            const long t = four_hex_digits();
             if (t >= 0xDC00 && t <= 0xDFFF) {
                 return static_cast<char32_t>(0x10000 + ((v - 0xD800) << 10) + (t - 0xDC00));
             }

@@ -33,7 +33,7 @@ enum class op : std::uint8_t {
     backref,           // a = group
 };
 
-struct inst {
+struct instruction {
     op code;
     bool backward; // consuming instructions of a lookbehind body read leftwards
     std::uint32_t a;
@@ -48,7 +48,7 @@ struct look_info {
 /// Immutable after compile; shared by every copy of an ecma_regex.
 struct program {
     std::string source;
-    std::vector<inst> code;
+    std::vector<instruction> code;
     std::vector<range_set> sets;
     std::vector<look_info> looks;
     std::uint32_t groups = 0;

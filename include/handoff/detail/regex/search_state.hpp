@@ -77,7 +77,7 @@ struct subject {
     std::uint32_t size;
 
     /// Consumes one code point in the instruction's direction; false at the edge of the text.
-    [[nodiscard]] bool step(const inst& in, std::uint32_t& pos, char32_t& c) const noexcept {
+    [[nodiscard]] bool next_code_point(const instruction& in, std::uint32_t& pos, char32_t& c) const noexcept {
         if (in.backward) {
             if (pos == 0) {
                 return false;
@@ -93,14 +93,14 @@ struct subject {
     }
 
     /// A literal or set instruction of `p`: consumes the next code point when it fits.
-    [[nodiscard]] bool step_over(const inst& in, const program& p, std::uint32_t& pos) const noexcept {
+    [[nodiscard]] bool consume_matching(const instruction& in, const program& p, std::uint32_t& pos) const noexcept {
         char32_t c = 0;
-        return step(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p.sets[in.a], c));
+        return next_code_point(in, pos, c) && (in.code == op::literal ? c == in.a : in_ranges(p.sets[in.a], c));
     }
 
     [[nodiscard]] bool word_at(std::uint32_t pos) const noexcept { return pos < size && is_word_char(text[pos]); }
     /// ECMA-262 22.2.2.6 IsWordChar on both sides; `^` and `$` without the m flag.
-    [[nodiscard]] bool holds(op assertion, std::uint32_t pos) const noexcept {
+    [[nodiscard]] bool assertion_holds(op assertion, std::uint32_t pos) const noexcept {
         const bool boundary = (pos > 0 && word_at(pos - 1)) != word_at(pos);
         switch (assertion) {
         case op::line_start: return pos == 0;

@@ -42,7 +42,7 @@ template <std::size_t N>
     return out;
 }
 
-[[nodiscard]] inline property_lookup found(const unicode_tables::property_entry* entry, std::string error) {
+[[nodiscard]] inline property_lookup lookup_result(const unicode_tables::property_entry* entry, std::string error) {
     if (entry == nullptr) {
         return {{}, std::move(error)};
     }
@@ -58,23 +58,23 @@ template <std::size_t N>
     const std::size_t equals = expression.find('=');
     if (equals == std::string_view::npos) {
         if (const auto* gc = find_property(unicode_tables::general_category_values, expression)) {
-            return found(gc, {});
+            return lookup_result(gc, {});
         }
-        return found(find_property(unicode_tables::binary_properties, expression),
-                     "unknown Unicode property \"" + std::string(expression) + "\"");
+        return lookup_result(find_property(unicode_tables::binary_properties, expression),
+                             "unknown Unicode property \"" + std::string(expression) + "\"");
     }
     const std::string_view name = expression.substr(0, equals);
     const std::string_view value = expression.substr(equals + 1);
     const std::string unknown_value =
         "unknown value \"" + std::string(value) + "\" of Unicode property \"" + std::string(name) + "\"";
     if (name == "General_Category" || name == "gc") {
-        return found(find_property(unicode_tables::general_category_values, value), unknown_value);
+        return lookup_result(find_property(unicode_tables::general_category_values, value), unknown_value);
     }
     if (name == "Script" || name == "sc") {
-        return found(find_property(unicode_tables::script_values, value), unknown_value);
+        return lookup_result(find_property(unicode_tables::script_values, value), unknown_value);
     }
     if (name == "Script_Extensions" || name == "scx") {
-        return found(find_property(unicode_tables::script_extensions_values, value), unknown_value);
+        return lookup_result(find_property(unicode_tables::script_extensions_values, value), unknown_value);
     }
     return {{},
             "unknown Unicode property \"" + std::string(name) +
