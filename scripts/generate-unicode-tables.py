@@ -321,11 +321,15 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the header differs from a fresh generation")
     args = parser.parse_args()
+    if not (args.ucd / "Scripts.txt").is_file():
+        sys.exit(f"{args.ucd} holds no Unicode Character Database (install Debian's unicode-data, or pass --ucd)")
     text = render(args.ucd)
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is not what scripts/generate-unicode-tables.py generates from {args.ucd}:"
+            stated = re.search(r"Unicode Character Database (\S+):", current)
+            print(f"{args.output} (Unicode {stated.group(1) if stated else 'unknown'}) is not what "
+                  f"scripts/generate-unicode-tables.py generates from {args.ucd} (Unicode {unicode_version(args.ucd)}):"
                   " run it and commit the result", file=sys.stderr)
             return 1
         return 0

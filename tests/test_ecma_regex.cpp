@@ -10,8 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm> // is_sorted
 #include <chrono>    // steady_clock
 #include <fstream>   // ifstream
+#include <iterator>  // begin, end, size
 #include <sstream>   // ostringstream
 #include <stdexcept> // runtime_error
 #include <string>    // string
@@ -385,6 +387,47 @@ TEST_CASE("The binary properties ECMA-262 lists are named by name or alias", "[r
     CHECK(matches("^\\p{Noncharacter_Code_Point}$", "\xEF\xBF\xBF")); // U+FFFF
     CHECK(matches("^\\p{Changes_When_NFKC_Casefolded}$", "A"));
     CHECK(matches("^\\p{Bidi_Mirrored}$", "("));
+}
+
+TEST_CASE("Every name in the generated Unicode tables compiles where ECMA-262 allows it", "[regex][unicode]") {
+    namespace tables = handoff::detail::regex_impl::unicode_tables;
+    const auto names_sorted = [](const auto& table) {
+        return std::is_sorted(std::begin(table), std::end(table),
+                              [](const auto& a, const auto& b) { return a.name < b.name; });
+    };
+    CHECK(names_sorted(tables::general_category_values)); // the lookup is a binary search
+    CHECK(names_sorted(tables::script_values));
+    CHECK(names_sorted(tables::script_extensions_values));
+    CHECK(names_sorted(tables::binary_properties));
+    std::vector<std::string> refused;
+    const auto try_compile = [&refused](const std::string& pattern) {
+        if (!compile_error(pattern).empty()) {
+            refused.push_back(pattern);
+        }
+    };
+    for (const auto& e : tables::general_category_values) {
+        try_compile("\\p{" + std::string(e.name) + "}");
+        try_compile("\\P{gc=" + std::string(e.name) + "}");
+        try_compile("[\\p{General_Category=" + std::string(e.name) + "}]");
+    }
+    for (const auto& e : tables::script_values) {
+        try_compile("\\p{sc=" + std::string(e.name) + "}");
+        try_compile("[^\\P{Script=" + std::string(e.name) + "}]");
+    }
+    for (const auto& e : tables::script_extensions_values) {
+        try_compile("\\p{scx=" + std::string(e.name) + "}");
+        try_compile("\\p{Script_Extensions=" + std::string(e.name) + "}");
+    }
+    for (const auto& e : tables::binary_properties) {
+        try_compile("\\p{" + std::string(e.name) + "}");
+        try_compile("[\\P{" + std::string(e.name) + "}]");
+    }
+    CHECK(refused.empty());
+    CHECK(std::size(tables::binary_properties) > 53); // ECMA-262's 53 binary properties and their aliases
+    CHECK_FALSE(compile_error("\\p{Lu=Lu}").empty()); // a General_Category value is no property name
+    CHECK_FALSE(compile_error("\\p{sc=Lu}").empty());
+    CHECK_FALSE(compile_error("\\p{gc=Alphabetic}").empty());
+    CHECK_FALSE(compile_error("\\p{Greek}").empty()); // a script needs sc= or scx=
 }
 
 TEST_CASE("An unknown property name or value is a syntax error that names it", "[regex][unicode]") {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The code points a Unicode property escape `\p{...}` names, looked up in the generated tables.
+// The code points a Unicode property escape `\p{...}` names, looked up in unicode_tables.hpp,
+// which scripts/generate-unicode-tables.py generates from the Unicode Character Database.
 
 #include <handoff/detail/regex/code_points.hpp>
 #include <handoff/detail/regex/unicode_tables.hpp>
@@ -49,11 +50,13 @@ template <std::size_t N>
     return {property_code_points(*entry), {}};
 }
 
-/// ECMA-262 22.2.2.9 (CompileToCharSet of UnicodePropertyValueExpression, with UnicodeMatchProperty
-/// and UnicodeMatchPropertyValue): `name=value` where name is General_Category, Script or
-/// Script_Extensions (or gc, sc, scx), and value one of that property's values; or a lone
-/// General_Category value or binary property. Names match exactly: ECMA-262 applies no loose
-/// matching (no case folding, no dropped `_` or spaces).
+/// The code points of UnicodePropertyValueExpression `expression` (ECMA-262 22.2.2.9
+/// CompileToCharSet, with 22.2.2.9.1 UnicodeMatchProperty and 22.2.2.9.2 UnicodeMatchPropertyValue;
+/// https://tc39.es/ecma262/#sec-compiletocharset): `name=value` where name is General_Category,
+/// Script or Script_Extensions, or an alias (gc, sc, scx; table "Non-binary Unicode property
+/// aliases"), and value one of that property's values or aliases; or, alone, a General_Category
+/// value or a binary property of the table "Binary Unicode property aliases". Names match exactly:
+/// ECMA-262 applies none of Unicode's loose matching (no case folding, no dropped `_` or spaces).
 [[nodiscard]] inline property_lookup unicode_property(std::string_view expression) {
     const std::size_t equals = expression.find('=');
     if (equals == std::string_view::npos) {
