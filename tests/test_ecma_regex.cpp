@@ -12,6 +12,8 @@
 
 #include <algorithm> // is_sorted
 #include <chrono>    // steady_clock
+#include <cstddef>   // size_t
+#include <cstdint>   // uint32_t
 #include <fstream>   // ifstream
 #include <iterator>  // begin, end, size
 #include <sstream>   // ostringstream
@@ -399,6 +401,26 @@ TEST_CASE("Every name in the generated Unicode tables compiles where ECMA-262 al
     CHECK(names_sorted(tables::script_values));
     CHECK(names_sorted(tables::script_extensions_values));
     CHECK(names_sorted(tables::binary_properties));
+    // Each property's ranges are what the matcher's binary search and complement assume: sorted,
+    // disjoint, not adjacent, within the code points.
+    std::size_t malformed = 0;
+    for (std::size_t k = 0; k + 1 < std::size(tables::range_bounds); k += 2) {
+        malformed += tables::range_bounds[k] > tables::range_bounds[k + 1] ||
+                     tables::range_bounds[k + 1] > handoff::detail::regex_impl::max_code_point;
+    }
+    const auto check_entries = [&malformed](const auto& table) {
+        for (const auto& e : table) {
+            for (std::uint32_t r = 1; r < e.count; ++r) {
+                const std::size_t at = 2 * (std::size_t{e.first} + r);
+                malformed += tables::range_bounds[at] <= tables::range_bounds[at - 1] + 1;
+            }
+        }
+    };
+    check_entries(tables::general_category_values);
+    check_entries(tables::script_values);
+    check_entries(tables::script_extensions_values);
+    check_entries(tables::binary_properties);
+    CHECK(malformed == 0);
     std::vector<std::string> refused;
     const auto try_compile = [&refused](const std::string& pattern) {
         if (!compile_error(pattern).empty()) {
