@@ -31,6 +31,11 @@
 // back-references, a capture-tracking backtracker runs under a step budget and answers
 // too_costly when the budget is spent. Neither recurses per subject character: recursion happens
 // only per nesting level of lookarounds in the pattern.
+//
+// The parts, in the order a pattern meets them: parser.hpp (text to syntax_tree.hpp, with
+// unicode_properties.hpp looking `\p{...}` up in the generated unicode_tables.hpp), compiler.hpp
+// (tree to program.hpp), then memo_matcher.hpp or capture_matcher.hpp (sharing search_state.hpp);
+// code_points.hpp and utf8.hpp serve them all.
 
 #include <handoff/detail/regex/capture_matcher.hpp>
 #include <handoff/detail/regex/compiler.hpp>
