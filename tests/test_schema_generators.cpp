@@ -33,6 +33,7 @@ json read_generator_fixture(const std::string& relative) {
 struct verdicts {
     std::size_t checked = 0;
     std::size_t wrong = 0;
+    std::string failures; // one line per wrong verdict, shown when the test fails
 };
 
 /// Whether `schema` judges `data` as `expected` in both of its modes.
@@ -60,8 +61,8 @@ verdicts check_file(const std::string& relative, const handoff::schema_options& 
             ++out.checked;
             if (!schema || !judges(*schema, test.at("data"), test.at("valid").get<bool>())) {
                 ++out.wrong;
-                UNSCOPED_INFO(name << " / " << test.at("description").get<std::string>()
-                                   << (schema ? "" : " (refused: " + refused + ")"));
+                out.failures += name + " / " + test.at("description").get<std::string>() +
+                                (schema ? "" : " (refused: " + refused + ")") + "\n";
             }
         }
     }
@@ -93,6 +94,7 @@ TEST_CASE("every schema zod 4 writes in its 2020-12 default judges each instance
           "[schema][generators]") {
     const verdicts v = check_file("zod/draft2020-12.json");
     CHECK(v.checked == 45);
+    INFO(v.failures);
     REQUIRE(v.wrong == 0);
 }
 
@@ -100,6 +102,7 @@ TEST_CASE("every schema zod 4 writes for target draft-7 judges each instance as 
           "[schema][generators]") {
     const verdicts v = check_file("zod/draft-07.json");
     CHECK(v.checked == 45);
+    INFO(v.failures);
     REQUIRE(v.wrong == 0);
 }
 
@@ -107,6 +110,7 @@ TEST_CASE("every Pydantic v2 schema, which declares no $schema, is read as 2020-
           "[schema][generators]") {
     const verdicts v = check_file("pydantic/draft2020-12.json");
     CHECK(v.checked == 35);
+    INFO(v.failures);
     REQUIRE(v.wrong == 0);
 }
 
@@ -116,6 +120,7 @@ TEST_CASE("every Pydantic v2 schema judges each instance the same when 2020-12 i
     options.dialect = handoff::schema_dialect::draft2020_12;
     const verdicts v = check_file("pydantic/draft2020-12.json", options);
     CHECK(v.checked == 35);
+    INFO(v.failures);
     REQUIRE(v.wrong == 0);
 }
 
