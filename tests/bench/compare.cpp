@@ -4,7 +4,8 @@
 //   handoff_bench_compare --contestant handoff|naive --envelope-schema FILE --task-schema FILE
 //                         [--stride K] --serve NAME=FILE...
 //       loads each corpus into memory, then answers "run NAME" lines on stdin with one JSON
-//       line: the microseconds per envelope of one pass over corpus NAME, and the verdicts.
+//       line: the microseconds per envelope of one pass over corpus NAME, and the verdicts;
+//       "verdicts NAME" with one letter per envelope (verdict_letters), untimed.
 //   handoff_bench_compare --contestant naive --envelope-schema FILE --task-schema FILE
 //                         --stream [FILE|-]
 //       the naive stack as a whole process: one JSON line per envelope, like handoff-check.
@@ -185,6 +186,18 @@ private:
     std::size_t messages_ = 0;
 };
 
+/// One letter per envelope: the first letter of the step that found a problem, 'v' when none did.
+template <class Contestant>
+std::string verdict_letters(Contestant& contestant, const std::vector<std::string>& lines) {
+    std::string letters;
+    letters.reserve(lines.size());
+    for (const std::string& text : lines) {
+        const verdict v = contestant.check(text);
+        letters += v.problems == 0 ? 'v' : v.step[0];
+    }
+    return letters;
+}
+
 template <class Contestant>
 int serve(Contestant& contestant, const std::map<std::string, std::string>& corpora, std::size_t stride) {
     std::map<std::string, std::vector<std::string>> loaded;
@@ -197,10 +210,18 @@ int serve(Contestant& contestant, const std::map<std::string, std::string>& corp
         if (command == "quit") {
             break;
         }
-        const std::string name = command.rfind("run ", 0) == 0 ? command.substr(4) : std::string();
+        const bool verdicts_asked = command.rfind("verdicts ", 0) == 0;
+        const std::string name = command.rfind("run ", 0) == 0 ? command.substr(4)
+                                 : verdicts_asked              ? command.substr(9)
+                                                               : std::string();
         const auto it = loaded.find(name);
         if (it == loaded.end()) {
             std::cout << "{\"error\": \"unknown command\"}" << std::endl;
+            continue;
+        }
+        if (verdicts_asked) { // untimed: what run_bench.py compares across contestants
+            std::cout << json{{"corpus", name}, {"verdicts", verdict_letters(contestant, it->second)}}.dump()
+                      << std::endl;
             continue;
         }
         std::map<std::string, std::size_t> steps;

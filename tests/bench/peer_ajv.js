@@ -5,9 +5,14 @@
 // Same full check as handoff's receive and the Python peers: JSON.parse, the envelope schema,
 // the task schema on partial_result when the worker claims schema_ok, the coverage arithmetic.
 // Schemas are compiled once. AJV's defaults: it stops at the first error (allErrors: false).
+// The envelope schema is draft-07 (AJV's default class); with --task-dialect 2020-12 the task
+// schema is compiled by Ajv2020, AJV's class for JSON Schema 2020-12 (https://ajv.js.org/json-schema.html).
 //
-//   node peer_ajv.js --envelope-schema F --task-schema F [--stride K] --serve NAME=FILE...
-//   node peer_ajv.js --envelope-schema F --task-schema F --stream FILE|-
+//   node peer_ajv.js --envelope-schema F --task-schema F [--task-dialect 2020-12] [--stride K] --serve NAME=FILE...
+//   node peer_ajv.js --envelope-schema F --task-schema F [--task-dialect 2020-12] --stream FILE|-
+//
+// In serve mode, "run NAME" times one pass over corpus NAME; "verdicts NAME" answers, untimed,
+// one letter per envelope (the first letter of the step that found a problem, 'v' when none did).
 'use strict';
 
 const fs = require('fs');
@@ -36,21 +41,27 @@ function parseArgs(argv) {
   return args;
 }
 
-function loadAjv() {
+function loadAjv(module) {
   const dir = process.env.AJV_DIR;
   if (!dir) {
     throw new Error('set AJV_DIR to the directory where ajv is installed (scripts/bench.sh does)');
   }
   const req = createRequire(path.join(path.resolve(dir), 'package.json'));
-  return req('ajv');
+  return req(module);
 }
 
-function makeCheck(envelopeSchema, taskSchema) {
-  const Ajv = loadAjv();
-  // strict: false, because schemas may carry annotation keywords AJV does not know (x-...).
-  const ajv = new Ajv({ allowUnionTypes: true, strict: false });
+function makeCheck(envelopeSchema, taskSchema, taskDialect) {
+  if (taskDialect !== undefined && taskDialect !== '2020-12') {
+    throw new Error('--task-dialect takes 2020-12 (draft-07 is the default)');
+  }
+  // strict: false, because schemas may carry annotation keywords AJV does not know (x-...,
+  // Pydantic's discriminator).
+  const options = { allowUnionTypes: true, strict: false };
+  const Ajv = loadAjv('ajv');
+  const ajv = new Ajv(options);
   const envelope = ajv.compile(envelopeSchema);
-  const task = ajv.compile(taskSchema);
+  const TaskAjv = taskDialect === '2020-12' ? loadAjv('ajv/dist/2020') : Ajv;
+  const task = (TaskAjv === Ajv ? ajv : new TaskAjv(options)).compile(taskSchema);
 
   function coverageProblems(doc) {
     const c = doc.coverage;
@@ -111,10 +122,19 @@ function serve(check, corpora, stride) {
       rl.close();
       return;
     }
-    const name = command.startsWith('run ') ? command.slice(4) : null;
+    const verdictsAsked = command.startsWith('verdicts ');
+    const name = command.startsWith('run ') ? command.slice(4) : verdictsAsked ? command.slice(9) : null;
     const lines = loaded[name];
     if (!lines) {
       process.stdout.write(JSON.stringify({ error: 'unknown command' }) + '\n');
+      return;
+    }
+    if (verdictsAsked) {
+      const verdicts = lines.map((text) => {
+        const [step, found] = check(text);
+        return found.length === 0 ? 'v' : step[0];
+      }).join('');
+      process.stdout.write(JSON.stringify({ corpus: name, verdicts }) + '\n');
       return;
     }
     const steps = {};
@@ -165,7 +185,7 @@ function main() {
   const args = parseArgs(process.argv.slice(2));
   const envelopeSchema = JSON.parse(fs.readFileSync(args['envelope-schema'], 'utf8'));
   const taskSchema = JSON.parse(fs.readFileSync(args['task-schema'], 'utf8'));
-  const check = makeCheck(envelopeSchema, taskSchema);
+  const check = makeCheck(envelopeSchema, taskSchema, args['task-dialect']);
   if (args.stream) {
     stream(check, args.stream);
   } else {

@@ -10,7 +10,8 @@ envelope and task schemas are compiled once.
   peer_python.py --impl jsonschema|fastjsonschema --envelope-schema F --task-schema F
                  [--stride K] --serve NAME=FILE...
       loads each corpus, then answers "run NAME" lines on stdin with one JSON line (the
-      microseconds per envelope of one pass, and the verdicts).
+      microseconds per envelope of one pass, and the verdicts), and "verdicts NAME" with one
+      letter per envelope (verdict_letters), untimed.
   peer_python.py --impl ... --envelope-schema F --task-schema F --stream FILE|-
       a whole process: one JSON line per envelope on stdout.
 """
@@ -100,6 +101,15 @@ def make_check(envelope_errors, task_errors):
     return check
 
 
+def verdict_letters(check, lines):
+    """One letter per envelope: the first letter of the step that found a problem, 'v' when none did."""
+    out = []
+    for text in lines:
+        step, found = check(text)
+        out.append(step[0] if found else "v")
+    return "".join(out)
+
+
 def serve(check, corpora, stride):
     loaded = {}
     for name, path in corpora.items():
@@ -110,9 +120,13 @@ def serve(check, corpora, stride):
         command = command.strip()
         if command == "quit":
             break
-        name = command[4:] if command.startswith("run ") else None
+        verdicts_asked = command.startswith("verdicts ")
+        name = command[4:] if command.startswith("run ") else command[9:] if verdicts_asked else None
         if name not in loaded:
             print(json.dumps({"error": "unknown command"}), flush=True)
+            continue
+        if verdicts_asked:  # untimed: what run_bench.py compares across contestants
+            print(json.dumps({"corpus": name, "verdicts": verdict_letters(check, loaded[name])}), flush=True)
             continue
         lines = loaded[name]
         steps = {}

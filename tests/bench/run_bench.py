@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The side-by-side benchmark of issue 5; scripts/bench.sh runs it after building.
+"""The side-by-side benchmark; scripts/bench.sh runs it after building.
 
 In one run, on the same corpus (tests/bench/make_corpus.py):
 
@@ -14,11 +14,20 @@ In one run, on the same corpus (tests/bench/make_corpus.py):
 2. Whole processes: handoff-check --jsonl against each peer's own command over the corpus file,
    interleaved the same way; then peak RSS with the corpus streamed once and four times, to
    show memory stays flat.
+3. Schema kits: handoff against AJV (Ajv2020) on task schemas as today's generators write them
+   (make_corpus.py's kits: Pydantic-shaped, 2020-12 tuples, unevaluatedProperties), each with
+   its own corpus, in process and as whole processes.
+
+Before anything is timed, every contestant's verdict on every envelope it checks (the step that
+found the first problem, or none) is compared with handoff's: if any differs, the run stops with
+the differences and reports no figures, since contestants doing different work measure nothing.
+--kits-only runs part 3 alone.
 
 Contestants: handoff's receive; the naive stack (nlohmann::json::parse, then valijson on the
 envelope schema file and on the task schema, one Validator reused); Python jsonschema and
 fastjsonschema (Debian packages); AJV on Node.js. Each does the full check: parse, envelope
-schema, task schema, coverage arithmetic. A program that prints figures: it never fails on time.
+schema, task schema, coverage arithmetic. A program that prints figures: it never fails on time,
+only on differing verdicts.
 """
 
 import argparse
@@ -59,6 +68,16 @@ class Worker:
         if not line:
             raise SystemExit("%s stopped" % self.name)
         return json.loads(line)
+
+    def verdicts(self, corpus):
+        """One letter per envelope the worker loaded: the first letter of the step that found a
+        problem, 'v' when none did. Untimed."""
+        self.proc.stdin.write("verdicts %s\n" % corpus)
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit("%s stopped" % self.name)
+        return json.loads(line)["verdicts"]
 
     def close(self):
         try:
@@ -103,6 +122,41 @@ def run_process(argv, stdin_files=None, env=None):
     if proc.returncode not in (0, 1):
         raise SystemExit("%s exited with %d" % (argv[0], proc.returncode))
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def compare_verdicts(base_name, base, others, corpus):
+    """Compares each contestant's verdicts on `corpus` with `base`'s, envelope by envelope.
+    others: (name, letters, stride), the contestant having checked every stride-th envelope.
+    Returns rows (name, checked, agreeing) and a description of the first disagreements."""
+    rows, differences = [], []
+    for name, letters, stride in others:
+        expected = base[::stride]
+        if len(expected) != len(letters):
+            differences.append("%s checked %d envelopes of %s, %s %d" % (name, len(letters), corpus, base_name,
+                                                                          len(expected)))
+            rows.append((name, len(letters), 0))
+            continue
+        differing = [i for i, (a, b) in enumerate(zip(expected, letters)) if a != b]
+        rows.append((name, len(letters), len(letters) - len(differing)))
+        for i in differing[:5]:
+            differences.append("%s, envelope %d (line %d): %s says %s, %s says %s" % (
+                corpus, i * stride, i * stride + 1, base_name, VERDICT_NAMES[expected[i]], name,
+                VERDICT_NAMES[letters[i]]))
+    return rows, differences
+
+
+# The verdict letters of the workers' "verdicts" command.
+VERDICT_NAMES = {"v": "valid", "p": "parse", "e": "envelope_schema", "t": "task_schema", "c": "coverage",
+                 "r": "route"}
+
+
+def fail_on_differences(differences):
+    """The contestants must do the same work: a benchmark of different verdicts measures nothing."""
+    if differences:
+        log("\nbench: THE CONTESTANTS' VERDICTS DIFFER:")
+        for d in differences:
+            log("  " + d)
+        raise SystemExit("bench: verdicts differ (above); no figures are reported")
 
 
 def paired_ratio(times, base_times):
@@ -203,6 +257,85 @@ def keyword_cost_lines(rows, rounds):
     return lines
 
 
+def schema_kits(args, compare, check, ajv, node_env, envelope_schema, manifest):
+    """handoff against AJV (Ajv2020 for the 2020-12 task schemas) on each schema kit of
+    make_corpus.py, in process (one long-lived worker each, interleaved rounds, verdicts compared
+    envelope by envelope first) and as whole processes. One row per kit."""
+    rows = []
+    for kit, info in sorted(manifest.get("kits", {}).items()):
+        corpus = os.path.join(args.corpus, info["file"])
+        schemas = ["--envelope-schema", envelope_schema, "--task-schema", os.path.join(args.corpus, info["schema"])]
+        ajv_kit = ajv + schemas + ["--task-dialect", info["dialect"]]
+        workers = [Worker("handoff receive", [compare, "--contestant", "handoff"] + schemas + ["--serve", "kit=" + corpus]),
+                   Worker("AJV (Node.js)", ajv_kit + ["--serve", "kit=" + corpus], node_env)]
+        for w in workers:  # warm-up pass, not counted
+            w.run("kit")
+        _, differences = compare_verdicts(workers[0].name, workers[0].verdicts("kit"),
+                                          [(workers[1].name, workers[1].verdicts("kit"), 1)], "kit-" + kit)
+        if differences:
+            for w in workers:
+                w.close()
+            fail_on_differences(differences)
+        cpu = {w.name: [] for w in workers}
+        for r in range(args.rounds):
+            for w in (workers if r % 2 == 0 else workers[::-1]):
+                cpu[w.name].append(w.run("kit")["cpu_us_per_envelope"])
+        for w in workers:
+            w.close()
+        handoff_cpu, ajv_cpu = cpu["handoff receive"], cpu["AJV (Node.js)"]
+        row = {"kit": kit, "envelopes": info["envelopes"], "mean_bytes": info["mean_bytes"],
+               "handoff": statistics.median(handoff_cpu), "ajv": statistics.median(ajv_cpu),
+               "ajv_vs_handoff": paired_ratio(ajv_cpu, handoff_cpu)}
+        if not args.skip_process:
+            commands = [("handoff-check", [check, "--jsonl", "--task-schema", schemas[3], corpus], None),
+                        ("AJV", ajv_kit + ["--stream", corpus], node_env)]
+            process_cpu = {name: [] for name, _, _ in commands}
+            for r in range(args.process_rounds):
+                for name, argv, env in (commands if r % 2 == 0 else commands[::-1]):
+                    _, used, _ = run_process(argv, env=env)
+                    process_cpu[name].append(used * 1e6 / info["envelopes"])
+            row.update(process_handoff=statistics.median(process_cpu["handoff-check"]),
+                       process_ajv=statistics.median(process_cpu["AJV"]),
+                       process_ajv_vs_handoff=paired_ratio(process_cpu["AJV"], process_cpu["handoff-check"]))
+        rows.append(row)
+        log("schema kit %s: handoff %s us, AJV %s us in process (verdicts agree on %d envelopes)" % (
+            kit, fmt_us(row["handoff"]), fmt_us(row["ajv"]), info["envelopes"]))
+    return rows
+
+
+KIT_DESCRIPTIONS = {
+    "pydantic": "Pydantic-shaped (no `$schema`; `$defs` + `$ref`, `anyOf` with null, a `oneOf` of three "
+                "payments told apart by `const`, an enum of 40 countries, patterns)",
+    "tuple": "2020-12 tuples (`prefixItems` with `items: false`, readings of four positions)",
+    "unevaluated": "2020-12 `unevaluatedProperties` (a `$ref`'d base extended by `properties` and "
+                   "`patternProperties`, closed)",
+}
+
+
+def schema_kit_lines(rows, rounds, process_rounds):
+    if not rows:
+        return []
+    whole = "process_handoff" in rows[0]
+    lines = ["", "**Schemas as today's generators write them**, handoff against AJV's `Ajv2020` (the corpus of each "
+             "kit: envelopes around its results, about 10%% breaking its task schema; the two contestants' verdicts "
+             "compared envelope by envelope first). CPU microseconds per envelope, medians of %d interleaved passes "
+             "in process%s; AJV's time as a multiple of handoff's (median of per-round ratios):"
+             % (rounds, " and %d whole-process runs" % process_rounds if whole else ""), ""]
+    header = "| schema | in process: handoff | AJV | AJV / handoff |"
+    rule = "|---|---:|---:|---:|"
+    if whole:
+        header += " whole process: handoff-check | AJV | AJV / handoff-check |"
+        rule += "---:|---:|---:|"
+    lines += [header, rule]
+    for row in rows:
+        cells = [KIT_DESCRIPTIONS.get(row["kit"], row["kit"]) + ", %d B" % row["mean_bytes"], fmt_us(row["handoff"]),
+                 fmt_us(row["ajv"]), "%.2fx" % row["ajv_vs_handoff"]]
+        if whole:
+            cells += [fmt_us(row["process_handoff"]), fmt_us(row["process_ajv"]), "%.2fx" % row["process_ajv_vs_handoff"]]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description="handoff's side-by-side benchmark")
     ap.add_argument("--build", required=True, help="the CMake build directory (Release, benchmarks on)")
@@ -216,6 +349,7 @@ def main():
     ap.add_argument("--python", default="/usr/bin/python3", help="the Python with Debian's packages")
     ap.add_argument("--node", default="node")
     ap.add_argument("--skip-process", action="store_true", help="only the in-process comparison")
+    ap.add_argument("--kits-only", action="store_true", help="only the schema kits (handoff against AJV)")
     args = ap.parse_args()
 
     envelope_schema = os.path.join(ROOT, "schemas", "envelope.schema.json")
@@ -231,6 +365,13 @@ def main():
     py = [args.python, os.path.join(HERE, "peer_python.py")]
     ajv = [args.node, os.path.join(HERE, "peer_ajv.js")]
     stride = str(args.jsonschema_stride)
+    if args.kits_only:
+        kit_rows = schema_kits(args, compare, check, ajv, node_env, envelope_schema, manifest)
+        report = "\n".join(schema_kit_lines(kit_rows, args.rounds, args.process_rounds)).strip() + "\n"
+        with open(args.out, "w") as f:
+            f.write(report)
+        print(report)
+        return
 
     contestants = [
         ("handoff receive", [compare, "--contestant", "handoff"] + schemas + serve, None),
@@ -251,6 +392,18 @@ def main():
     for w in workers:  # warm-up pass (caches, JITs), not counted
         for size in SIZES:
             w.run(size)
+    agreement = {}
+    differences = []
+    strides = {name: (args.jsonschema_stride if name.startswith("jsonschema") else 1) for name, _, _ in contestants}
+    for size in SIZES:
+        base = workers[0].verdicts(size)
+        rows, found = compare_verdicts(workers[0].name, base,
+                                       [(w.name, w.verdicts(size), strides[w.name]) for w in workers[1:]], size)
+        agreement[size] = dict((name, (checked, agreeing)) for name, checked, agreeing in rows)
+        agreement[size][workers[0].name] = (len(base), len(base))
+        differences += found
+    fail_on_differences(differences)
+    log("verdicts: every contestant agrees with %s on every envelope it checked" % workers[0].name)
     for r in range(args.rounds):
         order = workers[r % len(workers):] + workers[:r % len(workers)]
         for w in order:
@@ -323,6 +476,7 @@ def main():
         keyword_rows = keyword_cost(args, check, ajv, node_env, envelope_schema, files["small"], manifest)
     else:
         keyword_rows = []
+    kit_rows = schema_kits(args, compare, check, ajv, node_env, envelope_schema, manifest)
     load_after = os.getloadavg()
 
     # --- report -----------------------------------------------------------------------------
@@ -353,15 +507,18 @@ def main():
             fmt_us(m["large"]), ratios[name]["small"], ratios[name]["large"], fmt_us(w["small"]),
             fmt_us(w["large"])))
     lines.append("")
-    lines.append("Every contestant found the same envelopes valid (a check that they did the same work):")
+    lines.append("Verdicts, compared envelope by envelope with handoff's before the timing (the step that found "
+                 "the first problem, or none; the run stops if any differs), so every contestant did the same work:")
     lines.append("")
-    lines.append("| contestant | small: valid / checked | large: valid / checked |")
-    lines.append("|---|---:|---:|")
+    lines.append("| contestant | small: valid / checked | large: valid / checked | same verdict as handoff |")
+    lines.append("|---|---:|---:|---:|")
     for name in results:
         v = verdicts[name]
-        lines.append("| %s | %d / %d | %d / %d |" % (
+        same = sum(agreement[size][name][1] for size in SIZES)
+        checked = sum(agreement[size][name][0] for size in SIZES)
+        lines.append("| %s | %d / %d | %d / %d | %d of %d |" % (
             name, v["small"]["steps"].get("valid", 0), v["small"]["envelopes"], v["large"]["steps"].get("valid", 0),
-            v["large"]["envelopes"]))
+            v["large"]["envelopes"], same, checked))
     if process_rows:
         lines.append("")
         lines.append("**Whole processes** over the corpus file (median of %d interleaved runs; CPU microseconds "
@@ -385,6 +542,7 @@ def main():
                 row["name"], row["small"][0] / 1024, row["small"][1] / 1024, row["large"][0] / 1024,
                 row["large"][1] / 1024))
     lines.extend(keyword_cost_lines(keyword_rows, args.process_rounds))
+    lines.extend(schema_kit_lines(kit_rows, args.rounds, args.process_rounds))
     lines.append("")
     lines.append("Versions: %s; Python %s, jsonschema %s, fastjsonschema %s; Node.js %s, ajv %s." % (
         version_of(["c++", "--version"]), version_of([args.python, "-c", "import sys; print(sys.version.split()[0])"]),
@@ -398,7 +556,7 @@ def main():
         f.write(report)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
         json.dump({"medians_cpu_us": medians, "ratios_cpu": ratios, "medians_wall_us": wall_medians, "passes_cpu_us": results,
-                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows, "keyword_cost": keyword_rows,
+                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows, "keyword_cost": keyword_rows, "schema_kits": kit_rows,
                    "load_before": load_before, "load_after": load_after, "manifest": manifest}, f, indent=1)
     print(report)
 

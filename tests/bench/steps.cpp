@@ -7,14 +7,15 @@
 //   step 1 diagnosing    decode (json_builder DOM), and nlohmann::json::parse for reference
 //   step 2 diagnosing    envelope_checker on a DOM; valijson on the envelope schema for reference
 //   step 3               compiled_schema::validate (subset validator, valijson when it refuses),
-//                        and valijson alone on the task schema for reference
+//                        and valijson alone on the task schema for reference (draft-07 only);
+//                        also on the schema kits (kit-*.jsonl: Pydantic-shaped, 2020-12)
 //   step 4               check_coverage
 //   step 5               decide (constexpr table) and plan (routing a capped envelope)
 //   all                  receiver<>::receive on the whole corpus, invalid envelopes included
 //
 // Every benchmark reports allocs/op, counted by the operator new below. BM_route also reports
 // extra_allocs/op: allocations beyond the decision's own scope (its scope strings, its SPLIT
-// ranges, a unit too long for the small-string buffer) — 0 is the promise of issue 5.
+// ranges, a unit too long for the small-string buffer): routing promises 0.
 
 #include "support/valijson.hpp"
 
@@ -86,9 +87,11 @@ std::string corpus_dir() {
     return dir != nullptr ? dir : HANDOFF_BENCH_CORPUS_DIR;
 }
 
-/// One size of the corpus, with what each step needs prepared in advance.
+/// One size of the corpus (or one schema kit's corpus), with what each step needs prepared in advance.
 struct corpus {
     std::string name;
+    json task_schema;                                   // what partial_result must fit
+    bool task_is_draft07;                               // valijson, the reference, reads draft-07 only
     std::vector<std::string> lines;                     // every envelope, invalid ones included
     std::vector<std::string> valid_lines;               // the ones that pass steps 1 and 2
     std::vector<json> documents;                        // their DOMs
@@ -96,9 +99,11 @@ struct corpus {
     std::vector<const handoff::envelope<json>*> capped; // the capped ones among them
 };
 
-corpus load(const std::string& name, std::size_t max_lines) {
+corpus load(const std::string& name, const std::string& task_schema_file, std::size_t max_lines) {
     corpus c;
     c.name = name;
+    c.task_schema = json::parse(read_file(corpus_dir() + "/" + task_schema_file));
+    c.task_is_draft07 = c.task_schema.value("$schema", "") == "http://json-schema.org/draft-07/schema#";
     std::ifstream in(corpus_dir() + "/" + name + ".jsonl", std::ios::binary);
     if (!in) {
         throw std::runtime_error("cannot read " + corpus_dir() + "/" + name + ".jsonl");
@@ -128,11 +133,6 @@ corpus load(const std::string& name, std::size_t max_lines) {
 
 const json& envelope_schema_document() {
     static const json doc = json::parse(read_file(std::string(HANDOFF_SCHEMAS_DIR) + "/envelope.schema.json"));
-    return doc;
-}
-
-const json& task_schema_document() {
-    static const json doc = json::parse(read_file(corpus_dir() + "/task.schema.json"));
     return doc;
 }
 
@@ -218,7 +218,7 @@ void register_all(const corpus& c) {
                                      });
                                  });
     benchmark::RegisterBenchmark(("step3/compiled_schema_validate" + suffix).c_str(), [p](benchmark::State& s) {
-        const auto schema = handoff::compiled_schema::from_json(task_schema_document());
+        const auto schema = handoff::compiled_schema::from_json(p->task_schema);
         over(s, p->envelopes.size(), [&](std::size_t i) {
             if (p->envelopes[i].partial_result) {
                 auto problems =
@@ -227,16 +227,19 @@ void register_all(const corpus& c) {
             }
         });
     });
-    benchmark::RegisterBenchmark(("step3_reference/valijson_task_schema" + suffix).c_str(), [p](benchmark::State& s) {
-        const valijson_schema schema(task_schema_document());
-        valijson::Validator validator;
-        over(s, p->envelopes.size(), [&](std::size_t i) {
-            if (p->envelopes[i].partial_result) {
-                const valijson::adapters::NlohmannJsonAdapter target(*p->envelopes[i].partial_result);
-                benchmark::DoNotOptimize(validator.validate(schema.schema, target, nullptr));
-            }
-        });
-    });
+    if (c.task_is_draft07) {
+        benchmark::RegisterBenchmark(
+            ("step3_reference/valijson_task_schema" + suffix).c_str(), [p](benchmark::State& s) {
+                const valijson_schema schema(p->task_schema);
+                valijson::Validator validator;
+                over(s, p->envelopes.size(), [&](std::size_t i) {
+                    if (p->envelopes[i].partial_result) {
+                        const valijson::adapters::NlohmannJsonAdapter target(*p->envelopes[i].partial_result);
+                        benchmark::DoNotOptimize(validator.validate(schema.schema, target, nullptr));
+                    }
+                });
+            });
+    }
     benchmark::RegisterBenchmark(("step4/check_coverage" + suffix).c_str(), [p](benchmark::State& s) {
         over(s, p->envelopes.size(), [&](std::size_t i) {
             auto problems = handoff::check_coverage(p->envelopes[i].status, p->envelopes[i].coverage);
@@ -262,14 +265,14 @@ void register_all(const corpus& c) {
             benchmark::Counter(static_cast<double>(extra) / static_cast<double>(s.iterations()));
     });
     benchmark::RegisterBenchmark(("all/receive" + suffix).c_str(), [p](benchmark::State& s) {
-        const handoff::receiver<> receiver(task_schema_document());
+        const handoff::receiver<> receiver(p->task_schema);
         over(s, p->lines.size(), [&](std::size_t i) {
             auto r = receiver.receive(p->lines[i]);
             benchmark::DoNotOptimize(r);
         });
     });
     benchmark::RegisterBenchmark(("all/receive_valid_only" + suffix).c_str(), [p](benchmark::State& s) {
-        const handoff::receiver<> receiver(task_schema_document());
+        const handoff::receiver<> receiver(p->task_schema);
         over(s, p->valid_lines.size(), [&](std::size_t i) {
             auto r = receiver.receive(p->valid_lines[i]);
             benchmark::DoNotOptimize(r);
@@ -285,8 +288,13 @@ int main(int argc, char** argv) {
     const std::size_t max_lines = 2000;
     static std::vector<corpus> corpora;
     try {
-        corpora.push_back(load("small", max_lines));
-        corpora.push_back(load("large", max_lines));
+        corpora.push_back(load("small", "task.schema.json", max_lines));
+        corpora.push_back(load("large", "task.schema.json", max_lines));
+        // The schema kits of make_corpus.py: task schemas as today's generators write them.
+        for (const char* kit : {"pydantic", "tuple", "unevaluated"}) {
+            corpora.push_back(
+                load(std::string("kit-") + kit, std::string("task.kit-") + kit + ".schema.json", max_lines));
+        }
     } catch (const std::exception& e) {
         std::cerr << "handoff_bench_steps: " << e.what() << "\n";
         return 2;
