@@ -30,21 +30,13 @@ template <class Task = nlohmann::json>
 class receiver {
 public:
     /// No task schema: partial_result only has to be an object (the envelope's own rule).
-    receiver() noexcept;
+    receiver() noexcept = default;
     explicit receiver(const receiver_options& options);
 
     /// Throws schema_error when `task_schema` does not compile.
     explicit receiver(const nlohmann::json& task_schema, const receiver_options& options = {});
 
     explicit receiver(compiled_schema task_schema, const receiver_options& options = {});
-
-    // Copy, move and destruction as the compiler would write them, declared here only to be
-    // defined out of the class body (below).
-    receiver(const receiver& other);
-    receiver(receiver&& other) noexcept;
-    receiver& operator=(const receiver& other);
-    receiver& operator=(receiver&& other) noexcept;
-    ~receiver();
 
     [[nodiscard]] const receiver_options& options() const noexcept { return steps_.options(); }
 
@@ -167,11 +159,6 @@ private:
     std::vector<semantic_check<Task>> checks_;
 };
 
-// The special members out of the class body, so not implicitly inline: where the compiled form
-// declares the JSON receiver an explicit instantiation (below), a file that builds, copies or
-// destroys one calls the library's instead of instantiating receive_steps' and the checks'.
-template <class Task>
-receiver<Task>::receiver() noexcept = default;
 template <class Task>
 receiver<Task>::receiver(const receiver_options& options) : steps_(options) {}
 template <class Task>
@@ -180,16 +167,6 @@ receiver<Task>::receiver(const nlohmann::json& task_schema, const receiver_optio
 template <class Task>
 receiver<Task>::receiver(compiled_schema task_schema, const receiver_options& options)
     : steps_(std::move(task_schema), options) {}
-template <class Task>
-receiver<Task>::receiver(const receiver& other) = default;
-template <class Task>
-receiver<Task>::receiver(receiver&& other) noexcept = default;
-template <class Task>
-receiver<Task>& receiver<Task>::operator=(const receiver& other) = default;
-template <class Task>
-receiver<Task>& receiver<Task>::operator=(receiver&& other) noexcept = default;
-template <class Task>
-receiver<Task>::~receiver() = default;
 
 // Out of the class body, so not implicitly inline: where the compiled form declares the JSON
 // receiver an explicit instantiation (below), a file that receives instantiates none of it.
