@@ -22,16 +22,6 @@ namespace handoff {
 // nlohmann::json accessors that a file including only the header never calls.
 namespace detail {
 
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
-    for (E e : all) {
-        if (to_string(e) == s) {
-            return e;
-        }
-    }
-    return std::nullopt;
-}
-
 template <class E>
 [[nodiscard]] nlohmann::json name_or_null(const std::optional<E>& e) {
     return e ? nlohmann::json(std::string(to_string(*e))) : nlohmann::json(nullptr);
@@ -42,15 +32,15 @@ template <class T>
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-/// `line[key]` as one of `all` by name, or empty for null; throws manifest_error otherwise.
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key, const E (&all)[N]) {
+/// `line[key]` as an E by name, or empty for null; throws manifest_error otherwise.
+template <class E>
+[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key) {
     const auto it = line.find(key);
     if (it == line.end() || it->is_null()) {
         return std::nullopt;
     }
     if (it->is_string()) {
-        if (auto e = enum_from_string(it->get<std::string>(), all)) {
+        if (auto e = from_string<E>(it->get_ref<const std::string&>())) {
             return e;
         }
     }
@@ -101,13 +91,13 @@ HANDOFF_INLINE manifest_entry manifest_entry_from_json(const nlohmann::json& lin
     };
     manifest_entry e;
     e.file = text("file");
-    e.route = detail::optional_enum(line, "route", detail::all_routes).value_or(route::repair);
+    e.route = detail::optional_enum<route>(line, "route").value_or(route::repair);
     if (!line.contains("route") || line.at("route").is_null()) {
         throw manifest_error("\"route\" must be one of ACCEPT, REPAIR, RESUME, SPLIT, NARROW, ESCALATE, FAIL");
     }
-    e.failed_step = detail::optional_enum(line, "step", detail::all_steps);
-    e.action = detail::optional_enum(line, "action", all_actions);
-    e.coverage_band = detail::optional_enum(line, "band", detail::all_bands);
+    e.failed_step = detail::optional_enum<step>(line, "step");
+    e.action = detail::optional_enum<action>(line, "action");
+    e.coverage_band = detail::optional_enum<band>(line, "band");
     for (const char* key : {"status", "reason_code"}) {
         if (line.contains(key) && !line.at(key).is_null()) {
             (std::string(key) == "status" ? e.status : e.reason_code) = text(key);

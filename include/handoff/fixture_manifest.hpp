@@ -44,16 +44,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-namespace detail {
-
-inline constexpr route all_routes[] = {route::accept, route::repair,   route::resume, route::split,
-                                       route::narrow, route::escalate, route::fail};
-inline constexpr step all_steps[] = {step::parse, step::envelope_schema, step::task_schema, step::coverage,
-                                     step::semantic};
-inline constexpr band all_bands[] = {band::low, band::mid, band::high};
-
-} // namespace detail
-
 /// The manifest line: `{"file", "route", "step", "action", "status", "reason_code", "coverage",
 /// "band", "attempt", "split_depth", "description"}`, null where a field does not apply.
 [[nodiscard]] nlohmann::ordered_json to_json(const manifest_entry& e);

@@ -50,7 +50,7 @@ HANDOFF_INLINE nlohmann::json disagreement_ledger::to_json() const {
     };
     std::vector<row> rows;
     for (reason_code r : all_reason_codes) {
-        for (band b : {band::low, band::mid, band::high}) {
+        for (band b : all_values<band>()) {
             for (action t : all_actions) {
                 for (action h : all_actions) {
                     if (const auto n = count(r, b, t, h); n > 0) {

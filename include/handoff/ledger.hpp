@@ -40,7 +40,6 @@ public:
     void reset() noexcept;
 
 private:
-    static constexpr std::size_t band_count = 3;
     static constexpr std::size_t cell_count = reason_code_count * band_count * action_count * action_count;
     /// Size and alignment of one counter, a std::atomic<std::uint64_t> (the definitions assert it).
     [[nodiscard]] static constexpr std::size_t index(reason_code r, band b, action t, action h) noexcept {
