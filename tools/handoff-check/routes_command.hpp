@@ -6,11 +6,11 @@
 
 #include "exit_status.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/route_table.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>  // ifstream
 #include <iostream> // cout, cerr
 #include <optional> // optional
 #include <ostream>  // ostream
@@ -22,12 +22,12 @@ namespace handoff_cli {
 
 /// The file as JSON; nullopt (and a line on `err`) when it cannot be read or parsed.
 inline std::optional<nlohmann::json> read_json_file(const std::string& path, std::ostream& err) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
+    const std::optional<std::string> text = handoff::detail::read_file(path);
+    if (!text) {
         err << "handoff-check lint: cannot read " << path << "\n";
         return std::nullopt;
     }
-    nlohmann::json value = nlohmann::json::parse(file, nullptr, false);
+    nlohmann::json value = nlohmann::json::parse(*text, nullptr, false);
     if (value.is_discarded()) {
         err << "handoff-check lint: " << path << " is not JSON\n";
         return std::nullopt;
@@ -68,11 +68,6 @@ inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& o
     }
     out.flush();
     return findings > 0 ? exit_contract_failure : exit_ok;
-}
-
-/// `handoff-check lint --routes TABLE SCHEMA`; argv[0] is "--routes".
-inline int run_lint_routes(int argc, char** argv) {
-    return run_lint_routes(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
 }
 
 } // namespace handoff_cli
