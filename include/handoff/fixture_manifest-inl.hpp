@@ -116,24 +116,24 @@ HANDOFF_INLINE manifest_entry manifest_entry_from_json(const nlohmann::json& lin
 
 namespace detail {
 
-HANDOFF_INLINE std::optional<std::string> routing_mismatch(const routed_as& got, const std::string& file,
+HANDOFF_INLINE std::optional<std::string> routing_mismatch(const routed_as& actual, const std::string& file,
                                                            route expected_route, std::optional<step> expected_step,
                                                            std::optional<action> expected_action) {
     std::string out;
-    const auto differ = [&](const char* what, const std::string& expected, const std::string& seen) {
+    const auto note_mismatch = [&](const char* what, const std::string& expected, const std::string& seen) {
         if (expected != seen) {
             out += std::string(out.empty() ? "" : "; ") + what + ": expected " + expected + ", got " + seen;
         }
     };
     const auto name = [](const auto& v) { return v ? std::string(to_string(*v)) : std::string("null"); };
-    differ("route", std::string(to_string(expected_route)), std::string(to_string(got.how)));
-    differ("step", name(expected_step), name(got.failed_step));
-    differ("action", name(expected_action), name(got.decision_action));
+    note_mismatch("route", std::string(to_string(expected_route)), std::string(to_string(actual.how)));
+    note_mismatch("step", name(expected_step), name(actual.failed_step));
+    note_mismatch("action", name(expected_action), name(actual.decision_action));
     if (out.empty()) {
         return std::nullopt;
     }
-    if (got.first_problem != nullptr) {
-        out += " (first problem: " + *got.first_problem + ")";
+    if (actual.first_problem != nullptr) {
+        out += " (first problem: " + *actual.first_problem + ")";
     }
     return file + ": " + out;
 }

@@ -64,7 +64,7 @@ struct routed_as {
 
 /// What differs between `got` and the expected route, failed step and decision action, or
 /// empty when nothing does.
-[[nodiscard]] std::optional<std::string> routing_mismatch(const routed_as& got, const std::string& file,
+[[nodiscard]] std::optional<std::string> routing_mismatch(const routed_as& actual, const std::string& file,
                                                           route expected_route, std::optional<step> expected_step,
                                                           std::optional<action> expected_action);
 

@@ -122,7 +122,7 @@ private:
         }
     }
 
-    static envelope<Task> retype(envelope<nlohmann::json>&& env, std::optional<Task>&& task) {
+    static envelope<Task> to_task_envelope(envelope<nlohmann::json>&& env, std::optional<Task>&& task) {
         envelope<Task> typed_envelope;
         typed_envelope.status = env.status;
         typed_envelope.reason_code = env.reason_code;
@@ -138,7 +138,7 @@ private:
     }
 
     /// The receipt of JSON the steps filled, as a receipt of Task holding `checked`.
-    static receipt<Task> typed(receipt<nlohmann::json>&& out, std::optional<envelope<Task>> checked) {
+    static receipt<Task> to_task_receipt(receipt<nlohmann::json>&& out, std::optional<envelope<Task>> checked) {
         if constexpr (std::is_same_v<Task, nlohmann::json>) {
             out.envelope = std::move(checked);
             return std::move(out);
@@ -176,18 +176,18 @@ receipt<Task> receiver<Task>::receive(std::string_view text, const attempt_conte
     receipt<nlohmann::json> out;
     std::optional<envelope<nlohmann::json>> env = steps_.step_envelope(steps_.step_parse(text, out), out);
     if (!env) {
-        return typed(std::move(out), std::nullopt); // a contract failure of step 1 or 2
+        return to_task_receipt(std::move(out), std::nullopt); // a contract failure of step 1 or 2
     }
     std::optional<Task> task = step_task(*env, out);
     steps_.step_coverage(*env, out);
     const bool semantic_ok = check_semantics(*env, task, source_text, out);
     steps_.step_route(*env, out.schema_ok && semantic_ok, context, out);
     const bool discard = !semantic_ok && env->status == status::capped;
-    envelope<Task> checked = retype(std::move(*env), std::move(task));
+    envelope<Task> checked = to_task_envelope(std::move(*env), std::move(task));
     if (discard) {
         checked.partial_result.reset(); // schema_ok stays true: the shape was right
     }
-    return typed(std::move(out), std::move(checked));
+    return to_task_receipt(std::move(out), std::move(checked));
 }
 
 #if defined(HANDOFF_COMPILED_LIB)

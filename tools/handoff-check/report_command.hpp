@@ -36,14 +36,14 @@ constexpr const char* report_usage_text =
     "budget_exhausted, other. Corrupt and foreign lines are counted and named, never fatal.\n"
     "\n"
     "  FILE, -         a JSON Lines file, or - for stdin\n"
-    "  --json          one JSON object instead of the table\n"
+    "  --json          one JSON object instead of the text report\n"
     "  --since TIME    only records at or after TIME (ISO-8601 UTC: 2026-11-29 or\n"
     "                  2026-11-29T21:00:00Z)\n"
     "  --until TIME    only records before TIME\n"
     "  --by day        counts per UTC day and class as well\n"
-    "  --html PAGE     write one self-contained HTML page (tables and a chart per day,\n"
-    "                  no script, nothing loaded from the network) to PAGE instead of\n"
-    "                  printing; implies --by day\n"
+    "  --html PAGE     write one self-contained HTML page (counts per class and\n"
+    "                  pointer, a chart per day; no script, nothing loaded from the\n"
+    "                  network) to PAGE instead of printing; implies --by day\n"
     "\n"
     "exit status: 0 report printed, 2 usage error, unreadable file or unwritable PAGE\n";
 

@@ -35,24 +35,24 @@ inline std::optional<nlohmann::json> read_json_file(const std::string& path, std
     return value;
 }
 
-/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the table
+/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the routing table
 /// matches, 2 for a usage error or an unreadable or malformed file.
 inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (args.size() != 2) {
         err << "handoff-check lint: usage: handoff-check lint --routes TABLE SCHEMA\n";
         return exit_usage;
     }
-    const auto table = read_json_file(args[0], err);
+    const auto routing_table = read_json_file(args[0], err);
     const auto schema = read_json_file(args[1], err);
-    if (!table || !schema) {
+    if (!routing_table || !schema) {
         return exit_usage;
     }
-    if (!table->is_object() || !schema->is_object()) {
-        err << "handoff-check lint: " << (table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
+    if (!routing_table->is_object() || !schema->is_object()) {
+        err << "handoff-check lint: " << (routing_table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
         return exit_usage;
     }
     std::size_t findings = 0;
-    for (const auto& [pointer, routes] : table->items()) {
+    for (const auto& [pointer, routes] : routing_table->items()) {
         if (!routes.is_object()) {
             err << "handoff-check lint: " << args[0] << ": " << pointer << " must map values to handler names\n";
             return exit_usage;
