@@ -7,6 +7,7 @@ packages=(
   cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
   ninja-build                         # the generator scripts/test.sh uses
   nlohmann-json3-dev libvalijson-dev  # the library (nlohmann) and the tests' oracle (valijson)
+  libcli11-dev                        # handoff-check's command line (CMake fetches CLI11 without it)
   catch2                              # tests (Debian ships Catch2 v2)
   libbenchmark-dev                    # the benchmark kit, compiled (not run) by the gcc20 stage
   clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes

@@ -256,6 +256,33 @@ TEST_CASE("an envelope file named like a subcommand is checked as ./lint or afte
     }
 }
 
+TEST_CASE("handoff-check refuses an unknown --dialect name as a usage error, naming the five it takes", "[cli]") {
+    const std::string five = "draft-04, draft-06, draft-07, 2019-09, 2020-12";
+    const auto check = run("--dialect draft-99 envelopes/seed_000_example.json");
+    CHECK(check.exit_status == 2);
+    CHECK(check.out.empty());
+    CHECK(check.err.rfind("handoff-check: --dialect takes " + five + ", not \"draft-99\"\n", 0) == 0);
+    const auto prompt = run("prompt --task-schema ../../examples/schemas/ticket.schema.json --dialect 2020");
+    CHECK(prompt.exit_status == 2);
+    CHECK(prompt.err.rfind("handoff-check prompt: --dialect takes " + five + ", not \"2020\"\n", 0) == 0);
+    const auto fixtures = run("fixtures --task-schema ../../examples/schemas/ticket.schema.json --dialect draft7 "
+                              "--out " HANDOFF_CLI_TEMP_DIR "/never_written");
+    CHECK(fixtures.exit_status == 2);
+    CHECK(fixtures.err.rfind("handoff-check fixtures: --dialect takes " + five + ", not \"draft7\"\n", 0) == 0);
+    CHECK(run("prompt --dialect draft-07").exit_status == 2); // a dialect for no schema
+}
+
+TEST_CASE("handoff-check takes each --dialect name where it reads a task schema", "[cli]") {
+    for (const char* name : {"draft-04", "draft-06", "draft-07", "2019-09", "2020-12"}) {
+        INFO(name);
+        const auto check =
+            run(std::string("--dialect ") + name +
+                " --task-schema ../../examples/schemas/ticket.schema.json envelopes/seed_000_example.json");
+        CHECK(check.err.find("--dialect") == std::string::npos);
+        CHECK(check.exit_status != 2);
+    }
+}
+
 } // namespace test_cli_tools
 
 #endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

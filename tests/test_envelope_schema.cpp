@@ -650,7 +650,7 @@ std::string type_name(contract::json_type t) {
     return "?";
 }
 
-json schema_of(const contract::table& fields);
+json schema_of(const contract::field_list& fields);
 
 /// The draft-07 keywords one contract row stands for.
 json schema_of(const contract::field& f) {
@@ -690,7 +690,7 @@ json schema_of(const contract::field& f) {
 }
 
 /// A closed object: its properties, its required list in table order (none when empty).
-json schema_of(const contract::table& fields) {
+json schema_of(const contract::field_list& fields) {
     json s = {{"type", "object"}, {"additionalProperties", false}, {"properties", json::object()}};
     json required = json::array();
     for (const contract::field& f : fields) {
@@ -733,7 +733,7 @@ json without_annotations(const json& s) {
 }
 
 /// The field names of every object, in the schema file's order, against the tables' order.
-void check_order(const ojson& s, const contract::table& fields, const std::string& where) {
+void check_order(const ojson& s, const contract::field_list& fields, const std::string& where) {
     std::vector<std::string> in_file;
     for (const auto& p : s.at("properties").items()) {
         in_file.push_back(p.key());
@@ -790,11 +790,11 @@ TEST_CASE("a contract that differs from the schema file is caught", "[envelope][
 
 TEST_CASE("the contract's required masks and vocabularies are compile-time facts", "[envelope][contract]") {
     STATIC_REQUIRE(contract::coverage_fields[0].required);
-    STATIC_REQUIRE(contract::table(contract::coverage_fields).required_mask() == 0xFU);
-    STATIC_REQUIRE(contract::table(contract::steps_fields).required_mask() == 0x3U);
-    STATIC_REQUIRE(contract::table(contract::retry_hint_fields).required_mask() == 0x1U);
-    STATIC_REQUIRE(contract::table(contract::trace_fields).required_mask() == 0x3U);
-    STATIC_REQUIRE(contract::table(contract::budget_fields).required_mask() == 0U);
+    STATIC_REQUIRE(contract::field_list(contract::coverage_fields).required_mask() == 0xFU);
+    STATIC_REQUIRE(contract::field_list(contract::steps_fields).required_mask() == 0x3U);
+    STATIC_REQUIRE(contract::field_list(contract::retry_hint_fields).required_mask() == 0x1U);
+    STATIC_REQUIRE(contract::field_list(contract::trace_fields).required_mask() == 0x3U);
+    STATIC_REQUIRE(contract::field_list(contract::budget_fields).required_mask() == 0U);
     STATIC_REQUIRE(contract::words_of(contract::vocabulary::reason_code).size() == handoff::reason_code_count);
     STATIC_REQUIRE(contract::words_of(contract::vocabulary::action).size() == handoff::action_count);
     STATIC_REQUIRE(contract::envelope.index_of("no such field") == contract::envelope.size());

@@ -125,7 +125,7 @@ TEST_CASE("A fixture set covers every route, and every reason code in every band
             coverages_of[*c.entry.reason_code].insert(*c.entry.coverage);
         }
     }
-    CHECK(routes.size() == std::size(handoff::detail::all_routes));
+    CHECK(routes.size() == handoff::route_count);
     const std::set<double> edges = expected_coverages(handoff::default_table.edges, 1000);
     CHECK(edges == std::set<double>{0.0, 0.499, 0.5, 0.799, 0.8, 1.0});
     for (const handoff::reason_code r : handoff::all_reason_codes) {

@@ -6,7 +6,6 @@
 
 #include <handoff/dead_letter.hpp>
 
-#include <handoff/detail/sink_mutex.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/problem_codes.hpp>
 
@@ -129,19 +128,17 @@ HANDOFF_INLINE std::string to_jsonl(const dead_letter& d, std::size_t max_raw_by
 }
 
 HANDOFF_INLINE memory_dead_letter_sink::memory_dead_letter_sink(std::size_t max_raw_bytes)
-    : max_raw_bytes_(max_raw_bytes), mutex_(new detail::sink_mutex{}) {}
-
-HANDOFF_INLINE memory_dead_letter_sink::~memory_dead_letter_sink() { delete mutex_; }
+    : max_raw_bytes_(max_raw_bytes) {}
 
 HANDOFF_INLINE bool memory_dead_letter_sink::write(const dead_letter& record) {
     std::string line = to_jsonl(record, max_raw_bytes_);
-    const std::lock_guard<std::mutex> lock(mutex_->mutex);
+    const std::lock_guard<std::mutex> lock(mutex_);
     lines_.push_back(std::move(line));
     return true;
 }
 
 HANDOFF_INLINE std::vector<std::string> memory_dead_letter_sink::lines() const {
-    const std::lock_guard<std::mutex> lock(mutex_->mutex);
+    const std::lock_guard<std::mutex> lock(mutex_);
     return lines_;
 }
 

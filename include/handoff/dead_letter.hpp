@@ -23,6 +23,7 @@
 #include <chrono>   // system_clock
 #include <cstddef>  // size_t
 #include <cstdint>  // uint32_t
+#include <mutex>    // mutex
 #include <optional> // optional
 #include <string>   // string
 #include <vector>   // vector
@@ -67,8 +68,6 @@ struct dead_letter {
 
 namespace detail {
 
-struct sink_mutex; // detail/sink_mutex.hpp: a std::mutex, named only where the sinks are defined
-
 /// RFC 3339 UTC with milliseconds: 2026-11-29T21:49:45.123Z.
 [[nodiscard]] std::string utc_timestamp(std::chrono::system_clock::time_point tp);
 
@@ -108,7 +107,6 @@ public:
 class memory_dead_letter_sink final : public dead_letter_sink {
 public:
     explicit memory_dead_letter_sink(std::size_t max_raw_bytes = default_dead_letter_raw_bytes);
-    HANDOFF_INLINE ~memory_dead_letter_sink() override;
 
     [[nodiscard]] HANDOFF_INLINE bool write(const dead_letter& record) override;
 
@@ -117,9 +115,8 @@ public:
 
 private:
     std::size_t max_raw_bytes_;
-    /// Owned, never null: held by write() and lines(). A pointer, so that this header does not
-    /// include <mutex>; copying and moving are deleted with the base class.
-    detail::sink_mutex* mutex_ = nullptr;
+    /// Held by write() and lines().
+    mutable std::mutex mutex_;
     std::vector<std::string> lines_;
 };
 

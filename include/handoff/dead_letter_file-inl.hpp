@@ -5,10 +5,8 @@
 // file header-only, compiled once in <handoff/src.hpp> otherwise (config.hpp).
 
 #include <handoff/dead_letter_file.hpp>
-#include <handoff/detail/sink_mutex.hpp>
 
 #include <cstdio>  // fopen, fwrite, fflush, fclose on Windows
-#include <memory>  // make_unique
 #include <mutex>   // lock_guard
 #include <utility> // move
 
@@ -23,8 +21,6 @@ namespace handoff {
 
 HANDOFF_INLINE file_dead_letter_sink::file_dead_letter_sink(std::string path, std::size_t max_raw_bytes)
     : path_(std::move(path)), max_raw_bytes_(max_raw_bytes) {
-    // Owned by a unique_ptr until the end, so that a throw below (building error_) frees it.
-    auto lock = std::make_unique<detail::sink_mutex>();
 #if defined(_WIN32)
     file_ = std::fopen(path_.c_str(), "ab");
     if (file_ == nullptr) {
@@ -36,11 +32,9 @@ HANDOFF_INLINE file_dead_letter_sink::file_dead_letter_sink(std::string path, st
         error_ = "cannot open " + path_ + " for appending: " + std::strerror(errno);
     }
 #endif
-    mutex_ = lock.release();
 }
 
 HANDOFF_INLINE file_dead_letter_sink::~file_dead_letter_sink() {
-    delete mutex_;
 #if defined(_WIN32)
     if (file_ != nullptr) {
         std::fclose(file_);
@@ -61,7 +55,7 @@ HANDOFF_INLINE bool file_dead_letter_sink::ok() const noexcept {
 }
 
 HANDOFF_INLINE std::string file_dead_letter_sink::error() const {
-    const std::lock_guard<std::mutex> lock(mutex_->mutex);
+    const std::lock_guard<std::mutex> lock(mutex_);
     return error_;
 }
 
@@ -70,7 +64,7 @@ HANDOFF_INLINE bool file_dead_letter_sink::write(const dead_letter& record) {
 }
 
 HANDOFF_INLINE bool file_dead_letter_sink::write_line(std::string_view line) {
-    const std::lock_guard<std::mutex> lock(mutex_->mutex);
+    const std::lock_guard<std::mutex> lock(mutex_);
 #if defined(_WIN32)
     if (file_ == nullptr) {
         return false;

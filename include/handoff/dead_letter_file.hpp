@@ -10,6 +10,7 @@
 
 #include <cstddef>     // size_t
 #include <cstdio>      // FILE on Windows
+#include <mutex>       // mutex
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -39,9 +40,8 @@ public:
 private:
     std::string path_;
     std::size_t max_raw_bytes_;
-    /// Owned, never null once constructed: held by every write. A pointer, so that this header
-    /// does not include <mutex>; copying and moving are deleted with the base class.
-    detail::sink_mutex* mutex_ = nullptr;
+    /// Held by every write and by error().
+    mutable std::mutex mutex_;
     std::string error_;
 #if defined(_WIN32)
     std::FILE* file_ = nullptr;

@@ -36,18 +36,18 @@ enum class table_rule : std::uint8_t {
     context_overflow_never_resumes,
     non_budget_cause_spends_nothing,
 };
-
-[[nodiscard]] constexpr std::string_view to_string(table_rule r) noexcept {
-    switch (r) {
-    case table_rule::ok: return "ok";
-    case table_rule::every_reason_has_one_row: return "every reason_code must have exactly one row";
-    case table_rule::band_edges_ordered: return "band edges must satisfy 0 <= mid <= high <= 1";
-    case table_rule::context_overflow_never_resumes: return "CONTEXT_OVERFLOW must never RESUME";
-    case table_rule::non_budget_cause_spends_nothing:
-        return "DEPENDENCY_FAILED (a non-budget cause) may only ESCALATE or FAIL";
-    }
-    return "?";
-}
+inline constexpr std::size_t table_rule_count = 5;
+/// Each rule's sentence (to_string): the check's message when the rule is broken.
+template <>
+struct enum_names<table_rule> {
+    static constexpr std::array<std::string_view, table_rule_count> names{
+        "ok",
+        "every reason_code must have exactly one row",
+        "band edges must satisfy 0 <= mid <= high <= 1",
+        "CONTEXT_OVERFLOW must never RESUME",
+        "DEPENDENCY_FAILED (a non-budget cause) may only ESCALATE or FAIL",
+    };
+};
 
 namespace detail {
 

@@ -99,17 +99,11 @@ HANDOFF_INLINE std::optional<std::string_view> locate_json(std::string_view text
 }
 
 HANDOFF_INLINE std::optional<problem> read_json(std::string_view json_text, json_builder& builder, std::size_t offset) {
-    // nlohmann's JSON parser, as nlohmann::json::sax_parse runs it for input_format_t::json
-    // (strict: the value must end the text; no comments). sax_parse itself would also instantiate
-    // nlohmann's CBOR/MessagePack/UBJSON/BSON reader, for a format chosen at run time, in every
-    // file that decodes (about 15 MiB of g++'s memory at -O2), for formats handoff never reads;
-    // nlohmann::json::parse would instantiate two more DOM builders beside this one.
-    using text_iterator = std::string_view::const_iterator;
-    using input = decltype(nlohmann::detail::input_adapter(text_iterator{}, text_iterator{}));
-    nlohmann::detail::parser<nlohmann::json, input> parser(
-        nlohmann::detail::input_adapter(json_text.begin(), json_text.end()), nullptr, /*allow_exceptions=*/true,
-        /*skip_comments=*/false);
-    if (!parser.sax_parse(&builder, /*strict=*/true) || builder.failed()) {
+    // Strict: the value must end the text; comments are not JSON.
+    // https://json.nlohmann.me/api/basic_json/sax_parse/
+    if (!nlohmann::json::sax_parse(json_text.begin(), json_text.end(), &builder, nlohmann::json::input_format_t::json,
+                                   /*strict=*/true, /*ignore_comments=*/false) ||
+        builder.failed()) {
         return builder.take_problem();
     }
     // "{...}\0{...}" would otherwise read as the first object, the rest dropped without a word.

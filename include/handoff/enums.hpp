@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/enum_names.hpp>
+
+#include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <optional>    // optional
@@ -11,6 +14,10 @@ namespace handoff {
 /// What the worker says happened: the shape is the same for both, only this field differs.
 enum class status : std::uint8_t { ok, capped };
 inline constexpr std::size_t status_count = 2;
+template <>
+struct enum_names<status> {
+    static constexpr std::array<std::string_view, status_count> names{"ok", "capped"};
+};
 
 /// The closed set of reasons a worker may stop early.
 enum class reason_code : std::uint8_t {
@@ -22,86 +29,45 @@ enum class reason_code : std::uint8_t {
     scope_too_broad,
 };
 inline constexpr std::size_t reason_code_count = 6;
+template <>
+struct enum_names<reason_code> {
+    static constexpr std::array<std::string_view, reason_code_count> names{
+        "TOKEN_CAP", "TIME_CAP", "TOOL_CALL_CAP", "CONTEXT_OVERFLOW", "DEPENDENCY_FAILED", "SCOPE_TOO_BROAD"};
+};
 
 /// What the decision table may ask the orchestrator to do with a capped envelope.
 enum class action : std::uint8_t { resume, split, narrow, escalate, fail };
 inline constexpr std::size_t action_count = 5;
+template <>
+struct enum_names<action> {
+    static constexpr std::array<std::string_view, action_count> names{"RESUME", "SPLIT", "NARROW", "ESCALATE", "FAIL"};
+};
 
 /// Where a receipt sends an envelope: ACCEPT and REPAIR besides the table's actions.
 enum class route : std::uint8_t { accept, repair, resume, split, narrow, escalate, fail };
+inline constexpr std::size_t route_count = 7;
+template <>
+struct enum_names<route> {
+    static constexpr std::array<std::string_view, route_count> names{"ACCEPT", "REPAIR",   "RESUME", "SPLIT",
+                                                                     "NARROW", "ESCALATE", "FAIL"};
+};
 
 /// The checks of a receipt, in the order they run. `semantic` is layer 2 (user checks).
 enum class step : std::uint8_t { parse, envelope_schema, task_schema, coverage, semantic };
+inline constexpr std::size_t step_count = 5;
+template <>
+struct enum_names<step> {
+    static constexpr std::array<std::string_view, step_count> names{"parse", "envelope_schema", "task_schema",
+                                                                    "coverage", "semantic"};
+};
 
 /// Coverage bands of the decision table: low [0, mid), mid [mid, high), high [high, 1].
 enum class band : std::uint8_t { low, mid, high };
-
-// to_string is a switch without `default:` so that -Werror=switch breaks the build until a new
-// enumerator is handled everywhere.
-
-[[nodiscard]] constexpr std::string_view to_string(status s) noexcept {
-    switch (s) {
-    case status::ok: return "ok";
-    case status::capped: return "capped";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::string_view to_string(reason_code r) noexcept {
-    switch (r) {
-    case reason_code::token_cap: return "TOKEN_CAP";
-    case reason_code::time_cap: return "TIME_CAP";
-    case reason_code::tool_call_cap: return "TOOL_CALL_CAP";
-    case reason_code::context_overflow: return "CONTEXT_OVERFLOW";
-    case reason_code::dependency_failed: return "DEPENDENCY_FAILED";
-    case reason_code::scope_too_broad: return "SCOPE_TOO_BROAD";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::string_view to_string(action a) noexcept {
-    switch (a) {
-    case action::resume: return "RESUME";
-    case action::split: return "SPLIT";
-    case action::narrow: return "NARROW";
-    case action::escalate: return "ESCALATE";
-    case action::fail: return "FAIL";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::string_view to_string(route r) noexcept {
-    switch (r) {
-    case route::accept: return "ACCEPT";
-    case route::repair: return "REPAIR";
-    case route::resume: return "RESUME";
-    case route::split: return "SPLIT";
-    case route::narrow: return "NARROW";
-    case route::escalate: return "ESCALATE";
-    case route::fail: return "FAIL";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::string_view to_string(step s) noexcept {
-    switch (s) {
-    case step::parse: return "parse";
-    case step::envelope_schema: return "envelope_schema";
-    case step::task_schema: return "task_schema";
-    case step::coverage: return "coverage";
-    case step::semantic: return "semantic";
-    }
-    return "?";
-}
-
-[[nodiscard]] constexpr std::string_view to_string(band b) noexcept {
-    switch (b) {
-    case band::low: return "low";
-    case band::mid: return "mid";
-    case band::high: return "high";
-    }
-    return "?";
-}
+inline constexpr std::size_t band_count = 3;
+template <>
+struct enum_names<band> {
+    static constexpr std::array<std::string_view, band_count> names{"low", "mid", "high"};
+};
 
 /// Every table action is also a route; the converse is not true (ACCEPT, REPAIR).
 [[nodiscard]] constexpr route to_route(action a) noexcept {
@@ -123,16 +89,12 @@ enum class tolerance : std::uint8_t {
     leading_prose,   // non-blank text before the first '{'
     trailing_prose,  // non-blank text after the last '}'
 };
-
-[[nodiscard]] constexpr std::string_view to_string(tolerance t) noexcept {
-    switch (t) {
-    case tolerance::byte_order_mark: return "byte_order_mark";
-    case tolerance::code_fence: return "code_fence";
-    case tolerance::leading_prose: return "leading_prose";
-    case tolerance::trailing_prose: return "trailing_prose";
-    }
-    return "?";
-}
+inline constexpr std::size_t tolerance_count = 4;
+template <>
+struct enum_names<tolerance> {
+    static constexpr std::array<std::string_view, tolerance_count> names{"byte_order_mark", "code_fence",
+                                                                         "leading_prose", "trailing_prose"};
+};
 
 /// How the loop ended. Check it before reading anything else.
 enum class loop_outcome : std::uint8_t {
@@ -150,55 +112,29 @@ enum class loop_outcome : std::uint8_t {
     /// and never re-prompted with the same request.
     refused,
 };
-
-[[nodiscard]] constexpr std::string_view to_string(loop_outcome o) noexcept {
-    switch (o) {
-    case loop_outcome::succeeded: return "succeeded";
-    case loop_outcome::routed: return "routed";
-    case loop_outcome::retries_exhausted: return "retries_exhausted";
-    case loop_outcome::truncated: return "truncated";
-    case loop_outcome::not_retryable: return "not_retryable";
-    case loop_outcome::refused: return "refused";
-    }
-    return "?";
-}
-
-inline constexpr status all_statuses[status_count] = {status::ok, status::capped};
-inline constexpr reason_code all_reason_codes[reason_code_count] = {
-    reason_code::token_cap,        reason_code::time_cap,          reason_code::tool_call_cap,
-    reason_code::context_overflow, reason_code::dependency_failed, reason_code::scope_too_broad,
+inline constexpr std::size_t loop_outcome_count = 6;
+template <>
+struct enum_names<loop_outcome> {
+    static constexpr std::array<std::string_view, loop_outcome_count> names{
+        "succeeded", "routed", "retries_exhausted", "truncated", "not_retryable", "refused"};
 };
-inline constexpr action all_actions[action_count] = {
-    action::resume, action::split, action::narrow, action::escalate, action::fail,
-};
+
+inline constexpr std::array<status, status_count> all_statuses = all_values<status>();
+inline constexpr std::array<reason_code, reason_code_count> all_reason_codes = all_values<reason_code>();
+inline constexpr std::array<action, action_count> all_actions = all_values<action>();
 
 /// Exact, case-sensitive: the wire format is closed, so "OK" is not ok.
 [[nodiscard]] constexpr std::optional<status> status_from_string(std::string_view s) noexcept {
-    for (status st : all_statuses) {
-        if (to_string(st) == s) {
-            return st;
-        }
-    }
-    return std::nullopt;
+    return from_string<status>(s);
 }
 
 /// Exact, case-sensitive: the wire format is closed, so "token_cap" is not TOKEN_CAP.
 [[nodiscard]] constexpr std::optional<reason_code> reason_code_from_string(std::string_view s) noexcept {
-    for (reason_code r : all_reason_codes) {
-        if (to_string(r) == s) {
-            return r;
-        }
-    }
-    return std::nullopt;
+    return from_string<reason_code>(s);
 }
 
 [[nodiscard]] constexpr std::optional<action> action_from_string(std::string_view s) noexcept {
-    for (action a : all_actions) {
-        if (to_string(a) == s) {
-            return a;
-        }
-    }
-    return std::nullopt;
+    return from_string<action>(s);
 }
 
 } // namespace handoff

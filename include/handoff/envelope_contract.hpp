@@ -21,21 +21,21 @@ namespace handoff::contract {
 /// A field's JSON type ("number" includes integers, as in JSON Schema).
 enum class json_type : std::uint8_t { boolean, integer, number, string, array, object };
 
-/// A closed set of strings a field may hold; the words live in enums.hpp's to_string tables.
+/// A closed set of strings a field may hold; the words are the enums' names (enums.hpp).
 enum class vocabulary : std::uint8_t { none, status, reason_code, action };
 
 struct field;
 
 /// The fields of one object, in the order the schema file lists them. An object is closed:
-/// a key not in its table is an error (additionalProperties: false).
-struct table {
+/// a key not in its field list is an error (additionalProperties: false).
+struct field_list {
     const field* first = nullptr;
     std::size_t count = 0;
 
     template <std::size_t N>
-    constexpr table(const field (&fields)[N]) noexcept : first(fields), count(N) {} // NOLINT: a view
+    constexpr field_list(const field (&fields)[N]) noexcept : first(fields), count(N) {} // NOLINT: a view
 
-    constexpr table() noexcept = default;
+    constexpr field_list() noexcept = default;
 
     [[nodiscard]] constexpr std::size_t size() const noexcept { return count; }
     [[nodiscard]] constexpr const field* begin() const noexcept { return first; }
@@ -65,7 +65,7 @@ struct field {
     std::optional<std::size_t> max_items;
     std::optional<double> minimum;
     std::optional<double> maximum;
-    table members;
+    field_list members;
 
 private:
     /// A copy of this field with one member set: the one step every builder below takes.
@@ -89,13 +89,13 @@ public:
     [[nodiscard]] constexpr field range(double min, double max) const noexcept {
         return with(&field::minimum, min).with(&field::maximum, max);
     }
-    [[nodiscard]] constexpr field of(table fields) const noexcept { return with(&field::members, fields); }
+    [[nodiscard]] constexpr field of(field_list fields) const noexcept { return with(&field::members, fields); }
 };
 
-constexpr const field* table::end() const noexcept { return first + count; }
-constexpr const field& table::operator[](std::size_t i) const noexcept { return first[i]; }
+constexpr const field* field_list::end() const noexcept { return first + count; }
+constexpr const field& field_list::operator[](std::size_t i) const noexcept { return first[i]; }
 
-constexpr std::size_t table::index_of(std::string_view name) const noexcept {
+constexpr std::size_t field_list::index_of(std::string_view name) const noexcept {
     for (std::size_t i = 0; i < count; ++i) {
         if (first[i].name == name) {
             return i;
@@ -104,7 +104,7 @@ constexpr std::size_t table::index_of(std::string_view name) const noexcept {
     return count;
 }
 
-constexpr unsigned table::required_mask() const noexcept {
+constexpr unsigned field_list::required_mask() const noexcept {
     unsigned mask = 0;
     for (std::size_t i = 0; i < count; ++i) {
         mask |= first[i].required ? 1U << i : 0U;
@@ -149,8 +149,8 @@ static_assert(status_count <= 8 && reason_code_count <= 8 && action_count <= 8,
     return out;
 }
 
-// Each object's fields. The key enums name the rows in table order (a reader switches on them
-// to fill its struct); the static_asserts below keep each enum as long as its table.
+// Each object's fields. The key enums name the fields in field-list order (a reader switches on
+// them to fill its struct); the static_asserts below keep each enum as long as its field list.
 
 enum class coverage_key : std::uint8_t { items_expected, items_completed, unit, fraction };
 inline constexpr field coverage_fields[] = {
@@ -211,7 +211,7 @@ inline constexpr field envelope_fields[] = {
     field{"trace", json_type::object}.of(trace_fields),
     field{"budget", json_type::object}.of(budget_fields),
 };
-inline constexpr table envelope{envelope_fields};
+inline constexpr field_list envelope{envelope_fields};
 
 /// The schema's if/then/else: with this status reason_code is a required string; with any
 /// other it is absent or null.
@@ -225,7 +225,7 @@ static_assert(std::size(budget_fields) == static_cast<std::size_t>(budget_key::t
 static_assert(std::size(envelope_fields) == static_cast<std::size_t>(envelope_key::budget) + 1);
 
 /// The most fields any object of `fields` has, itself included.
-[[nodiscard]] constexpr std::size_t widest(table fields) noexcept {
+[[nodiscard]] constexpr std::size_t widest(field_list fields) noexcept {
     std::size_t most = fields.size();
     for (const field& f : fields) {
         const std::size_t inner = widest(f.members);
@@ -238,7 +238,7 @@ static_assert(widest(envelope) <= 16, "handoff: an envelope object has at most 1
 
 /// Whether every integer field of `fields` (and of its objects) is a count: minimum 0, no
 /// maximum. The readers store counts as uint64_t and rely on it.
-[[nodiscard]] constexpr bool integers_are_counts(table fields) noexcept {
+[[nodiscard]] constexpr bool integers_are_counts(field_list fields) noexcept {
     for (const field& f : fields) { // NOLINT(readability-use-anyofallof): std::all_of is not constexpr in C++17
         const bool count = f.type != json_type::integer || (f.minimum == 0.0 && !f.maximum);
         if (!count || !integers_are_counts(f.members)) {
@@ -249,7 +249,7 @@ static_assert(widest(envelope) <= 16, "handoff: an envelope object has at most 1
 }
 static_assert(integers_are_counts(envelope), "handoff: an envelope integer is a count from 0 up");
 
-/// The row of `key` in its table.
+/// The field of `key` in its field list.
 template <class Key>
 [[nodiscard]] constexpr std::size_t index(Key key) noexcept {
     return static_cast<std::size_t>(key);

@@ -263,12 +263,12 @@ HANDOFF_INLINE std::vector<invented_value> invented_values(const nlohmann::json&
 /// from `handoff-check` (route, step, problems, tolerances). Never throws for odd shapes: a
 /// field of the wrong type reads as absent.
 HANDOFF_INLINE attempt_class classify_attempt(const nlohmann::json& attempt) {
-    namespace c = detail::failure_rules;
+    namespace rules = detail::failure_rules;
     attempt_class out;
     if (!attempt.is_object()) {
         return out;
     }
-    const std::string_view stop = c::string_at(attempt, "stop_reason");
+    const std::string_view stop = rules::string_at(attempt, "stop_reason");
     if (stop == "max_tokens" || stop == "length") {
         out.kind = failure_class::truncated;
         return out;
@@ -277,9 +277,9 @@ HANDOFF_INLINE attempt_class classify_attempt(const nlohmann::json& attempt) {
         out.kind = failure_class::refused;
         return out;
     }
-    const std::string_view route = c::string_at(attempt, "route");
-    const nlohmann::json* decisive = c::decisive_problem(attempt);
-    const bool step_failed = !c::string_at(attempt, "step").empty();
+    const std::string_view route = rules::string_at(attempt, "route");
+    const nlohmann::json* decisive = rules::decisive_problem(attempt);
+    const bool step_failed = !rules::string_at(attempt, "step").empty();
     if (!step_failed && (route == "ESCALATE" || route == "FAIL")) {
         out.kind = failure_class::budget_exhausted;
         return out;
@@ -287,13 +287,13 @@ HANDOFF_INLINE attempt_class classify_attempt(const nlohmann::json& attempt) {
     if (decisive == nullptr) {
         return out;
     }
-    const std::string_view code = c::string_at(*decisive, "code");
-    const std::string_view message = c::string_at(*decisive, "message");
-    out.kind = c::code_class(attempt, code, message);
+    const std::string_view code = rules::string_at(*decisive, "code");
+    const std::string_view message = rules::string_at(*decisive, "message");
+    out.kind = rules::code_class(attempt, code, message);
     out.code = std::string(code);
-    out.pointer = c::fault_pointer(out.kind, c::string_at(*decisive, "pointer"), message);
+    out.pointer = rules::fault_pointer(out.kind, rules::string_at(*decisive, "pointer"), message);
     if (out.kind == failure_class::enum_violation) {
-        out.values = c::invented_values(attempt, c::string_at(*decisive, "step"));
+        out.values = rules::invented_values(attempt, rules::string_at(*decisive, "step"));
     }
     return out;
 }

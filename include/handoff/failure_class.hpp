@@ -27,9 +27,11 @@
 // "no more than", type; else other); coverage.* coverage; semantic.* semantic.
 
 #include <handoff/config.hpp>
+#include <handoff/enum_names.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <optional>    // optional
@@ -60,39 +62,18 @@ enum class failure_class : std::uint8_t {
     other,            // anything the names above do not cover
 };
 inline constexpr std::size_t failure_class_count = 17;
-
-[[nodiscard]] constexpr std::string_view to_string(failure_class c) noexcept {
-    switch (c) {
-    case failure_class::fenced: return "fenced";
-    case failure_class::prose: return "prose";
-    case failure_class::comments: return "comments";
-    case failure_class::single_quotes: return "single_quotes";
-    case failure_class::trailing_comma: return "trailing_comma";
-    case failure_class::truncated: return "truncated";
-    case failure_class::refused: return "refused";
-    case failure_class::not_json: return "not_json";
-    case failure_class::enum_violation: return "enum_violation";
-    case failure_class::missing_field: return "missing_field";
-    case failure_class::unexpected_field: return "unexpected_field";
-    case failure_class::too_long: return "too_long";
-    case failure_class::wrong_type: return "wrong_type";
-    case failure_class::coverage: return "coverage";
-    case failure_class::semantic: return "semantic";
-    case failure_class::budget_exhausted: return "budget_exhausted";
-    case failure_class::other: return "other";
-    }
-    return "?";
-}
+template <>
+struct enum_names<failure_class> {
+    static constexpr std::array<std::string_view, failure_class_count> names{
+        "fenced",           "prose",    "comments",   "single_quotes",  "trailing_comma",
+        "truncated",        "refused",  "not_json",   "enum_violation", "missing_field",
+        "unexpected_field", "too_long", "wrong_type", "coverage",       "semantic",
+        "budget_exhausted", "other"};
+};
 
 /// The inverse of to_string; nullopt for a name outside the vocabulary.
 [[nodiscard]] constexpr std::optional<failure_class> failure_class_from_string(std::string_view name) noexcept {
-    for (std::size_t i = 0; i < failure_class_count; ++i) {
-        const auto c = static_cast<failure_class>(i);
-        if (to_string(c) == name) {
-            return c;
-        }
-    }
-    return std::nullopt;
+    return from_string<failure_class>(name);
 }
 
 /// A value outside an enum or const, where the worker wrote it.

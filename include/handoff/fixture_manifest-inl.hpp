@@ -22,16 +22,6 @@ namespace handoff {
 // nlohmann::json accessors that a file including only the header never calls.
 namespace detail {
 
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> enum_from_string(const std::string& s, const E (&all)[N]) {
-    for (E e : all) {
-        if (to_string(e) == s) {
-            return e;
-        }
-    }
-    return std::nullopt;
-}
-
 template <class E>
 [[nodiscard]] nlohmann::json name_or_null(const std::optional<E>& e) {
     return e ? nlohmann::json(std::string(to_string(*e))) : nlohmann::json(nullptr);
@@ -42,15 +32,15 @@ template <class T>
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-/// `line[key]` as one of `all` by name, or empty for null; throws manifest_error otherwise.
-template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key, const E (&all)[N]) {
+/// `line[key]` as an E by name, or empty for null; throws manifest_error otherwise.
+template <class E>
+[[nodiscard]] std::optional<E> optional_enum(const nlohmann::json& line, const char* key) {
     const auto it = line.find(key);
     if (it == line.end() || it->is_null()) {
         return std::nullopt;
     }
     if (it->is_string()) {
-        if (auto e = enum_from_string(it->get<std::string>(), all)) {
+        if (auto e = from_string<E>(it->get_ref<const std::string&>())) {
             return e;
         }
     }
@@ -101,13 +91,13 @@ HANDOFF_INLINE manifest_entry manifest_entry_from_json(const nlohmann::json& lin
     };
     manifest_entry e;
     e.file = text("file");
-    e.route = detail::optional_enum(line, "route", detail::all_routes).value_or(route::repair);
+    e.route = detail::optional_enum<route>(line, "route").value_or(route::repair);
     if (!line.contains("route") || line.at("route").is_null()) {
         throw manifest_error("\"route\" must be one of ACCEPT, REPAIR, RESUME, SPLIT, NARROW, ESCALATE, FAIL");
     }
-    e.failed_step = detail::optional_enum(line, "step", detail::all_steps);
-    e.action = detail::optional_enum(line, "action", all_actions);
-    e.coverage_band = detail::optional_enum(line, "band", detail::all_bands);
+    e.failed_step = detail::optional_enum<step>(line, "step");
+    e.action = detail::optional_enum<action>(line, "action");
+    e.coverage_band = detail::optional_enum<band>(line, "band");
     for (const char* key : {"status", "reason_code"}) {
         if (line.contains(key) && !line.at(key).is_null()) {
             (std::string(key) == "status" ? e.status : e.reason_code) = text(key);
@@ -126,24 +116,24 @@ HANDOFF_INLINE manifest_entry manifest_entry_from_json(const nlohmann::json& lin
 
 namespace detail {
 
-HANDOFF_INLINE std::optional<std::string> routing_mismatch(const routed_as& got, const std::string& file,
+HANDOFF_INLINE std::optional<std::string> routing_mismatch(const routed_as& actual, const std::string& file,
                                                            route expected_route, std::optional<step> expected_step,
                                                            std::optional<action> expected_action) {
     std::string out;
-    const auto differ = [&](const char* what, const std::string& expected, const std::string& seen) {
+    const auto note_mismatch = [&](const char* what, const std::string& expected, const std::string& seen) {
         if (expected != seen) {
             out += std::string(out.empty() ? "" : "; ") + what + ": expected " + expected + ", got " + seen;
         }
     };
     const auto name = [](const auto& v) { return v ? std::string(to_string(*v)) : std::string("null"); };
-    differ("route", std::string(to_string(expected_route)), std::string(to_string(got.how)));
-    differ("step", name(expected_step), name(got.failed_step));
-    differ("action", name(expected_action), name(got.decision_action));
+    note_mismatch("route", std::string(to_string(expected_route)), std::string(to_string(actual.how)));
+    note_mismatch("step", name(expected_step), name(actual.failed_step));
+    note_mismatch("action", name(expected_action), name(actual.decision_action));
     if (out.empty()) {
         return std::nullopt;
     }
-    if (got.first_problem != nullptr) {
-        out += " (first problem: " + *got.first_problem + ")";
+    if (actual.first_problem != nullptr) {
+        out += " (first problem: " + *actual.first_problem + ")";
     }
     return file + ": " + out;
 }

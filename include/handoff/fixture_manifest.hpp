@@ -44,16 +44,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-namespace detail {
-
-inline constexpr route all_routes[] = {route::accept, route::repair,   route::resume, route::split,
-                                       route::narrow, route::escalate, route::fail};
-inline constexpr step all_steps[] = {step::parse, step::envelope_schema, step::task_schema, step::coverage,
-                                     step::semantic};
-inline constexpr band all_bands[] = {band::low, band::mid, band::high};
-
-} // namespace detail
-
 /// The manifest line: `{"file", "route", "step", "action", "status", "reason_code", "coverage",
 /// "band", "attempt", "split_depth", "description"}`, null where a field does not apply.
 [[nodiscard]] nlohmann::ordered_json to_json(const manifest_entry& e);
@@ -74,7 +64,7 @@ struct routed_as {
 
 /// What differs between `got` and the expected route, failed step and decision action, or
 /// empty when nothing does.
-[[nodiscard]] std::optional<std::string> routing_mismatch(const routed_as& got, const std::string& file,
+[[nodiscard]] std::optional<std::string> routing_mismatch(const routed_as& actual, const std::string& file,
                                                           route expected_route, std::optional<step> expected_step,
                                                           std::optional<action> expected_action);
 

@@ -7,14 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>   // array
+#include <atomic>  // atomic
 #include <cstddef> // size_t
 #include <cstdint> // uint64_t
 
 namespace handoff {
-
-namespace detail {
-struct ledger_cell; // impl/ledger_inl.hpp: one std::atomic<std::uint64_t> counter
-} // namespace detail
 
 /// Counts disagreements between a worker's retry hint and the decision table, per
 /// (reason_code, band, table action, hint action): over weeks it shows which cells of a table
@@ -22,7 +20,7 @@ struct ledger_cell; // impl/ledger_inl.hpp: one std::atomic<std::uint64_t> count
 class disagreement_ledger {
 public:
     /// Every count zero.
-    disagreement_ledger() noexcept;
+    disagreement_ledger() noexcept = default;
     // Counters shared by threads are neither copied nor moved (as std::atomic is not).
     disagreement_ledger(const disagreement_ledger&) = delete;
     disagreement_ledger& operator=(const disagreement_ledger&) = delete;
@@ -42,11 +40,8 @@ public:
     void reset() noexcept;
 
 private:
-    static constexpr std::size_t band_count = 3;
     static constexpr std::size_t cell_count = reason_code_count * band_count * action_count * action_count;
     /// Size and alignment of one counter, a std::atomic<std::uint64_t> (the definitions assert it).
-    static constexpr std::size_t cell_bytes = 8;
-
     [[nodiscard]] static constexpr std::size_t index(reason_code r, band b, action t, action h) noexcept {
         return ((static_cast<std::size_t>(r) * band_count + static_cast<std::size_t>(b)) * action_count +
                 static_cast<std::size_t>(t)) *
@@ -54,14 +49,9 @@ private:
                static_cast<std::size_t>(h);
     }
 
-    /// The counter of cell `i`, a std::atomic<std::uint64_t> the constructor created in cells_.
-    [[nodiscard]] detail::ledger_cell& cell(std::size_t i) const noexcept;
-
-    /// Storage for cell_count lock-free counters (std::atomic<std::uint64_t>, created by the
-    /// constructor): raw bytes, so that a file including this header does not parse <atomic>;
-    /// only the definitions (impl/ledger_inl.hpp) name the atomic type. Mutable: count() and
-    /// total() load through a const ledger, as they did through const atomics.
-    alignas(cell_bytes) mutable unsigned char cells_[cell_count * cell_bytes];
+    /// One relaxed counter per cell: the counts are independent tallies, read for reports, and
+    /// order nothing else.
+    std::array<std::atomic<std::uint64_t>, cell_count> cells_{};
 };
 
 } // namespace handoff

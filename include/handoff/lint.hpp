@@ -38,6 +38,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <handoff/enum_names.hpp>
+
+#include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <optional>    // optional
@@ -63,39 +66,19 @@ enum class lint_rule : std::uint8_t {
     unused_allow,
 };
 inline constexpr std::size_t lint_rule_count = 12;
-
-[[nodiscard]] constexpr std::string_view to_string(lint_rule r) noexcept {
-    switch (r) {
-    case lint_rule::open_object: return "lint.open_object";
-    case lint_rule::unbounded_string: return "lint.unbounded_string";
-    case lint_rule::unbounded_array: return "lint.unbounded_array";
-    case lint_rule::unbounded_pattern: return "lint.unbounded_pattern";
-    case lint_rule::free_routing_string: return "lint.free_routing_string";
-    case lint_rule::money_not_cents: return "lint.money_not_cents";
-    case lint_rule::required_undefined: return "lint.required_undefined";
-    case lint_rule::does_not_compile: return "lint.does_not_compile";
-    case lint_rule::not_json: return "lint.not_json";
-    case lint_rule::too_deep: return "lint.too_deep";
-    case lint_rule::bad_allow: return "lint.bad_allow";
-    case lint_rule::unused_allow: return "lint.unused_allow";
-    }
-    return "?";
-}
-
-inline constexpr lint_rule all_lint_rules[lint_rule_count] = {
-    lint_rule::open_object,        lint_rule::unbounded_string,    lint_rule::unbounded_array,
-    lint_rule::unbounded_pattern,  lint_rule::free_routing_string, lint_rule::money_not_cents,
-    lint_rule::required_undefined, lint_rule::does_not_compile,    lint_rule::not_json,
-    lint_rule::too_deep,           lint_rule::bad_allow,           lint_rule::unused_allow,
+template <>
+struct enum_names<lint_rule> {
+    static constexpr std::array<std::string_view, lint_rule_count> names{
+        "lint.open_object",        "lint.unbounded_string",    "lint.unbounded_array",
+        "lint.unbounded_pattern",  "lint.free_routing_string", "lint.money_not_cents",
+        "lint.required_undefined", "lint.does_not_compile",    "lint.not_json",
+        "lint.too_deep",           "lint.bad_allow",           "lint.unused_allow"};
 };
 
+inline constexpr std::array<lint_rule, lint_rule_count> all_lint_rules = all_values<lint_rule>();
+
 [[nodiscard]] constexpr std::optional<lint_rule> lint_rule_from_string(std::string_view s) noexcept {
-    for (lint_rule r : all_lint_rules) {
-        if (to_string(r) == s) {
-            return r;
-        }
-    }
-    return std::nullopt;
+    return from_string<lint_rule>(s);
 }
 
 /// Whether "x-lint-allow" may waive `r`. A schema that does not compile or parse, or a broken

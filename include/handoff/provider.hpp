@@ -5,6 +5,8 @@
 // and read a reply from (provider_reply.hpp). `json_schema` is no provider: it stands for "the
 // merged draft-07 schema as it is", for any tool that reads JSON Schema itself.
 
+#include <handoff/enum_names.hpp>
+
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -15,30 +17,19 @@ namespace handoff {
 
 enum class provider : std::uint8_t { openai, anthropic, gemini, llama_cpp, json_schema };
 inline constexpr std::size_t provider_count = 5;
+template <>
+struct enum_names<provider> {
+    static constexpr std::array<std::string_view, provider_count> names{"openai", "anthropic", "gemini", "llama_cpp",
+                                                                        "json_schema"};
+};
 
-// A switch without `default:` so that -Werror=switch breaks the build until a new provider is
-// named here.
-[[nodiscard]] constexpr std::string_view to_string(provider p) noexcept {
-    switch (p) {
-    case provider::openai: return "openai";
-    case provider::anthropic: return "anthropic";
-    case provider::gemini: return "gemini";
-    case provider::llama_cpp: return "llama_cpp";
-    case provider::json_schema: return "json_schema";
-    }
-    return "?";
-}
-
-inline constexpr std::array<provider, provider_count> all_providers{
-    provider::openai, provider::anthropic, provider::gemini, provider::llama_cpp, provider::json_schema};
+inline constexpr std::array<provider, provider_count> all_providers = all_values<provider>();
 
 /// The provider spelled exactly as to_string spells it; "llama.cpp" is accepted too, because
 /// that is how the project spells itself. Anything else is nullopt.
 [[nodiscard]] constexpr std::optional<provider> provider_from_string(std::string_view name) noexcept {
-    for (const provider p : all_providers) {
-        if (to_string(p) == name) {
-            return p;
-        }
+    if (const std::optional<provider> p = from_string<provider>(name)) {
+        return p;
     }
     if (name == "llama.cpp") {
         return provider::llama_cpp;

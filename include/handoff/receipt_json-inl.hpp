@@ -55,7 +55,6 @@ HANDOFF_INLINE void append_json(std::string& out, const problem_list& problems) 
 
 /// `{"hint":...,"table":...}` when the hint disagreed with the table, else `null`.
 HANDOFF_INLINE void append_disagreement(std::string& out, const std::optional<hint_disagreement>& disagreement) {
-    namespace w = json_writer;
     if (!disagreement) {
         out += "null";
         return;
@@ -66,15 +65,14 @@ HANDOFF_INLINE void append_disagreement(std::string& out, const std::optional<hi
 
 /// `[{"from":...,"to":...},...]`: the ranges a SPLIT hands out.
 HANDOFF_INLINE void append_ranges(std::string& out, const std::vector<item_range>& ranges) {
-    namespace w = json_writer;
     out += '[';
     for (std::size_t i = 0; i < ranges.size(); ++i) {
         out += i == 0 ? "{" : ",{";
-        w::append_key(out, "from");
-        w::append_unsigned(out, ranges[i].from);
+        json_writer::append_key(out, "from");
+        json_writer::append_unsigned(out, ranges[i].from);
         out += ',';
-        w::append_key(out, "to");
-        w::append_unsigned(out, ranges[i].to);
+        json_writer::append_key(out, "to");
+        json_writer::append_unsigned(out, ranges[i].to);
         out += '}';
     }
     out += ']';
@@ -102,22 +100,21 @@ HANDOFF_INLINE void append_string_or_null(std::string& out, std::optional<std::s
 
 /// A decision, its keys in sorted order (the order nlohmann's dump gives the same object).
 HANDOFF_INLINE void append_json(std::string& out, const decision& d, const escalation* escalated) {
-    namespace w = json_writer;
     const auto key = [&](std::string_view name) {
         out += ',';
-        w::append_key(out, name);
+        json_writer::append_key(out, name);
     };
     const bool split = d.action == action::split;
     out += '{';
-    w::append_key(out, "action");
-    w::append_string(out, to_string(d.action));
+    json_writer::append_key(out, "action");
+    json_writer::append_string(out, to_string(d.action));
     key("band");
-    w::append_string(out, to_string(d.coverage_band));
+    json_writer::append_string(out, to_string(d.coverage_band));
     key("budget_multiplier");
-    w::append_double(out, d.budget_multiplier);
+    json_writer::append_double(out, d.budget_multiplier);
     if (split) {
         key("chunk");
-        w::append_unsigned(out, d.chunk);
+        json_writer::append_unsigned(out, d.chunk);
     }
     key("hint_disagreement");
     append_disagreement(out, d.disagreement);
@@ -132,21 +129,21 @@ HANDOFF_INLINE void append_json(std::string& out, const decision& d, const escal
         append_ranges(out, d.ranges);
     }
     key("rationale");
-    w::append_string(out, d.rationale.str());
+    json_writer::append_string(out, d.rationale.str());
     key("reason_code");
-    w::append_string(out, to_string(d.reason));
+    json_writer::append_string(out, to_string(d.reason));
     if (d.action == action::resume || d.action == action::narrow || !d.scope.empty()) {
         key("scope");
         append_string_array(out, d.scope, [](const std::string& item) -> std::string_view { return item; });
     }
     key("table_action");
-    w::append_string(out, to_string(d.table_action));
+    json_writer::append_string(out, to_string(d.table_action));
     if (split) {
         key("unit");
-        w::append_string(out, d.unit);
+        json_writer::append_string(out, d.unit);
     }
     key("usable_coverage");
-    w::append_double(out, d.usable_coverage);
+    json_writer::append_double(out, d.usable_coverage);
     out += '}';
 }
 
@@ -156,14 +153,13 @@ namespace detail {
 
 HANDOFF_INLINE void append_receipt_line(std::string& out, const receipt_line& line,
                                         std::optional<std::string_view> source) {
-    namespace w = json_writer;
     const auto key = [&](std::string_view name) {
         out += ',';
-        w::append_key(out, name);
+        json_writer::append_key(out, name);
     };
     // Members in nlohmann's order (its objects are std::maps: sorted by key).
     out += '{';
-    w::append_key(out, "decision");
+    json_writer::append_key(out, "decision");
     if (line.decision == nullptr) {
         out += "null";
     } else if (line.escalated_partial != nullptr) {
@@ -179,16 +175,16 @@ HANDOFF_INLINE void append_receipt_line(std::string& out, const receipt_line& li
         append_string_or_null(out, line.reason_code ? std::optional(to_string(*line.reason_code)) : std::nullopt);
     }
     key("route");
-    w::append_string(out, to_string(line.route));
+    json_writer::append_string(out, to_string(line.route));
     key("schema_ok");
-    w::append_bool(out, line.schema_ok);
+    json_writer::append_bool(out, line.schema_ok);
     if (source) {
         key("source");
-        w::append_string(out, *source);
+        json_writer::append_string(out, *source);
     }
     if (line.has_envelope) {
         key("status");
-        w::append_string(out, to_string(line.status));
+        json_writer::append_string(out, to_string(line.status));
     }
     key("step");
     append_string_or_null(out, line.failed_step ? std::optional(to_string(*line.failed_step)) : std::nullopt);

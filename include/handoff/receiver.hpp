@@ -30,21 +30,13 @@ template <class Task = nlohmann::json>
 class receiver {
 public:
     /// No task schema: partial_result only has to be an object (the envelope's own rule).
-    receiver() noexcept;
+    receiver() noexcept = default;
     explicit receiver(const receiver_options& options);
 
     /// Throws schema_error when `task_schema` does not compile.
     explicit receiver(const nlohmann::json& task_schema, const receiver_options& options = {});
 
     explicit receiver(compiled_schema task_schema, const receiver_options& options = {});
-
-    // Copy, move and destruction as the compiler would write them, declared here only to be
-    // defined out of the class body (below).
-    receiver(const receiver& other);
-    receiver(receiver&& other) noexcept;
-    receiver& operator=(const receiver& other);
-    receiver& operator=(receiver&& other) noexcept;
-    ~receiver();
 
     [[nodiscard]] const receiver_options& options() const noexcept { return steps_.options(); }
 
@@ -130,7 +122,7 @@ private:
         }
     }
 
-    static envelope<Task> retype(envelope<nlohmann::json>&& env, std::optional<Task>&& task) {
+    static envelope<Task> to_task_envelope(envelope<nlohmann::json>&& env, std::optional<Task>&& task) {
         envelope<Task> typed_envelope;
         typed_envelope.status = env.status;
         typed_envelope.reason_code = env.reason_code;
@@ -146,7 +138,7 @@ private:
     }
 
     /// The receipt of JSON the steps filled, as a receipt of Task holding `checked`.
-    static receipt<Task> typed(receipt<nlohmann::json>&& out, std::optional<envelope<Task>> checked) {
+    static receipt<Task> to_task_receipt(receipt<nlohmann::json>&& out, std::optional<envelope<Task>> checked) {
         if constexpr (std::is_same_v<Task, nlohmann::json>) {
             out.envelope = std::move(checked);
             return std::move(out);
@@ -167,11 +159,6 @@ private:
     std::vector<semantic_check<Task>> checks_;
 };
 
-// The special members out of the class body, so not implicitly inline: where the compiled form
-// declares the JSON receiver an explicit instantiation (below), a file that builds, copies or
-// destroys one calls the library's instead of instantiating receive_steps' and the checks'.
-template <class Task>
-receiver<Task>::receiver() noexcept = default;
 template <class Task>
 receiver<Task>::receiver(const receiver_options& options) : steps_(options) {}
 template <class Task>
@@ -180,16 +167,6 @@ receiver<Task>::receiver(const nlohmann::json& task_schema, const receiver_optio
 template <class Task>
 receiver<Task>::receiver(compiled_schema task_schema, const receiver_options& options)
     : steps_(std::move(task_schema), options) {}
-template <class Task>
-receiver<Task>::receiver(const receiver& other) = default;
-template <class Task>
-receiver<Task>::receiver(receiver&& other) noexcept = default;
-template <class Task>
-receiver<Task>& receiver<Task>::operator=(const receiver& other) = default;
-template <class Task>
-receiver<Task>& receiver<Task>::operator=(receiver&& other) noexcept = default;
-template <class Task>
-receiver<Task>::~receiver() = default;
 
 // Out of the class body, so not implicitly inline: where the compiled form declares the JSON
 // receiver an explicit instantiation (below), a file that receives instantiates none of it.
@@ -199,18 +176,18 @@ receipt<Task> receiver<Task>::receive(std::string_view text, const attempt_conte
     receipt<nlohmann::json> out;
     std::optional<envelope<nlohmann::json>> env = steps_.step_envelope(steps_.step_parse(text, out), out);
     if (!env) {
-        return typed(std::move(out), std::nullopt); // a contract failure of step 1 or 2
+        return to_task_receipt(std::move(out), std::nullopt); // a contract failure of step 1 or 2
     }
     std::optional<Task> task = step_task(*env, out);
     steps_.step_coverage(*env, out);
     const bool semantic_ok = check_semantics(*env, task, source_text, out);
     steps_.step_route(*env, out.schema_ok && semantic_ok, context, out);
     const bool discard = !semantic_ok && env->status == status::capped;
-    envelope<Task> checked = retype(std::move(*env), std::move(task));
+    envelope<Task> checked = to_task_envelope(std::move(*env), std::move(task));
     if (discard) {
         checked.partial_result.reset(); // schema_ok stays true: the shape was right
     }
-    return typed(std::move(out), std::move(checked));
+    return to_task_receipt(std::move(out), std::move(checked));
 }
 
 #if defined(HANDOFF_COMPILED_LIB)

@@ -64,8 +64,8 @@ HANDOFF_INLINE std::string repair_core::exhausted_reason(std::uint32_t last_numb
            std::to_string(options_.max_retries) + " repair" + (options_.max_retries == 1 ? "" : "s") + " allowed)";
 }
 
-HANDOFF_INLINE std::string repair_core::settled_reason(loop_outcome outcome, const decision* decided, route routed,
-                                                       std::uint32_t attempts) {
+HANDOFF_INLINE std::string repair_core::final_route_reason(loop_outcome outcome, const decision* decided, route routed,
+                                                           std::uint32_t attempts) {
     if (outcome == loop_outcome::not_retryable) {
         return "not retryable: " + (decided != nullptr ? decided->rationale.str() : std::string(to_string(routed)));
     }

@@ -212,8 +212,8 @@ public:
     /// Why the loop stopped when the repairs were spent after attempt `last_number`.
     [[nodiscard]] std::string exhausted_reason(std::uint32_t last_number) const;
     /// Why the loop stopped at a final route: `decision` is the receipt's, or null.
-    [[nodiscard]] static std::string settled_reason(loop_outcome outcome, const decision* decided, route routed,
-                                                    std::uint32_t attempts);
+    [[nodiscard]] static std::string final_route_reason(loop_outcome outcome, const decision* decided, route routed,
+                                                        std::uint32_t attempts);
 
     [[nodiscard]] static problem refusal_problem(const model_reply& reply);
     [[nodiscard]] static problem truncation_problem(const model_reply& reply);
@@ -282,7 +282,7 @@ public:
             result.history.push_back(std::move(record));
             const attempt_record<Task>& last = result.history.back();
             if (const std::optional<loop_outcome> done = detail::repair_core::final_outcome(last.checked->route)) {
-                return settle(std::move(result), *done, request);
+                return end_on_final_route(std::move(result), *done, request);
             }
             // Route REPAIR: feed the problems back, or give up when the budget is spent. The
             // next prompt holds the original prompt and this reply only, never older ones.
@@ -352,15 +352,16 @@ private:
         return finish(std::move(result), loop_outcome::retries_exhausted, request);
     }
 
-    repair_result<Task> settle(repair_result<Task> result, loop_outcome outcome, const repair_request& request) const {
+    repair_result<Task> end_on_final_route(repair_result<Task> result, loop_outcome outcome,
+                                           const repair_request& request) const {
         const handoff::receipt<Task>& checked = *result.history.back().checked;
         if (outcome == loop_outcome::not_retryable) {
             result.problems = checked.problems;
         } else {
             result.problems.clear(); // an earlier truncation no longer matters
         }
-        result.reason = detail::repair_core::settled_reason(outcome, checked.decision ? &*checked.decision : nullptr,
-                                                            checked.route, result.attempts);
+        result.reason = detail::repair_core::final_route_reason(
+            outcome, checked.decision ? &*checked.decision : nullptr, checked.route, result.attempts);
         return finish(std::move(result), outcome, request);
     }
 
@@ -391,7 +392,7 @@ private:
         const handoff::receipt<Task>& checked = *result.history.back().checked;
         if (const std::optional<loop_outcome> done = detail::repair_core::final_outcome(checked.route)) {
             result.problems.clear();
-            return settle(std::move(result), *done, request);
+            return end_on_final_route(std::move(result), *done, request);
         }
         result.problems = checked.problems;
         result.reason += "; the fallback's reply was rejected too";

@@ -22,7 +22,7 @@ namespace detail {
 /// One object of the envelope contract reduced to its property names: which keys are declared
 /// where, each object closed. An object field without members is the task's result: `$task`
 /// marks where the task schema takes over.
-[[nodiscard]] HANDOFF_INLINE nlohmann::json shape_of(const contract::table& fields) {
+[[nodiscard]] HANDOFF_INLINE nlohmann::json shape_of(const contract::field_list& fields) {
     nlohmann::json properties = nlohmann::json::object();
     for (const contract::field& f : fields) {
         nlohmann::json& p = properties[std::string(f.name)];
@@ -233,7 +233,7 @@ private:
     });
 }
 
-[[nodiscard]] HANDOFF_INLINE bool under(std::string_view pointer, std::string_view parent) {
+[[nodiscard]] HANDOFF_INLINE bool is_at_or_below(std::string_view pointer, std::string_view parent) {
     return pointer == parent || (pointer.size() > parent.size() && pointer.compare(0, parent.size(), parent) == 0 &&
                                  pointer[parent.size()] == '/');
 }
@@ -305,7 +305,7 @@ HANDOFF_INLINE std::vector<std::string> problem_lines(const problem_list& proble
             // The receiver names an extra envelope field at the field itself; valijson names an
             // extra task key at the enclosing object. The lines above replace both.
             const std::string_view parent = std::string_view(u.pointer).substr(0, u.pointer.rfind('/'));
-            about_unexpected = about_unexpected || detail::under(p.pointer, u.pointer) ||
+            about_unexpected = about_unexpected || detail::is_at_or_below(p.pointer, u.pointer) ||
                                (p.pointer == parent && p.message.find("additionalProperties") != std::string::npos);
         }
         if (about_unexpected) {

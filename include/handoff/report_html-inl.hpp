@@ -102,7 +102,7 @@ HANDOFF_INLINE std::string class_row(const report& r, failure_class c) {
            "</td></tr>\n";
 }
 
-HANDOFF_INLINE std::string class_table(const report& r) {
+HANDOFF_INLINE std::string classes_section(const report& r) {
     std::string out = "<h2>Failure classes</h2>\n";
     if (r.total == 0) {
         return out + "<p id=\"no-failures\">No failed attempts.</p>\n";
@@ -208,7 +208,7 @@ HANDOFF_INLINE std::string chart(const report& r) {
 }
 
 /// The pointers at fault across classes, most frequent first, at most `limit` rows.
-HANDOFF_INLINE std::string pointer_table(const report& r, std::size_t limit = 20) {
+HANDOFF_INLINE std::string pointers_section(const report& r, std::size_t limit = 20) {
     std::vector<std::tuple<std::size_t, failure_class, std::string>> rows;
     for (const failure_class c : r.ranked()) {
         for (const auto& [pointer, n] : r[c].pointers.counts()) {
@@ -255,9 +255,9 @@ HANDOFF_INLINE std::string invented_values(const report& r, std::size_t limit = 
 } // namespace detail
 
 HANDOFF_INLINE std::string to_html(const report& r) {
-    namespace h = detail::report_html;
-    return h::head() + h::totals(r) + h::class_table(r) + h::chart(r) + h::pointer_table(r) + h::invented_values(r) +
-           "</body>\n</html>\n";
+    namespace html = detail::report_html;
+    return html::head() + html::totals(r) + html::classes_section(r) + html::chart(r) + html::pointers_section(r) +
+           html::invented_values(r) + "</body>\n</html>\n";
 }
 
 } // namespace handoff

@@ -13,9 +13,11 @@
 // is not a string is compared in its JSON spelling (1, true, null).
 
 #include <handoff/config.hpp>
+#include <handoff/enum_names.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <map>         // map
@@ -35,15 +37,12 @@ enum class route_mismatch_kind : std::uint8_t {
     unknown_value,   // the table has an entry for a value the schema does not allow
     field_not_closed // the pointer leads to no field, or to one without enum or const
 };
-
-[[nodiscard]] constexpr std::string_view to_string(route_mismatch_kind k) noexcept {
-    switch (k) {
-    case route_mismatch_kind::missing_handler: return "routes.missing_handler";
-    case route_mismatch_kind::unknown_value: return "routes.unknown_value";
-    case route_mismatch_kind::field_not_closed: return "routes.field_not_closed";
-    }
-    return "?";
-}
+inline constexpr std::size_t route_mismatch_kind_count = 3;
+template <>
+struct enum_names<route_mismatch_kind> {
+    static constexpr std::array<std::string_view, route_mismatch_kind_count> names{
+        "routes.missing_handler", "routes.unknown_value", "routes.field_not_closed"};
+};
 
 struct route_mismatch {
     route_mismatch_kind kind = route_mismatch_kind::missing_handler;

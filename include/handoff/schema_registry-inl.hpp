@@ -7,6 +7,7 @@
 #include <handoff/schema_registry.hpp>
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/read_file.hpp>
 #include <handoff/detail/schema/draft07_metaschema.hpp>
 #include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/schema/uri.hpp>
@@ -16,10 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>  // path, recursive_directory_iterator, weakly_canonical
-#include <fstream>     // ifstream
 #include <memory>      // make_shared, make_unique
 #include <optional>    // optional
-#include <sstream>     // ostringstream
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move
@@ -130,15 +129,12 @@ HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() {
 }
 
 HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> content = detail::read_file(path);
+    if (!content) {
         throw schema_error("cannot read schema file " + path.string());
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    const std::string content = text.str();
     problem failure;
-    std::optional<nlohmann::json> document = detail::parse_document(content, &failure);
+    std::optional<nlohmann::json> document = detail::parse_document(*content, &failure);
     if (!document) {
         throw schema_error("schema file " + path.string() + " is not valid JSON: " + failure.message);
     }

@@ -80,7 +80,7 @@ public:
           calculated_(std::move(calculated_pointer)), options_(options) {}
 
     template <class Task>
-    [[nodiscard]] problem_list operator()(const Task& /*typed*/, const check_context& ctx) const {
+    [[nodiscard]] problem_list operator()(const Task& /*task*/, const check_context& ctx) const {
         return check(ctx);
     }
 
@@ -136,7 +136,7 @@ public:
         : pattern_(std::move(quote_pattern)), options_(options) {}
 
     template <class Task>
-    [[nodiscard]] problem_list operator()(const Task& /*typed*/, const check_context& ctx) const {
+    [[nodiscard]] problem_list operator()(const Task& /*task*/, const check_context& ctx) const {
         return check(ctx);
     }
 

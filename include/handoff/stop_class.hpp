@@ -6,6 +6,10 @@
 // `truncated` is never retried on the same budget, `refused` is the provider's decision that no
 // repair prompt changes, `tool_call` means the text is a tool's arguments.
 
+#include <handoff/enum_names.hpp>
+
+#include <array>       // array
+#include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <string>      // string
 #include <string_view> // string_view
@@ -24,17 +28,12 @@ enum class stop_class : std::uint8_t {
     /// Anything else, including a stop word no table knows and a reply still in progress.
     other,
 };
-
-[[nodiscard]] constexpr std::string_view to_string(stop_class s) noexcept {
-    switch (s) {
-    case stop_class::complete: return "complete";
-    case stop_class::truncated: return "truncated";
-    case stop_class::refused: return "refused";
-    case stop_class::tool_call: return "tool_call";
-    case stop_class::other: return "other";
-    }
-    return "?";
-}
+inline constexpr std::size_t stop_class_count = 5;
+template <>
+struct enum_names<stop_class> {
+    static constexpr std::array<std::string_view, stop_class_count> names{"complete", "truncated", "refused",
+                                                                          "tool_call", "other"};
+};
 
 [[nodiscard]] constexpr bool is_truncation(stop_class s) noexcept { return s == stop_class::truncated; }
 [[nodiscard]] constexpr bool is_refusal(stop_class s) noexcept { return s == stop_class::refused; }
@@ -48,18 +47,12 @@ enum class reply_format : std::uint8_t {
     llama_cpp_completion, // llama-server POST /completion
     unknown,
 };
-
-[[nodiscard]] constexpr std::string_view to_string(reply_format f) noexcept {
-    switch (f) {
-    case reply_format::anthropic_messages: return "anthropic_messages";
-    case reply_format::openai_chat: return "openai_chat";
-    case reply_format::openai_responses: return "openai_responses";
-    case reply_format::gemini: return "gemini";
-    case reply_format::llama_cpp_completion: return "llama_cpp_completion";
-    case reply_format::unknown: return "unknown";
-    }
-    return "?";
-}
+inline constexpr std::size_t reply_format_count = 6;
+template <>
+struct enum_names<reply_format> {
+    static constexpr std::array<std::string_view, reply_format_count> names{
+        "anthropic_messages", "openai_chat", "openai_responses", "gemini", "llama_cpp_completion", "unknown"};
+};
 
 struct [[nodiscard]] provider_reply {
     reply_format format = reply_format::unknown;

@@ -6,29 +6,28 @@
 
 #include <handoff/testing.hpp>
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/fixture_manifest.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef> // size_t
-#include <fstream> // ifstream
-#include <sstream> // ostringstream
-#include <string>  // string, getline, to_string
-#include <utility> // move
-#include <vector>  // vector
+#include <cstddef>  // size_t
+#include <optional> // optional
+#include <sstream>  // istringstream
+#include <string>   // string, getline, to_string
+#include <utility>  // move
+#include <vector>   // vector
 
 namespace handoff::testing {
 
 namespace detail {
 
 HANDOFF_INLINE std::string read_whole_file(const std::string& path, const std::string& where) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    std::optional<std::string> text = handoff::detail::read_file(path);
+    if (!text) {
         throw manifest_error(where + ": cannot read " + path);
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    return std::move(*text);
 }
 
 HANDOFF_INLINE fixture_case case_from_line(const std::string& dir, const std::string& line, const std::string& where) {
@@ -57,10 +56,11 @@ HANDOFF_INLINE fixture_case case_from_line(const std::string& dir, const std::st
 /// directory that cannot be read is a broken test setup, never an empty, passing loop.
 HANDOFF_INLINE std::vector<fixture_case> load_fixtures(const std::string& dir) {
     const std::string manifest = dir + "/manifest.jsonl";
-    std::ifstream in(manifest, std::ios::binary);
-    if (!in) {
+    const std::optional<std::string> text = handoff::detail::read_file(manifest);
+    if (!text) {
         throw manifest_error("cannot read " + manifest);
     }
+    std::istringstream in(*text);
     std::vector<fixture_case> cases;
     std::string line;
     for (std::size_t number = 1; std::getline(in, line); ++number) {

@@ -15,7 +15,7 @@
 
 namespace handoff_test {
 
-inline void make_integers_strict(nlohmann::json& object, const handoff::contract::table& fields) {
+inline void make_integers_strict(nlohmann::json& object, const handoff::contract::field_list& fields) {
     if (!object.is_object()) {
         return;
     }

@@ -2,15 +2,14 @@
 #pragma once
 // handoff-check [options] [FILE|-]...: the five-step receipt check, one JSON receipt per envelope.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
+#include "input.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/handoff.hpp>
 
-#include <algorithm>   // max, min
-#include <array>       // array
-#include <cstdio>      // EOF
-#include <cstring>     // memchr
 #include <fstream>     // ifstream
 #include <iostream>    // cin, cout, cerr
 #include <optional>    // optional
@@ -21,19 +20,21 @@
 namespace handoff_cli {
 
 constexpr const char* usage_text =
-    "usage: handoff-check [--task-schema FILE [--schema-dir DIR]...] [--from PROVIDER] [--jsonl] [--strict]\n"
-    "                     [FILE|-]...\n"
+    "usage: handoff-check [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...] [--from PROVIDER] [--jsonl]\n"
+    "                     [--strict] [FILE|-]...\n"
     "       handoff-check lint [--schema-dir DIR]... [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
-    "       handoff-check prompt [--task-schema FILE [--schema-dir DIR]...]\n"
+    "       handoff-check prompt [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...]\n"
     "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
     "       handoff-check report [--json] [--since T] [--until T] [--by day] FILE...\n"
-    "       handoff-check fixtures --task-schema FILE --out DIR\n"
+    "       handoff-check fixtures --task-schema FILE [--dialect NAME] --out DIR\n"
     "\n"
     "Checks subagent envelopes in five steps (parse, envelope schema, task schema,\n"
     "coverage, route) and prints one JSON receipt per envelope on stdout.\n"
     "\n"
     "  FILE, -             an envelope file, or - for stdin (the default)\n"
-    "  --task-schema FILE  JSON Schema (draft-07) for partial_result\n"
+    "  --task-schema FILE  JSON Schema for partial_result\n"
+    "  --dialect NAME      its dialect when it declares no $schema: draft-04, draft-06,\n"
+    "                      draft-07, 2019-09 or 2020-12\n"
     "  --schema-dir DIR    schemas its $refs may name (every *.json under DIR, by file\n"
     "                      URI); repeatable. Files beside FILE are found without it\n"
     "  --jsonl             one envelope per line instead of one per file\n"
@@ -54,165 +55,57 @@ struct options {
     std::optional<std::string> task_schema;
     std::vector<std::string> schema_dirs;
     std::optional<handoff::provider> from;
+    std::optional<handoff::schema_dialect> dialect;
     bool jsonl = false;
     bool strict = false;
     handoff::attempt_context context;
     std::vector<std::string> inputs;
 };
 
-inline int usage_error(const std::string& message) {
-    std::cerr << "handoff-check: " << message << "\n\n" << usage_text;
-    return exit_usage;
-}
-
-inline std::optional<std::uint32_t> parse_count(const std::string& text) {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
-        return std::nullopt;
-    }
-    return static_cast<std::uint32_t>(std::stoul(text));
-}
-
-/// Parses the command line; returns an exit status when the program should stop now.
+/// Parses the command line (argv[0] is the program); returns an exit status when the program
+/// should stop now.
 inline std::optional<int> parse_args(int argc, char** argv, options& out) {
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const auto value = [&](const char* flag) -> std::optional<std::string> {
-            if (i + 1 >= argc) {
-                usage_error(std::string(flag) + " needs a value");
-                return std::nullopt;
-            }
-            return std::string(argv[++i]);
-        };
-        if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
-            out.inputs.push_back(arg);
-        } else if (arg == "--") {
-            only_files = true;
-        } else if (arg == "--help" || arg == "-h") {
-            std::cout << usage_text;
-            return exit_ok;
-        } else if (arg == "--version") {
-            std::cout << "handoff-check " << handoff::version_string << "\n";
-            return exit_ok;
-        } else if (arg == "--jsonl") {
-            out.jsonl = true;
-        } else if (arg == "--strict") {
-            out.strict = true;
-        } else if (arg == "--task-schema") {
-            auto v = value("--task-schema");
-            if (!v) {
-                return exit_usage;
-            }
-            out.task_schema = *v;
-        } else if (arg == "--schema-dir") {
-            auto v = value("--schema-dir");
-            if (!v) {
-                return exit_usage;
-            }
-            out.schema_dirs.push_back(*v);
-        } else if (arg == "--from") {
-            auto v = value("--from");
-            if (!v) {
-                return exit_usage;
-            }
-            out.from = handoff::provider_from_string(*v);
-            if (!out.from) {
-                return usage_error("--from takes openai, anthropic, gemini, llama_cpp or json_schema, not " +
-                                   handoff::detail::quote_untrusted(*v, 40));
-            }
-        } else if (arg == "--attempt" || arg == "--split-depth") {
-            auto v = value(arg.c_str());
-            if (!v) {
-                return exit_usage;
-            }
-            const auto n = parse_count(*v);
-            if (!n || (arg == "--attempt" && *n == 0)) {
-                return usage_error(arg + " takes a whole number" + (arg == "--attempt" ? " >= 1" : ""));
-            }
-            (arg == "--attempt" ? out.context.attempt : out.context.split_depth) = *n;
-        } else {
-            return usage_error("unknown option " + handoff::detail::quote_untrusted(arg, 40));
-        }
+    command_line command("handoff-check", usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
+    bool version = false;
+    std::string from;
+    std::string dialect_name;
+    app.add_flag("--version", version);
+    app.add_flag("--jsonl", out.jsonl);
+    app.add_flag("--strict", out.strict);
+    std::string task_schema;
+    CLI::Option* const task_schema_option = add_value(app, "--task-schema", task_schema);
+    add_repeatable(app, "--schema-dir", out.schema_dirs);
+    CLI::Option* const from_option = add_value(app, "--from", from);
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
+    add_value(app, "--attempt", out.context.attempt);
+    add_value(app, "--split-depth", out.context.split_depth);
+    app.add_option("FILE", out.inputs);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return stop;
+    }
+    if (task_schema_option->count() > 0) {
+        out.task_schema = task_schema;
+    }
+    if (version) {
+        std::cout << "handoff-check " << handoff::version_string << "\n";
+        return exit_ok;
+    }
+    if (out.context.attempt == 0) {
+        return command.usage_error("--attempt takes a whole number >= 1");
+    }
+    if (from_option->count() > 0 && !(out.from = handoff::provider_from_string(from))) {
+        return command.usage_error("--from takes " + name_list<handoff::provider>() + ", not " +
+                                   handoff::detail::quote_untrusted(from, 40));
+    }
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, out.dialect)) {
+        return stop;
     }
     if (out.inputs.empty()) {
         out.inputs.emplace_back("-");
     }
     return std::nullopt;
 }
-
-/// Reads at most `limit` + 1 bytes: enough for the receiver to see that the input is over its
-/// byte limit, without holding a hostile multi-gigabyte file in memory.
-inline std::string read_bounded(std::istream& in, std::size_t limit) {
-    std::string text;
-    char buffer[65536];
-    while (text.size() <= limit && in.read(buffer, sizeof buffer).gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    }
-    if (text.size() > limit + 1) {
-        text.resize(limit + 1);
-    }
-    return text;
-}
-
-/// The lines of a JSON Lines stream, read a block at a time. Each line keeps at most `limit`
-/// + 1 bytes (the rest of an overlong line is skipped) so memory stays flat whatever the input.
-/// A block is what the stream has at hand (one read() on a pipe), so a line is checked as soon
-/// as it arrives instead of when 64 KiB have.
-class line_reader {
-public:
-    explicit line_reader(std::streambuf& in) : in_(in) {}
-
-    /// The next line, without its "\n" or "\r\n"; false at end of input.
-    bool next(std::string& line, std::size_t limit) {
-        line.clear();
-        bool any = false;
-        bool cut = false; // bytes past limit + 1 were dropped
-        for (;;) {
-            if (pos_ == end_ && !refill()) {
-                if (!any) {
-                    return false;
-                }
-                break;
-            }
-            any = true;
-            const char* start = buffer_.data() + pos_;
-            const auto* newline = static_cast<const char*>(std::memchr(start, '\n', end_ - pos_));
-            const std::size_t n = newline != nullptr ? static_cast<std::size_t>(newline - start) : end_ - pos_;
-            const std::size_t room = line.size() <= limit ? limit + 1 - line.size() : 0;
-            line.append(start, std::min(n, room));
-            cut = cut || n > room;
-            pos_ += n;
-            if (newline != nullptr) {
-                ++pos_;
-                break;
-            }
-        }
-        // A cut line keeps limit + 1 bytes, so the receiver refuses it by size, even when the
-        // byte it was cut after is a '\r'.
-        if (!cut && !line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        return true;
-    }
-
-private:
-    bool refill() {
-        if (in_.sgetc() == EOF) { // one underflow: a single read() of what is there
-            return false;
-        }
-        const std::streamsize ready = std::max<std::streamsize>(in_.in_avail(), 1);
-        const std::streamsize got =
-            in_.sgetn(buffer_.data(), std::min<std::streamsize>(ready, static_cast<std::streamsize>(buffer_.size())));
-        pos_ = 0;
-        end_ = static_cast<std::size_t>(std::max<std::streamsize>(got, 0));
-        return end_ > 0;
-    }
-
-    std::streambuf& in_;
-    std::array<char, 65536> buffer_{};
-    std::size_t pos_ = 0;
-    std::size_t end_ = 0;
-};
 
 class checker {
 public:
@@ -244,13 +137,14 @@ inline int run_check(const options& opts) {
     handoff::receiver_options receiver_options;
     receiver_options.strict = opts.strict;
     receiver_options.from = opts.from;
+    receiver_options.schema.dialect = opts.dialect;
     std::optional<checker> check;
     try {
         const handoff::schema_registry registry = schema_registry_of(opts.schema_dirs);
-        check.emplace(opts.task_schema
-                          ? handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry),
-                                                receiver_options)
-                          : handoff::receiver<>(receiver_options),
+        check.emplace(opts.task_schema ? handoff::receiver<>(handoff::compiled_schema::from_file(
+                                                                 *opts.task_schema, registry, receiver_options.schema),
+                                                             receiver_options)
+                                       : handoff::receiver<>(receiver_options),
                       opts.context);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check: " << e.what() << "\n";
@@ -259,17 +153,15 @@ inline int run_check(const options& opts) {
     bool unreadable = false;
     for (const std::string& input : opts.inputs) {
         std::ifstream file;
-        if (input != "-") {
-            file.open(input, std::ios::binary);
-            if (!file) {
-                std::cerr << "handoff-check: cannot read " << input << "\n";
-                unreadable = true;
-                continue;
-            }
+        std::istream* const opened = open_input(input, file, std::cin);
+        if (opened == nullptr) {
+            std::cerr << "handoff-check: cannot read " << input << "\n";
+            unreadable = true;
+            continue;
         }
-        std::istream& in = input == "-" ? std::cin : file;
+        std::istream& in = *opened;
         if (!opts.jsonl) {
-            check->check(read_bounded(in, check->limit()), input);
+            check->check(handoff::detail::read_bounded(in, check->limit()), input);
             continue;
         }
         std::string line;

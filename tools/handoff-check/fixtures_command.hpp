@@ -2,6 +2,7 @@
 #pragma once
 // handoff-check fixtures: fixture envelopes for every route, for the user's own tests.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
 
 #include <handoff/fixtures.hpp>
@@ -20,7 +21,7 @@ namespace handoff_cli {
 // --- handoff-check fixtures ---------------------------------------------------------------
 
 constexpr const char* fixtures_usage_text =
-    "usage: handoff-check fixtures --task-schema FILE --out DIR\n"
+    "usage: handoff-check fixtures --task-schema FILE [--dialect NAME] --out DIR\n"
     "\n"
     "Writes fixture envelopes for every route into DIR, for an orchestrator's own tests: an\n"
     "accepted ok envelope whose result is generated to fit the task schema, a capped envelope\n"
@@ -29,15 +30,12 @@ constexpr const char* fixtures_usage_text =
     "of attempts (FAIL), and DIR/manifest.jsonl: one line per file with its route, step,\n"
     "action, status, reason_code, coverage, band, attempt and description. Every fixture is\n"
     "received as it is written; one that routes otherwise than its line says is an error.\n"
+    "--dialect NAME (draft-04, draft-06, draft-07, 2019-09, 2020-12) is the task schema's\n"
+    "dialect when it declares no $schema.\n"
     "\n"
     "exit status: 0 written, 1 no fixtures (no value fits the task schema, or a fixture did not\n"
     "route as its manifest line says), 2 usage error (bad flag, unreadable or invalid schema\n"
     "file, unwritable DIR)\n";
-
-inline int fixtures_usage_error(const std::string& message) {
-    std::cerr << "handoff-check fixtures: " << message << "\n\n" << fixtures_usage_text;
-    return exit_usage;
-}
 
 /// Writes `text` to `path`; false when the file cannot be written whole.
 [[nodiscard]] inline bool write_text_file(const std::filesystem::path& path, const std::string& text) {
@@ -76,37 +74,36 @@ inline int write_fixture_set(const handoff::fixture_set& set, const std::string&
 
 /// `handoff-check fixtures ...`; argv[0] is "fixtures".
 inline int run_fixtures(int argc, char** argv) {
-    std::optional<std::string> task_schema;
-    std::optional<std::string> out;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::cout << fixtures_usage_text;
-            return exit_ok;
-        }
-        if (arg != "--task-schema" && arg != "--out") {
-            return fixtures_usage_error("unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
-        }
-        if (i + 1 >= argc) {
-            return fixtures_usage_error(arg + " needs a value");
-        }
-        (arg == "--out" ? out : task_schema) = argv[++i];
+    command_line command("handoff-check fixtures", fixtures_usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
+    std::string task_schema;
+    std::string out;
+    std::string dialect_name;
+    CLI::Option* const task_option = add_value(app, "--task-schema", task_schema);
+    CLI::Option* const out_option = add_value(app, "--out", out);
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return *stop;
     }
-    if (!task_schema || !out) {
-        return fixtures_usage_error(!task_schema ? "--task-schema is required" : "--out is required");
+    if (task_option->count() == 0 || out_option->count() == 0) {
+        return command.usage_error(task_option->count() == 0 ? "--task-schema is required" : "--out is required");
+    }
+    handoff::schema_options options;
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, options.dialect)) {
+        return *stop;
     }
     std::optional<handoff::fixture_set> set;
     try {
-        set = handoff::make_fixtures(handoff::compiled_schema::from_file(*task_schema).document());
+        set = handoff::make_fixtures(handoff::compiled_schema::from_file(task_schema, options).document());
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check fixtures: " << e.what() << "\n";
         return exit_usage;
     }
     if (!set->ok()) {
-        std::cerr << "handoff-check fixtures: " << *task_schema << ": " << *set->error << "; nothing written\n";
+        std::cerr << "handoff-check fixtures: " << task_schema << ": " << *set->error << "; nothing written\n";
         return exit_contract_failure;
     }
-    return write_fixture_set(*set, *out);
+    return write_fixture_set(*set, out);
 }
 
 } // namespace handoff_cli

@@ -2,17 +2,14 @@
 #pragma once
 // handoff-check lint: advice on task schemas, one finding per line.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
 #include "routes_command.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/handoff.hpp>
 
-#include <algorithm>   // max, min
-#include <array>       // array
-#include <cstdio>      // EOF
-#include <cstring>     // memchr
-#include <fstream>     // ifstream
 #include <iostream>    // cin, cout, cerr
 #include <optional>    // optional
 #include <string>      // string
@@ -28,7 +25,7 @@ constexpr const char* lint_usage_text =
     "                          [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
     "       handoff-check lint --routes TABLE SCHEMA   (a routing table against the schema's enums)\n"
     "\n"
-    "Lints JSON Schemas as if a hostile intern will fill them (seed 004): objects without\n"
+    "Lints JSON Schemas as if a hostile intern will fill them: objects without\n"
     "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
     "without maxLength, free strings in fields that route, money not in integer cents,\n"
     "required names that no property defines, schemas that do not compile.\n"
@@ -49,11 +46,6 @@ constexpr const char* lint_usage_text =
     "\n"
     "exit status: 0 no findings, 1 findings, 2 usage error or unreadable file\n";
 
-inline int lint_usage_error(const std::string& message) {
-    std::cerr << "handoff-check lint: " << message << "\n\n" << lint_usage_text;
-    return exit_usage;
-}
-
 inline std::vector<std::string> split_list(const std::string& list) {
     std::vector<std::string> out;
     std::string item;
@@ -72,53 +64,45 @@ struct lint_args {
     handoff::lint_options options;
     std::vector<std::string> schemas;
     std::vector<std::string> schema_dirs;
+    /// --routes TABLE: check the routing table against the one schema instead of linting.
+    std::string routes;
 };
 
-/// Reads one option of `lint` and its value at argv[i]; returns an exit status when the
+/// Parses the command line of `lint` (argv[0] is "lint"); returns an exit status when the
 /// program should stop now.
-inline std::optional<int> parse_lint_option(int argc, char** argv, int& i, lint_args& out) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-        std::cout << lint_usage_text;
-        return exit_ok;
-    }
-    const bool list = arg == "--routing-fields" || arg == "--money-fields";
-    const bool one = arg == "--routing-field" || arg == "--money-field";
-    if (!list && !one && arg != "--schema-dir") {
-        return lint_usage_error("unknown option " + handoff::detail::quote_untrusted(arg, 40));
-    }
-    if (i + 1 >= argc) {
-        return lint_usage_error(arg + " needs a value");
-    }
-    const std::string value = argv[++i];
-    if (arg == "--schema-dir") {
-        out.schema_dirs.push_back(value);
-        return std::nullopt;
-    }
-    auto& names = arg.rfind("--routing", 0) == 0 ? out.options.routing_names : out.options.money_names;
-    if (list) {
-        names = split_list(value);
-    } else if (!value.empty()) {
-        names.push_back(value);
-    }
-    return std::nullopt;
-}
-
-/// Parses the command line of `lint`; returns an exit status when the program should stop now.
 inline std::optional<int> parse_lint_args(int argc, char** argv, lint_args& out) {
-    bool only_files = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
-            out.schemas.push_back(arg);
-        } else if (arg == "--") {
-            only_files = true;
-        } else if (const auto stop = parse_lint_option(argc, argv, i, out)) {
-            return stop;
-        }
+    command_line command("handoff-check lint", lint_usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
+    // A list replaces the default names; each single name is then added to the list.
+    std::string routing_list;
+    std::string money_list;
+    std::vector<std::string> routing_one;
+    std::vector<std::string> money_one;
+    CLI::Option* const routing_option = add_value(app, "--routing-fields", routing_list);
+    CLI::Option* const money_option = add_value(app, "--money-fields", money_list);
+    add_repeatable(app, "--routing-field", routing_one);
+    add_repeatable(app, "--money-field", money_one);
+    add_repeatable(app, "--schema-dir", out.schema_dirs);
+    add_value(app, "--routes", out.routes);
+    app.add_option("SCHEMA", out.schemas);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return stop;
     }
+    const auto names = [](bool replaced, const std::string& list, const std::vector<std::string>& more,
+                          std::vector<std::string>& into) {
+        if (replaced) {
+            into = split_list(list);
+        }
+        for (const std::string& name : more) {
+            if (!name.empty()) {
+                into.push_back(name);
+            }
+        }
+    };
+    names(routing_option->count() > 0, routing_list, routing_one, out.options.routing_names);
+    names(money_option->count() > 0, money_list, money_one, out.options.money_names);
     if (out.schemas.empty()) {
-        return lint_usage_error("no schema given");
+        return command.usage_error("no schema given");
     }
     return std::nullopt;
 }
@@ -128,18 +112,15 @@ inline std::optional<int> parse_lint_args(int argc, char** argv, lint_args& out)
 /// file cannot be read.
 inline std::optional<std::size_t> lint_file(const std::string& path, const handoff::schema_registry& registry,
                                             const handoff::lint_options& options) {
-    std::ifstream file;
-    if (path != "-") {
-        file.open(path, std::ios::binary);
-        if (!file) {
-            std::cerr << "handoff-check lint: cannot read " << path << "\n";
-            return std::nullopt;
-        }
+    const std::size_t limit = options.limits.max_bytes;
+    const std::optional<std::string> text =
+        path == "-" ? handoff::detail::read_bounded(std::cin, limit) : handoff::detail::read_file(path, limit);
+    if (!text) {
+        std::cerr << "handoff-check lint: cannot read " << path << "\n";
+        return std::nullopt;
     }
-    std::istream& in = path == "-" ? std::cin : file;
     const std::string base_uri = path == "-" ? std::string() : handoff::schema_registry::file_uri(path);
-    const auto findings =
-        handoff::lint_schema_text(read_bounded(in, options.limits.max_bytes), registry, base_uri, options);
+    const auto findings = handoff::lint_schema_text(*text, registry, base_uri, options);
     for (const auto& finding : findings) {
         std::cout << handoff::format_lint_finding(path, finding) << '\n';
     }
@@ -148,12 +129,14 @@ inline std::optional<std::size_t> lint_file(const std::string& path, const hando
 
 /// `handoff-check lint ...`; argv[0] is "lint".
 inline int run_lint(int argc, char** argv) {
-    if (argc >= 2 && std::string_view(argv[1]) == "--routes") {
-        return run_lint_routes(argc - 1, argv + 1);
-    }
     lint_args args;
     if (const auto stop = parse_lint_args(argc, argv, args)) {
         return *stop;
+    }
+    if (!args.routes.empty()) {
+        std::vector<std::string> files{args.routes};
+        files.insert(files.end(), args.schemas.begin(), args.schemas.end());
+        return run_lint_routes(files, std::cout, std::cerr);
     }
     std::optional<handoff::schema_registry> registry;
     try {

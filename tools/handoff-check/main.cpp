@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // handoff-check: runs the five-step receipt check on envelopes from files or stdin and prints
 // one JSON receipt per envelope (JSON Lines); `handoff-check --help` says how. Tool commands
-// come as the first word; anything else is the check mode.
+// come as the first word; anything else is the check mode. Each command reads its own command
+// line with CLI11 (command_line.hpp); a new command is one header and one line in `commands`.
 
 #include "check_command.hpp"
 #include "fixtures_command.hpp"
@@ -17,7 +18,7 @@ namespace {
 
 struct command {
     std::string_view name;
-    int (*run)(int argc, char** argv); // argv[0] is the command's name
+    int (*run)(int argc, char** argv); // argv[0] is the command's name, the rest its command line
 };
 
 constexpr command commands[] = {

@@ -2,16 +2,13 @@
 #pragma once
 // handoff-check prompt: the worker prompt generated from the schemas.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/handoff.hpp>
 
-#include <algorithm>   // max, min
-#include <array>       // array
-#include <cstdio>      // EOF
-#include <cstring>     // memchr
-#include <fstream>     // ifstream
 #include <iostream>    // cin, cout, cerr
 #include <optional>    // optional
 #include <string>      // string
@@ -23,64 +20,58 @@ namespace handoff_cli {
 // --- handoff-check prompt -----------------------------------------------------------------
 
 constexpr const char* prompt_usage_text =
-    "usage: handoff-check prompt [--task-schema FILE [--schema-dir DIR]...]\n"
+    "usage: handoff-check prompt [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...]\n"
     "\n"
     "Prints the worker-side instructions for the envelope, generated from the schemas the\n"
     "receiver checks: the envelope's fields, the reason codes and when each applies, the\n"
     "retry-hint vocabulary, and the task schema's fields and enums.\n"
     "\n"
-    "  --task-schema FILE  JSON Schema (draft-07) for partial_result\n"
+    "  --task-schema FILE  JSON Schema for partial_result\n"
+    "  --dialect NAME      its dialect when it declares no $schema: draft-04, draft-06,\n"
+    "                      draft-07, 2019-09 or 2020-12\n"
     "  --schema-dir DIR    schemas its $refs may name (every *.json under DIR, by file URI\n"
     "                      and $id), as the check reads them; repeatable. Files beside FILE\n"
     "                      are found without it\n"
     "\n"
     "exit status: 0 printed, 2 usage error (bad flag, unreadable or invalid schema file)\n";
 
-inline int prompt_usage_error(const std::string& message) {
-    std::cerr << "handoff-check prompt: " << message << "\n\n" << prompt_usage_text;
-    return exit_usage;
-}
-
 struct prompt_args {
     std::optional<std::string> task_schema;
     std::vector<std::string> schema_dirs;
+    handoff::schema_options options;
 };
 
-/// Parses the command line of `prompt`; returns an exit status when the program should stop now.
+/// Parses the command line of `prompt` (argv[0] is "prompt"); returns an exit status when the
+/// program should stop now.
 inline std::optional<int> parse_prompt_args(int argc, char** argv, prompt_args& out) {
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::cout << prompt_usage_text;
-            return exit_ok;
-        }
-        if (arg != "--task-schema" && arg != "--schema-dir") {
-            return prompt_usage_error("unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
-        }
-        if (i + 1 >= argc) {
-            return prompt_usage_error(arg + " needs a value");
-        }
-        if (arg == "--task-schema") {
-            out.task_schema = argv[++i];
-        } else {
-            out.schema_dirs.emplace_back(argv[++i]);
-        }
+    command_line command("handoff-check prompt", prompt_usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
+    std::string task_schema;
+    std::string dialect_name;
+    CLI::Option* const task_schema_option = add_value(app, "--task-schema", task_schema);
+    add_repeatable(app, "--schema-dir", out.schema_dirs);
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return stop;
     }
-    if (!out.task_schema && !out.schema_dirs.empty()) {
-        return prompt_usage_error("--schema-dir needs --task-schema");
+    if (task_schema_option->count() > 0) {
+        out.task_schema = task_schema;
     }
-    return std::nullopt;
+    if (!out.task_schema && (!out.schema_dirs.empty() || dialect_option->count() > 0)) {
+        return command.usage_error(out.schema_dirs.empty() ? "--dialect needs --task-schema"
+                                                           : "--schema-dir needs --task-schema");
+    }
+    return read_dialect(command, *dialect_option, dialect_name, out.options.dialect);
 }
 
 /// The task schema file's text; exit 2 (said on stderr) when it is unreadable or not JSON.
 inline std::optional<std::string> read_prompt_schema(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
+    std::optional<std::string> text = handoff::detail::read_file(path, handoff::lint_options{}.limits.max_bytes);
+    if (!text) {
         std::cerr << "handoff-check prompt: cannot read " << path << "\n";
         return std::nullopt;
     }
-    std::string text = read_bounded(file, handoff::lint_options{}.limits.max_bytes);
-    if (nlohmann::json::parse(text, nullptr, false).is_discarded()) {
+    if (nlohmann::json::parse(*text, nullptr, false).is_discarded()) {
         std::cerr << "handoff-check prompt: schema file " << path << " is not valid JSON\n";
         return std::nullopt;
     }
@@ -107,7 +98,7 @@ inline int run_prompt(int argc, char** argv) {
     std::optional<handoff::schema_registry> registry;
     try {
         registry.emplace(schema_registry_of(args.schema_dirs));
-        static_cast<void>(handoff::compiled_schema::from_file(path, *registry));
+        static_cast<void>(handoff::compiled_schema::from_file(path, *registry, args.options));
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check prompt: " << e.what() << " (" << path << ")\n";
         return exit_usage;

@@ -2,7 +2,9 @@
 #pragma once
 // handoff-check report: which prompt bug the dead letters show, one row per failure class.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
+#include "input.hpp"
 
 #include <handoff/detail/text.hpp>
 #include <handoff/report.hpp>
@@ -16,6 +18,7 @@
 #include <ostream>     // ostream
 #include <string>      // string
 #include <string_view> // string_view
+#include <tuple>       // tuple
 #include <vector>      // vector
 
 namespace handoff_cli {
@@ -33,37 +36,16 @@ constexpr const char* report_usage_text =
     "budget_exhausted, other. Corrupt and foreign lines are counted and named, never fatal.\n"
     "\n"
     "  FILE, -         a JSON Lines file, or - for stdin\n"
-    "  --json          one JSON object instead of the table\n"
+    "  --json          one JSON object instead of the text report\n"
     "  --since TIME    only records at or after TIME (ISO-8601 UTC: 2026-11-29 or\n"
     "                  2026-11-29T21:00:00Z)\n"
     "  --until TIME    only records before TIME\n"
     "  --by day        counts per UTC day and class as well\n"
-    "  --html PAGE     write one self-contained HTML page (tables and a chart per day,\n"
-    "                  no script, nothing loaded from the network) to PAGE instead of\n"
-    "                  printing; implies --by day\n"
+    "  --html PAGE     write one self-contained HTML page (counts per class and\n"
+    "                  pointer, a chart per day; no script, nothing loaded from the\n"
+    "                  network) to PAGE instead of printing; implies --by day\n"
     "\n"
     "exit status: 0 report printed, 2 usage error, unreadable file or unwritable PAGE\n";
-
-/// Lines of at most `limit` + 1 bytes (the rest of a longer line is skipped), so a
-/// multi-gigabyte file streams in flat memory; a longer line reaches the builder over its cap.
-[[nodiscard]] inline bool next_report_line(std::istream& in, std::string& line, std::size_t limit) {
-    line.clear();
-    std::streambuf& buffer = *in.rdbuf();
-    bool any = false;
-    for (int c = buffer.sbumpc(); c != std::char_traits<char>::eof(); c = buffer.sbumpc()) {
-        any = true;
-        if (c == '\n') {
-            break;
-        }
-        if (line.size() <= limit) {
-            line.push_back(static_cast<char>(c));
-        }
-    }
-    if (!line.empty() && line.back() == '\r' && line.size() <= limit) {
-        line.pop_back();
-    }
-    return any;
-}
 
 struct report_args {
     handoff::report_options options;
@@ -73,55 +55,44 @@ struct report_args {
     std::vector<std::string> files;
 };
 
-inline int report_usage_error(std::ostream& err, const std::string& message) {
-    err << "handoff-check report: " << message << "\n\n" << report_usage_text;
-    return exit_usage;
-}
-
-/// Parses the command line into `out`; an exit status when the program should stop now.
+/// Parses the command line into `parsed`; an exit status when the program should stop now.
 inline std::optional<int> parse_report_args(const std::vector<std::string>& args, report_args& parsed,
                                             std::ostream& out, std::ostream& err) {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--help" || arg == "-h") {
-            out << report_usage_text;
-            return exit_ok;
+    command_line command("handoff-check report", report_usage_text, out, err);
+    CLI::App& app = command.app();
+    std::string since;
+    std::string until;
+    std::string by;
+    app.add_flag("--json", parsed.json);
+    CLI::Option* const html_option = add_value(app, "--html", parsed.html);
+    CLI::Option* const since_option = add_value(app, "--since", since);
+    CLI::Option* const until_option = add_value(app, "--until", until);
+    CLI::Option* const by_option = add_value(app, "--by", by);
+    app.add_option("FILE", parsed.files);
+    if (const auto stop = command.parse(args)) {
+        return stop;
+    }
+    if (html_option->count() > 0 && parsed.html.empty()) {
+        return command.usage_error("--html needs a file to write");
+    }
+    if (by_option->count() > 0 && by != "day") {
+        return command.usage_error("--by takes day");
+    }
+    // The chart is the page's point: without days it would have no data.
+    parsed.options.by_day = by_option->count() > 0 || !parsed.html.empty();
+    for (auto [option, text, into] : {std::tuple(since_option, &since, &parsed.options.since_ms),
+                                      std::tuple(until_option, &until, &parsed.options.until_ms)}) {
+        if (option->count() == 0) {
+            continue;
         }
-        if (arg == "--json") {
-            parsed.json = true;
-        } else if (arg == "--html") {
-            if (i + 1 >= args.size() || args[i + 1].empty()) {
-                return report_usage_error(err, "--html needs a file to write");
-            }
-            parsed.html = args[++i];
-            // The chart is the page's point: without days it would have no data.
-            parsed.options.by_day = true;
-        } else if (arg == "--since" || arg == "--until" || arg == "--by") {
-            if (i + 1 >= args.size()) {
-                return report_usage_error(err, arg + " needs a value");
-            }
-            const std::string& value = args[++i];
-            if (arg == "--by") {
-                if (value != "day") {
-                    return report_usage_error(err, "--by takes day");
-                }
-                parsed.options.by_day = true;
-                continue;
-            }
-            const auto ms = handoff::parse_utc_time(value);
-            if (!ms) {
-                return report_usage_error(err, arg + " takes an ISO-8601 UTC time, got " +
-                                                   handoff::detail::quote_untrusted(value, 40));
-            }
-            (arg == "--since" ? parsed.options.since_ms : parsed.options.until_ms) = ms;
-        } else if (arg == "-" || arg.empty() || arg[0] != '-') {
-            parsed.files.push_back(arg);
-        } else {
-            return report_usage_error(err, "unknown option " + handoff::detail::quote_untrusted(arg, 40));
+        *into = handoff::parse_utc_time(*text);
+        if (!*into) {
+            return command.usage_error(option->get_name() + " takes an ISO-8601 UTC time, got " +
+                                       handoff::detail::quote_untrusted(*text, 40));
         }
     }
     if (parsed.files.empty()) {
-        return report_usage_error(err, "no file given");
+        return command.usage_error("no file given");
     }
     return std::nullopt;
 }
@@ -151,16 +122,14 @@ inline int run_report(const std::vector<std::string>& args, std::istream& in, st
     std::string line;
     for (const std::string& path : parsed.files) {
         std::ifstream file;
-        if (path != "-") {
-            file.open(path, std::ios::binary);
-            if (!file) {
-                err << "handoff-check report: cannot read " << path << "\n";
-                unreadable = true;
-                continue;
-            }
+        std::istream* const source = open_input(path, file, in);
+        if (source == nullptr) {
+            err << "handoff-check report: cannot read " << path << "\n";
+            unreadable = true;
+            continue;
         }
-        std::istream& source = path == "-" ? in : file;
-        for (std::size_t number = 1; next_report_line(source, line, parsed.options.max_line_bytes); ++number) {
+        line_reader lines(*source->rdbuf());
+        for (std::size_t number = 1; lines.next(line, parsed.options.max_line_bytes); ++number) {
             builder.add_line(line, path + ":" + std::to_string(number));
         }
     }

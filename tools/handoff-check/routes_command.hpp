@@ -6,11 +6,11 @@
 
 #include "exit_status.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/route_table.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>  // ifstream
 #include <iostream> // cout, cerr
 #include <optional> // optional
 #include <ostream>  // ostream
@@ -22,12 +22,12 @@ namespace handoff_cli {
 
 /// The file as JSON; nullopt (and a line on `err`) when it cannot be read or parsed.
 inline std::optional<nlohmann::json> read_json_file(const std::string& path, std::ostream& err) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
+    const std::optional<std::string> text = handoff::detail::read_file(path);
+    if (!text) {
         err << "handoff-check lint: cannot read " << path << "\n";
         return std::nullopt;
     }
-    nlohmann::json value = nlohmann::json::parse(file, nullptr, false);
+    nlohmann::json value = nlohmann::json::parse(*text, nullptr, false);
     if (value.is_discarded()) {
         err << "handoff-check lint: " << path << " is not JSON\n";
         return std::nullopt;
@@ -35,24 +35,24 @@ inline std::optional<nlohmann::json> read_json_file(const std::string& path, std
     return value;
 }
 
-/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the table
+/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the routing table
 /// matches, 2 for a usage error or an unreadable or malformed file.
 inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     if (args.size() != 2) {
         err << "handoff-check lint: usage: handoff-check lint --routes TABLE SCHEMA\n";
         return exit_usage;
     }
-    const auto table = read_json_file(args[0], err);
+    const auto routing_table = read_json_file(args[0], err);
     const auto schema = read_json_file(args[1], err);
-    if (!table || !schema) {
+    if (!routing_table || !schema) {
         return exit_usage;
     }
-    if (!table->is_object() || !schema->is_object()) {
-        err << "handoff-check lint: " << (table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
+    if (!routing_table->is_object() || !schema->is_object()) {
+        err << "handoff-check lint: " << (routing_table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
         return exit_usage;
     }
     std::size_t findings = 0;
-    for (const auto& [pointer, routes] : table->items()) {
+    for (const auto& [pointer, routes] : routing_table->items()) {
         if (!routes.is_object()) {
             err << "handoff-check lint: " << args[0] << ": " << pointer << " must map values to handler names\n";
             return exit_usage;
@@ -68,11 +68,6 @@ inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& o
     }
     out.flush();
     return findings > 0 ? exit_contract_failure : exit_ok;
-}
-
-/// `handoff-check lint --routes TABLE SCHEMA`; argv[0] is "--routes".
-inline int run_lint_routes(int argc, char** argv) {
-    return run_lint_routes(std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
 }
 
 } // namespace handoff_cli

@@ -3,8 +3,10 @@
 // handoff-check schema: the envelope schema (with a task schema inside) as one provider's
 // constrained decoder takes it, and every constraint that provider will not enforce.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
 
+#include <handoff/detail/read_file.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -12,9 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>     // size_t
-#include <fstream>     // ifstream
 #include <iostream>    // cout, cerr
-#include <iterator>    // istreambuf_iterator
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
@@ -34,11 +34,6 @@ constexpr const char* schema_usage_text =
 
 /// A task schema file is refused above this size: no provider takes a schema near it.
 inline constexpr std::size_t schema_file_limit = std::size_t{4} << 20;
-
-inline int schema_usage_error(const std::string& message) {
-    std::cerr << "handoff-check schema: " << message << "\n\n" << schema_usage_text;
-    return exit_usage;
-}
 
 /// One stderr line per note, led by the pointer into the merged draft-07 schema.
 inline void print_schema_note(const handoff::schema_note& note, std::string_view target) {
@@ -67,21 +62,16 @@ inline void print_schema_note(const handoff::schema_note& note, std::string_view
 
 /// The task schema file, parsed; nullopt after printing why (a usage error).
 inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
+    const std::optional<std::string> text = handoff::detail::read_file(path, schema_file_limit);
+    if (!text) {
         std::cerr << "handoff-check schema: cannot read " << path << "\n";
         return std::nullopt;
     }
-    std::string text;
-    std::istreambuf_iterator<char> it(file);
-    for (; it != std::istreambuf_iterator<char>() && text.size() <= schema_file_limit; ++it) {
-        text += *it;
-    }
-    if (text.size() > schema_file_limit) {
+    if (text->size() > schema_file_limit) {
         std::cerr << "handoff-check schema: schema file " << path << " is over " << schema_file_limit << " bytes\n";
         return std::nullopt;
     }
-    auto schema = nlohmann::ordered_json::parse(text, nullptr, false);
+    auto schema = nlohmann::ordered_json::parse(*text, nullptr, false);
     if (schema.is_discarded() || !schema.is_object()) {
         std::cerr << "handoff-check schema: schema file " << path << " is not a JSON Schema object\n";
         return std::nullopt;
@@ -91,32 +81,25 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
 
 /// `handoff-check schema ...`; argv[0] is "schema".
 inline int run_schema(int argc, char** argv) {
-    std::optional<handoff::provider> target;
-    std::optional<std::string> task_path;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            std::cout << schema_usage_text;
-            return exit_ok;
-        }
-        if ((arg != "--for" && arg != "--task-schema") || i + 1 >= argc) {
-            return schema_usage_error(arg == "--for" || arg == "--task-schema"
-                                          ? arg + " needs a value"
-                                          : "unexpected argument " + handoff::detail::quote_untrusted(arg, 40));
-        }
-        const std::string value = argv[++i];
-        if (arg == "--task-schema") {
-            task_path = value;
-        } else if (!(target = handoff::provider_from_string(value))) {
-            return schema_usage_error("unknown provider " + handoff::detail::quote_untrusted(value, 40) +
-                                      " (openai, anthropic, gemini, llama_cpp, json_schema)");
-        }
+    command_line command("handoff-check schema", schema_usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
+    std::string provider_name;
+    std::string task_path;
+    CLI::Option* const for_option = add_value(command.app(), "--for", provider_name);
+    CLI::Option* const task_option = add_value(app, "--task-schema", task_path);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return *stop;
     }
+    if (for_option->count() == 0) {
+        return command.usage_error("--for PROVIDER is required");
+    }
+    const std::optional<handoff::provider> target = handoff::provider_from_string(provider_name);
     if (!target) {
-        return schema_usage_error("--for PROVIDER is required");
+        return command.usage_error("unknown provider " + handoff::detail::quote_untrusted(provider_name, 40) + " (" +
+                                   name_list<handoff::provider>() + ")");
     }
     std::optional<nlohmann::ordered_json> task;
-    if (task_path && !(task = read_task_schema(*task_path))) {
+    if (task_option->count() > 0 && !(task = read_task_schema(task_path))) {
         return exit_usage;
     }
     const auto result = handoff::provider_schema(*target, task ? &*task : nullptr);

@@ -131,11 +131,12 @@ private:
         return static_cast<double>(whole) == x ? std::to_string(whole) : json_text(json(x));
     }
 
-    /// One object of the envelope: its unknown keys named, then each field in table order: a
+    /// One object of the envelope: its unknown keys named, then each field in field-list order: a
     /// missing required one named, any other passed to `read_one(key, value, pointer, rule)`,
     /// the value nullptr when absent. False when `v` is not an object.
     template <class Key, class ReadOne>
-    bool check_members(const json& v, const std::string& pointer, const contract::table& fields, ReadOne&& read_one) {
+    bool check_members(const json& v, const std::string& pointer, const contract::field_list& fields,
+                       ReadOne&& read_one) {
         const std::optional<std::vector<member>> members = members_of(v, pointer, fields);
         if (!members) {
             return false;
@@ -150,7 +151,7 @@ private:
         return true;
     }
 
-    /// A field of one object of the envelope, in table order: its value (nullptr when absent)
+    /// A field of one object of the envelope, in field-list order: its value (nullptr when absent)
     /// and its pointer; `missing` when it is required and absent.
     struct member {
         std::size_t index;
@@ -162,7 +163,7 @@ private:
     /// check_members' work that does not depend on the object's key type, so that it is compiled
     /// once rather than once for each object: nullopt when `v` is not an object.
     std::optional<std::vector<member>> members_of(const json& v, const std::string& pointer,
-                                                  const contract::table& fields) {
+                                                  const contract::field_list& fields) {
         if (!v.is_object()) {
             type_mismatch(pointer, "an object", v);
             return std::nullopt;
@@ -182,7 +183,7 @@ private:
 
     // The value of an unexpected key is never echoed: it may carry instructions meant for the
     // next prompt.
-    void unknown_fields(const json& obj, const std::string& parent, const contract::table& fields) {
+    void unknown_fields(const json& obj, const std::string& parent, const contract::field_list& fields) {
         for (const auto& item : obj.get_ref<const json::object_t&>()) {
             const std::string& key = item.first;
             if (fields.index_of(key) == fields.size()) {

@@ -51,9 +51,9 @@ private:
 
     /// One object of the envelope: each key must be a field of `fields` not seen before in
     /// this object, read by `read_one(key, field)`; every required field must be there. Bit i
-    /// of `seen` stands for field i (contract::table fits an unsigned).
+    /// of `seen` stands for field i (contract::field_list fits an unsigned).
     template <class Key, class ReadOne>
-    bool read_members(const contract::table& fields, ReadOne&& read_one) {
+    bool read_members(const contract::field_list& fields, ReadOne&& read_one) {
         container c;
         if (in_.peek() != '{' || !in_.begin_object(c)) {
             return false;

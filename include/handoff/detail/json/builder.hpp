@@ -19,11 +19,11 @@
 
 namespace handoff::detail {
 
-/// A nlohmann SAX handler that builds the DOM like nlohmann's own, but enforces parse_limits
-/// as it goes, refuses duplicate keys (a proxy and the orchestrator must never read different
-/// values for one key) and integers beyond 64 bits, and reports every failure as a `parse`
-/// problem with the JSON pointer of the value being read.
-class json_builder {
+/// A nlohmann SAX handler (nlohmann::json_sax, https://json.nlohmann.me/api/json_sax/) that builds the DOM like
+/// nlohmann's own, but enforces parse_limits as it goes, refuses duplicate keys (a proxy and the orchestrator must
+/// never read different values for one key) and integers beyond 64 bits, and reports every failure as a `parse` problem
+/// with the JSON pointer of the value being read.
+class json_builder final : public nlohmann::json_sax<nlohmann::json> {
 public:
     using json = nlohmann::json;
 
@@ -43,12 +43,12 @@ public:
         return builder;
     }
 
-    bool null() { return add(json(nullptr)); }
-    bool boolean(bool v) { return add(json(v)); }
-    bool number_integer(json::number_integer_t v) { return add(json(v)); }
-    bool number_unsigned(json::number_unsigned_t v) { return add(json(v)); }
+    bool null() override { return add(json(nullptr)); }
+    bool boolean(bool v) override { return add(json(v)); }
+    bool number_integer(json::number_integer_t v) override { return add(json(v)); }
+    bool number_unsigned(json::number_unsigned_t v) override { return add(json(v)); }
 
-    bool number_float(json::number_float_t v, const std::string& text) {
+    bool number_float(json::number_float_t v, const std::string& text) override {
         next_item();
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
@@ -58,7 +58,7 @@ public:
         return add(json(v));
     }
 
-    bool string(std::string& v) {
+    bool string(std::string& v) override {
         next_item();
         if (v.size() > limits_.max_string_bytes) {
             return fail(codes::parse_limit_string, "a string of " + std::to_string(v.size()) +
@@ -68,12 +68,12 @@ public:
         return add(json(std::move(v)));
     }
 
-    bool binary(json::binary_t& /*unused*/) { return fail(codes::parse_syntax, "binary values are not JSON"); }
+    bool binary(json::binary_t& /*unused*/) override { return fail(codes::parse_syntax, "binary values are not JSON"); }
 
-    bool start_object(std::size_t /*unknown size*/) { return open(json::value_t::object); }
-    bool start_array(std::size_t /*unknown size*/) { return open(json::value_t::array); }
+    bool start_object(std::size_t /*unknown size*/) override { return open(json::value_t::object); }
+    bool start_array(std::size_t /*unknown size*/) override { return open(json::value_t::array); }
 
-    bool key(std::string& k) {
+    bool key(std::string& k) override {
         frame& top = stack_.back();
         if (k.size() > limits_.max_string_bytes) {
             return fail(codes::parse_limit_string, "a key of " + std::to_string(k.size()) +
@@ -95,10 +95,10 @@ public:
         return true;
     }
 
-    bool end_object() { return close(); }
-    bool end_array() { return close(); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
 
-    bool parse_error(std::size_t /*position*/, const std::string& last_token, const json::exception& ex) {
+    bool parse_error(std::size_t /*position*/, const std::string& last_token, const json::exception& ex) override {
         next_item(); // inside an array, the error is in what follows the last item read
         if (!failed_) {
             fail(codes::parse_syntax, describe_syntax_error(ex.what(), last_token));

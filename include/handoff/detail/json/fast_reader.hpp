@@ -26,7 +26,7 @@ namespace handoff::detail {
 /// The fast path of step 1: a strict JSON reader over the reply's own bytes, for the common
 /// case of a reply that is valid JSON within every parse_limits bound. It never diagnoses.
 /// On anything else (a syntax error, a bound reached, a duplicate key, a number it would not
-/// store exactly as nlohmann does) it *gives way*: `ok()` turns false and the caller runs the
+/// store exactly as nlohmann does) it *falls back*: `ok()` turns false and the caller runs the
 /// diagnosing path (decode(): nlohmann's parser driving json_builder), whose problem says
 /// exactly what is wrong. Giving way is always safe, so every rule here errs that way.
 ///
@@ -40,7 +40,7 @@ class fast_json {
 public:
     using json = nlohmann::json;
 
-    /// Recursion depth at which the reader gives way whatever the limits say: it recurses
+    /// Recursion depth at which the reader falls back whatever the limits say: it recurses
     /// per level, and json_builder (an explicit stack) is the one to handle deep input.
     static constexpr std::size_t max_recursion = 128;
 
@@ -49,8 +49,9 @@ public:
 
     [[nodiscard]] bool ok() const noexcept { return ok_; }
 
-    /// Gives way to the diagnosing path. Always returns false, for `return give_way();`.
-    bool give_way() noexcept {
+    /// Falls back to the diagnosing path, which decides and explains. Always returns false, for
+    /// `return fall_back();`.
+    bool fall_back() noexcept {
         ok_ = false;
         return false;
     }
@@ -77,34 +78,34 @@ public:
     bool begin_array(container& c) { return count_value() && begin('[', c); }
 
     /// The next key of the object `c` (escapes decoded), with its ':' read: true; at the
-    /// closing '}': false with ok() still true; false with ok() false when giving way.
+    /// closing '}': false with ok() still true; false with ok() false when falling back.
     bool next_key(container& c, std::string_view& key) {
         if (!next(c, '}')) {
             return false;
         }
         if (c.items > limits_.max_container_items || !expect('"')) {
-            return give_way();
+            return fall_back();
         }
         if (!read_string_body(key_scratch_, key) || !expect(':')) {
-            return give_way();
+            return fall_back();
         }
         return true;
     }
 
-    /// Whether the array `c` has another item (its ',' read); false at ']' or giving way.
+    /// Whether the array `c` has another item (its ',' read); false at ']' or falling back.
     bool next_item(container& c) {
         if (!next(c, ']')) {
             return false;
         }
-        return c.items <= limits_.max_container_items || give_way();
+        return c.items <= limits_.max_container_items || fall_back();
     }
 
     /// A string value. `scratch` holds it when it had escapes; `out` views the text or scratch.
     bool read_string(std::string& scratch, std::string_view& out) {
         if (!count_value() || !expect('"')) {
-            return give_way();
+            return fall_back();
         }
-        return read_string_body(scratch, out) || give_way();
+        return read_string_body(scratch, out) || fall_back();
     }
 
     bool read_string(std::string& out) {
@@ -131,7 +132,7 @@ public:
             out = false;
             return true;
         }
-        return give_way();
+        return fall_back();
     }
 
     /// `null` when it is next: true and consumed; otherwise false, nothing consumed.
@@ -139,7 +140,7 @@ public:
         if (peek() != 'n') {
             return false;
         }
-        return count_value() && (literal("null") || give_way());
+        return count_value() && (literal("null") || fall_back());
     }
 
     /// A number as nlohmann stores it: unsigned for integers >= 0, signed for negative ones,
@@ -180,15 +181,15 @@ private:
     }
 
     /// json_builder counts every value, containers included, and fails past max_values.
-    bool count_value() noexcept { return ++values_ <= limits_.max_values || give_way(); }
+    bool count_value() noexcept { return ++values_ <= limits_.max_values || fall_back(); }
 
     bool begin(char open, container& c) {
         if (!expect(open)) {
-            return give_way();
+            return fall_back();
         }
         // json_builder refuses a container opened when max_depth are already open.
         if (++level_ > limits_.max_depth || level_ > max_recursion) {
-            return give_way();
+            return fall_back();
         }
         c.items = 0;
         return true;
@@ -206,7 +207,7 @@ private:
             return false;
         }
         if (c.items > 0 && !expect(',')) {
-            return give_way();
+            return fall_back();
         }
         ++c.items;
         return true;
@@ -395,12 +396,12 @@ private:
         bool integer = true; // neither a fraction nor an exponent
     };
 
-    /// JSON's number grammar exactly; integers are exact or give way (json_builder refuses
+    /// JSON's number grammar exactly; integers are exact or fall back (json_builder refuses
     /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod.
     bool number(json& out) {
         number_token token;
         if (!scan_number(token)) {
-            return give_way();
+            return fall_back();
         }
         return token.integer ? integer_value(token, out) : double_value(token.start, out);
     }
@@ -452,9 +453,9 @@ private:
 
     /// An integer as nlohmann stores it: unsigned when >= 0, signed when negative.
     bool integer_value(const number_token& token, json& out) {
-        // 19 digits always fit in 64 bits; longer ones are rare enough to give way.
+        // 19 digits always fit in 64 bits; longer ones are rare enough to fall back.
         if (token.digits_end - token.digits > 19) {
-            return give_way();
+            return fall_back();
         }
         std::uint64_t v = 0;
         for (const char* d = token.digits; d < token.digits_end; ++d) {
@@ -465,7 +466,7 @@ private:
         } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
             out = json(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
         } else {
-            return give_way();
+            return fall_back();
         }
         return true;
     }
@@ -474,7 +475,7 @@ private:
     bool double_value(const char* start, json& out) {
         double d = 0.0;
         if (!to_double(start, p_, d) || !std::isfinite(d)) {
-            return give_way(); // overflow fails, underflow passes, in decode(): let it say which
+            return fall_back(); // overflow fails, underflow passes, in decode(): let it say which
         }
         out = json(static_cast<json::number_float_t>(d));
         return true;
@@ -493,14 +494,14 @@ private:
         }
         char* stop = nullptr;
         out = std::strtod(token.c_str(), &stop);
-        return stop == token.c_str() + token.size() && out != 0.0; // 0 may be an underflow: give way
+        return stop == token.c_str() + token.size() && out != 0.0; // 0 may be an underflow: fall back
 #endif
     }
 
     bool value(json& out) {
         skip_ws();
         if (p_ == end_) {
-            return give_way();
+            return fall_back();
         }
         switch (*p_) {
         case '{': return object_value(out);
@@ -524,7 +525,7 @@ private:
         while (next_key(c, key)) {
             const auto [it, inserted] = members.try_emplace(std::string(key));
             if (!inserted) {
-                return give_way(); // a duplicate key: json_builder names it
+                return fall_back(); // a duplicate key: json_builder names it
             }
             if (!count_value() || !value(it->second)) {
                 return false;
@@ -542,7 +543,7 @@ private:
         // once at its final size: no growth, no copies.
         std::vector<json>& pending = scratch()[level_];
         pending.clear();
-        const release_on_exit release{pending}; // also when giving way midway
+        const release_on_exit release{pending}; // also when falling back midway
         while (next_item(c)) {
             pending.emplace_back();
             if (!count_value() || !value(pending.back())) {
@@ -563,16 +564,16 @@ private:
         ++p_;
         std::string_view s;
         if (!read_string_body(key_scratch_, s)) {
-            return give_way();
+            return fall_back();
         }
         out = json(s); // the string is built once, in place
         return true;
     }
 
-    /// `word` next: `out` becomes `parsed`; anything else gives way.
+    /// `word` next: `out` becomes `parsed`; anything else falls back.
     bool literal_value(std::string_view word, json parsed, json& out) {
         if (!literal(word)) {
-            return give_way();
+            return fall_back();
         }
         out = std::move(parsed);
         return true;

@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <array>   // array
 #include <cmath>   // floor, isfinite
 #include <cstddef> // size_t
 #include <cstdint> // int64_t, uint64_t
@@ -17,17 +16,8 @@
 namespace handoff::detail {
 
 /// A double as nlohmann's dump writes it: the shortest decimal that reads back as it ("1.0" for
-/// a whole number, an exponent past 1e15), null for NaN and the infinities. nlohmann's own
-/// routine, without its serializer, which a file would otherwise instantiate for this alone.
-inline void append_json_double(std::string& out, double d) {
-    if (!std::isfinite(d)) {
-        out += "null";
-        return;
-    }
-    std::array<char, 64> digits{};
-    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), d);
-    out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
-}
+/// a whole number, an exponent past 1e15), null for NaN and the infinities.
+inline void append_json_double(std::string& out, double d) { out += nlohmann::json(d).dump(); }
 
 /// -1, 0 or 1 as a <, == or > b; both are numbers. NaN never reaches here (the parser refuses it).
 [[nodiscard]] inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b);
