@@ -3,7 +3,9 @@
 
 // The model providers handoff can write a constrained-decoding schema for (provider_schema.hpp)
 // and read a reply from (provider_reply.hpp). `json_schema` is no provider: it stands for "the
-// merged draft-07 schema as it is", for any tool that reads JSON Schema itself.
+// merged draft-07 schema as it is", for any tool that reads JSON Schema itself. `gemini` is
+// Gemini's generationConfig.responseJsonSchema; `gemini_openapi` its older responseSchema, an
+// OpenAPI 3.0 subset (https://ai.google.dev/api/caching#Schema).
 
 #include <array>       // array
 #include <cstddef>     // size_t
@@ -13,8 +15,8 @@
 
 namespace handoff {
 
-enum class provider : std::uint8_t { openai, anthropic, gemini, llama_cpp, json_schema };
-inline constexpr std::size_t provider_count = 5;
+enum class provider : std::uint8_t { openai, anthropic, gemini, llama_cpp, json_schema, gemini_openapi };
+inline constexpr std::size_t provider_count = 6;
 
 // A switch without `default:` so that -Werror=switch breaks the build until a new provider is
 // named here.
@@ -25,12 +27,14 @@ inline constexpr std::size_t provider_count = 5;
     case provider::gemini: return "gemini";
     case provider::llama_cpp: return "llama_cpp";
     case provider::json_schema: return "json_schema";
+    case provider::gemini_openapi: return "gemini_openapi";
     }
     return "?";
 }
 
 inline constexpr std::array<provider, provider_count> all_providers{
-    provider::openai, provider::anthropic, provider::gemini, provider::llama_cpp, provider::json_schema};
+    provider::openai,    provider::anthropic,   provider::gemini,
+    provider::llama_cpp, provider::json_schema, provider::gemini_openapi};
 
 /// The provider spelled exactly as to_string spells it; "llama.cpp" is accepted too, because
 /// that is how the project spells itself. Anything else is nullopt.
