@@ -281,7 +281,7 @@ TEST_CASE("the json_schema target is the merged draft-07 schema, unchanged and w
     CHECK(r.schema["properties"]["partial_result"]["anyOf"][1] == ojson{{"type", "null"}});
     CHECK(r.schema.contains("if"));
     CHECK(r.schema["$id"].get<std::string>() == handoff::envelope_schema()["$id"].get<std::string>());
-    // Property order survives: providers generate in schema order, and status comes first.
+    // Property order survives as written (no provider promises to generate in it).
     CHECK(r.schema["properties"].begin().key() == "status");
 }
 
