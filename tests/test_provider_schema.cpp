@@ -615,22 +615,29 @@ TEST_CASE("Gemini gets const as a one-value enum, oneOf as anyOf with a note, an
     CHECK(r.within_limits());
 }
 
-TEST_CASE("providers without prefixItems drop it and the items beside it, each with a note", "[provider_schema]") {
+TEST_CASE("providers without prefixItems get the tuple as items anyOf its schemas, with a note", "[provider_schema]") {
     const ojson task = {{"type", "object"},
                         {"properties",
                          {{"pair",
                            {{"type", "array"},
                             {"prefixItems", {{{"type", "number"}}, {{"type", "string"}}}},
-                            {"items", {{"type", "boolean"}}}}}}}};
-    for (const provider p : {provider::openai, provider::anthropic, provider::llama_cpp, provider::gemini_openapi}) {
+                            {"items", {{"type", "boolean"}}}}},
+                          {"closed",
+                           {{"type", "array"}, {"prefixItems", {{{"type", "number"}}}}, {"items", false}}}}}};
+    for (const provider p : {provider::openai, provider::anthropic, provider::llama_cpp}) {
         INFO(handoff::to_string(p));
         const auto r = handoff::provider_schema(p, &task);
-        // items would bind every element, not those after the prefix: it goes with prefixItems.
-        CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/pair", "prefixItems"));
-        CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/pair", "items"));
+        // Every element meets one of the schemas (the order is the receiver's to check); items
+        // as written would bind every element, not those after the prefix.
+        CHECK(as_written(task_properties(r)["pair"])["items"] ==
+              ojson{{"anyOf", {{{"type", "number"}}, {{"type", "string"}}, {{"type", "boolean"}}}}});
+        CHECK(as_written(task_properties(r)["closed"])["items"] == ojson{{"anyOf", {{{"type", "number"}}}}});
+        CHECK(has_note(r, schema_note_kind::weakened, "/properties/pair", "prefixItems"));
+        CHECK_FALSE(as_written(task_properties(r)["pair"]).contains("prefixItems"));
     }
     const auto gemini = handoff::provider_schema(provider::gemini, &task);
     CHECK(task_properties(gemini)["pair"]["items"] == ojson{{"type", "boolean"}});
+    CHECK(task_properties(gemini)["pair"]["prefixItems"].size() == 2);
 }
 
 TEST_CASE("Anthropic refuses allOf with a $ref, enum values that are objects, and large {n,m} ranges",
@@ -670,10 +677,11 @@ TEST_CASE("Anthropic's per-request limits say how much of each the envelope take
     CHECK(envelope.limits[1].limit == 16);
     const ojson task = pydantic_order();
     const auto r = handoff::provider_schema(provider::anthropic, &task);
-    // Order has 6 optional properties and 2 unions (note's anyOf, payment's oneOf sent as anyOf).
+    // Order has 6 optional properties and 3 unions: note's anyOf, payment's oneOf sent as anyOf,
+    // location's tuple sent as items anyOf.
     CHECK(r.limits[0].envelope == 14);
     CHECK(r.limits[0].task() == 6);
-    CHECK(r.limits[1].task() == 2);
+    CHECK(r.limits[1].task() == 3);
     CHECK(r.limits[1].envelope == envelope.limits[1].envelope);
     CHECK(r.within_limits());
 }

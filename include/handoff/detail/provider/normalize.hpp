@@ -111,6 +111,40 @@ void place_ref_siblings(const provider_profile& profile, Json& node, bool siblin
     node = std::move(alone);
 }
 
+/// prefixItems [A, B] with items X, for a provider without prefixItems: items {"anyOf": [A, B, X]}
+/// (X left out when false), which every element of the tuple meets. Without an items schema the
+/// elements after the prefix are free, so nothing is sent for them; either way the order of the
+/// prefix is lost, and the note says so. openai-node's toStrictJsonSchema refuses an array
+/// without items, so the tuple is never simply dropped.
+template <class Json, class Note>
+void tuple_as_items(const provider_profile& profile, Json& node, const std::string& pointer, const Note& note) {
+    const Json prefix = node["prefixItems"];
+    const auto items = node.find("items");
+    const bool items_false = items != node.end() && items->is_boolean() && !items->template get<bool>();
+    const bool bounded = items_false || (items != node.end() && items->is_object());
+    if (!prefix.is_array() || prefix.empty() || !bounded) {
+        return; // the keyword table drops it, with its note
+    }
+    note(schema_note_kind::weakened, pointer, "prefixItems", prefix,
+         std::string(profile.display_name) + " has no prefixItems: each element must match one of the tuple's "
+                                             "schemas, in any order; the receiver still checks the order");
+    Json branches = prefix;
+    if (!items_false) {
+        branches.push_back(*items);
+    }
+    Json any = Json(Json::value_t::object);
+    any["anyOf"] = std::move(branches);
+    Json out = Json(Json::value_t::object);
+    for (auto it = node.begin(); it != node.end(); ++it) {
+        if (it.key() == "prefixItems") {
+            out["items"] = any;
+        } else if (it.key() != "items") {
+            out[it.key()] = it.value();
+        }
+    }
+    node = std::move(out);
+}
+
 /// `node` as the provider reads it (see the top of this file); `note` is called as
 /// note(kind, pointer, keyword, value, text) for what loosens.
 template <class Json, class Note>
@@ -139,6 +173,9 @@ template <class Json, class Note>
         values.push_back(out["const"]);
         out = renamed(out, "const", "enum");
         out["enum"] = std::move(values);
+    }
+    if (converts("prefixItems") && out.contains("prefixItems")) {
+        tuple_as_items(profile, out, pointer, note);
     }
     place_ref_siblings(profile, out, siblings_apply, pointer, note);
     return out;

@@ -237,16 +237,18 @@ template <class Json>
 
 template <class Json, class Sink>
 void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) const {
-    // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
+    // Every property is listed, in the order of "properties" (as openai-python's and openai-node's
+    // strict transforms write it); a malformed "required" (not an array) lists nothing.
     const auto listed = out.find("required");
-    Json required = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
+    const Json given = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
+    Json required = Json(Json::value_t::array);
     Json& properties = out["properties"];
     for (auto item = properties.begin(); item != properties.end(); ++item) {
         const std::string& name = item.key();
-        if (lists_name(required, name)) {
+        required.push_back(Json(name));
+        if (lists_name(given, name)) {
             continue;
         }
-        required.push_back(Json(name));
         if (!accepts_null(item.value())) {
             item.value() = with_null(std::move(item.value()));
             note(schema_note_kind::made_nullable, pointer_child(pointer_child(pointer, "properties"), name), "required",
