@@ -8,12 +8,12 @@
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/provider.hpp>
 
-#include <cstddef>    // size_t
-#include <cstdlib>    // getenv
-#include <fstream>    // ifstream, ofstream
-#include <set>        // set
-#include <sstream>    // ostringstream
-#include <string>     // string
+#include <cstddef>     // size_t
+#include <cstdlib>     // getenv
+#include <fstream>     // ifstream, ofstream
+#include <set>         // set
+#include <sstream>     // ostringstream
+#include <string>      // string
 #include <string_view> // string_view
 
 namespace test_provider_matrix { // this file's own names: see "unity build" in tests/CMakeLists.txt
@@ -87,7 +87,7 @@ std::string rendered_matrix() {
         const char* how = profile.siblings == ref_siblings::wrapped   ? "wrapped in `anyOf: [{$ref}]`"
                           : profile.siblings == ref_siblings::dropped ? "dropped, reported"
                           : profile.siblings == ref_siblings::inlined ? "inlined with the target"
-                                                                       : "kept";
+                                                                      : "kept";
         out << profile.display_name << " " << how << (p == columns[std::size(columns) - 1] ? ".\n" : "; ");
     }
     out << "Required properties written first: ";
@@ -141,8 +141,7 @@ TEST_CASE("docs/providers.md shows the keyword matrix, the limits and their sour
     CHECK(docs.substr(from, end - from) == rendered);
 }
 
-TEST_CASE("every matrix row names a keyword once and gives every provider a cell with a source",
-          "[provider_matrix]") {
+TEST_CASE("every matrix row names a keyword once and gives every provider a cell with a source", "[provider_matrix]") {
     std::set<std::string_view> seen;
     for (const auto& row : handoff::detail::keyword_matrix) {
         INFO(row.keyword);

@@ -622,8 +622,7 @@ TEST_CASE("providers without prefixItems get the tuple as items anyOf its schema
                            {{"type", "array"},
                             {"prefixItems", {{{"type", "number"}}, {{"type", "string"}}}},
                             {"items", {{"type", "boolean"}}}}},
-                          {"closed",
-                           {{"type", "array"}, {"prefixItems", {{{"type", "number"}}}}, {"items", false}}}}}};
+                          {"closed", {{"type", "array"}, {"prefixItems", {{{"type", "number"}}}}, {"items", false}}}}}};
     for (const provider p : {provider::openai, provider::anthropic, provider::llama_cpp}) {
         INFO(handoff::to_string(p));
         const auto r = handoff::provider_schema(p, &task);
@@ -733,10 +732,10 @@ TEST_CASE("Gemini's responseSchema gets only Schema fields: one upper-case type,
           "[provider_schema]") {
     // https://ai.google.dev/api/caching#Schema: the fields of the Schema message, and no others.
     static const std::set<std::string> fields{
-        "type",     "format",     "title",    "description", "nullable",      "enum",          "maxItems",
-        "minItems", "properties", "required", "minProperties", "maxProperties", "minLength",   "maxLength",
-        "pattern",  "example",    "anyOf",    "propertyOrdering", "default",  "items",         "minimum",
-        "maximum"};
+        "type",      "format",    "title",      "description", "nullable",      "enum",
+        "maxItems",  "minItems",  "properties", "required",    "minProperties", "maxProperties",
+        "minLength", "maxLength", "pattern",    "example",     "anyOf",         "propertyOrdering",
+        "default",   "items",     "minimum",    "maximum"};
     static const std::set<std::string> types{"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"};
     for (const ojson& task : {pydantic_order(), example_schema("invoice.schema.json")}) {
         const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
@@ -763,14 +762,13 @@ TEST_CASE("Gemini's responseSchema gets only Schema fields: one upper-case type,
     const ojson& partial = r.schema["properties"]["partial_result"];
     CHECK(partial["nullable"] == true);
     CHECK(partial["type"] == "OBJECT");
-    CHECK(partial["properties"]["total"]["properties"]["currency"] == ojson{{"title", "Currency"}, {"enum", {"EUR"}},
-                                                                             {"type", "STRING"}});
+    CHECK(partial["properties"]["total"]["properties"]["currency"] ==
+          ojson{{"title", "Currency"}, {"enum", {"EUR"}}, {"type", "STRING"}});
     CHECK(partial["properties"]["note"] == ojson{{"type", "STRING"}, {"maxLength", 200}, {"nullable", true}});
     CHECK(r.schema["properties"]["reason_code"]["nullable"] == true);
 }
 
-TEST_CASE("describe_dropped writes each dropped constraint into the description the model reads",
-          "[provider_schema]") {
+TEST_CASE("describe_dropped writes each dropped constraint into the description the model reads", "[provider_schema]") {
     const auto plain = handoff::provider_schema(provider::openai, nullptr);
     CHECK_FALSE(plain.schema["properties"]["coverage"]["properties"]["unit"].contains("description"));
     handoff::provider_schema_options options;
@@ -778,18 +776,17 @@ TEST_CASE("describe_dropped writes each dropped constraint into the description 
     const auto described = handoff::provider_schema(provider::openai, nullptr, options);
     CHECK(described.schema["properties"]["coverage"]["properties"]["unit"]["description"] ==
           "{minLength: 1, maxLength: 64}");
-    const ojson task = {{"type", "object"},
-                        {"required", {"code"}},
-                        {"properties",
-                         {{"code", {{"type", "string"}, {"description", "The code."}, {"pattern", "^(?!x)[a-z]+$"}}}}}};
+    const ojson task = {
+        {"type", "object"},
+        {"required", {"code"}},
+        {"properties", {{"code", {{"type", "string"}, {"description", "The code."}, {"pattern", "^(?!x)[a-z]+$"}}}}}};
     const auto r = handoff::provider_schema(provider::openai, &task, options);
     CHECK(task_properties(r)["code"]["description"] == "The code.\n\n{pattern: \"^(?!x)[a-z]+$\"}");
     // The notes are the same either way: the receiver still checks every one of them.
     CHECK(r.notes.size() == handoff::provider_schema(provider::openai, &task).notes.size());
 }
 
-TEST_CASE("Gemini warns when a schema nears the size its API refuses without a published number",
-          "[provider_schema]") {
+TEST_CASE("Gemini warns when a schema nears the size its API refuses without a published number", "[provider_schema]") {
     ojson values = ojson::array();
     for (int i = 0; i < 600; ++i) {
         values.push_back("v" + std::to_string(i));

@@ -29,13 +29,11 @@ namespace {
 using ojson = nlohmann::ordered_json;
 using handoff::provider;
 
-const std::set<std::string> single_keywords{"items",           "additionalProperties", "additionalItems",
-                                            "not",             "if",                   "then",
-                                            "else",            "contains",             "propertyNames",
-                                            "unevaluatedItems", "unevaluatedProperties", "contentSchema"};
+const std::set<std::string> single_keywords{
+    "items",         "additionalProperties", "additionalItems",       "not",          "if", "then", "else", "contains",
+    "propertyNames", "unevaluatedItems",     "unevaluatedProperties", "contentSchema"};
 const std::set<std::string> list_keywords{"anyOf", "allOf", "oneOf", "prefixItems", "items"};
-const std::set<std::string> map_keywords{"properties", "patternProperties", "$defs", "definitions",
-                                         "dependentSchemas"};
+const std::set<std::string> map_keywords{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"};
 
 /// Calls `visit(node, pointer)` for `node` and every subschema below it (JSON Schema's
 /// subschema keywords of draft-07 and 2020-12).
@@ -131,8 +129,7 @@ std::vector<ojson> every_fixture_schema() {
         }
     };
     for (const char* folder : {"schemas", "refs", "provider_schemas"}) {
-        for (const auto& entry :
-             std::filesystem::recursive_directory_iterator(handoff_test::fixture_path(folder))) {
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(handoff_test::fixture_path(folder))) {
             if (entry.is_regular_file() && entry.path().extension() == ".json") {
                 add_file(entry.path(), false);
             }
@@ -202,8 +199,7 @@ TEST_CASE("nested definitions of the same name move to the root under different 
         const ojson& status = unwrapped(order["properties"]["status"]);
         REQUIRE(status.contains("$ref"));
         const std::string name = status["$ref"].get<std::string>().substr(std::string("#/$defs/").size());
-        CHECK(sent.schema["$defs"].value(name, ojson::object()).value("enum", ojson()) ==
-              ojson{"new", "paid", "sent"});
+        CHECK(sent.schema["$defs"].value(name, ojson::object()).value("enum", ojson()) == ojson{"new", "paid", "sent"});
     }
 }
 
@@ -225,9 +221,9 @@ TEST_CASE("a ref into a property gets a definition of its own, so making that pr
 
 TEST_CASE("a ref that resolves nowhere, or outside the document, is not sent and is reported",
           "[provider_schema][refs]") {
-    const ojson task = {{"type", "object"},
-                        {"properties",
-                         {{"a", {{"$ref", "#/$defs/missing"}}}, {"b", {{"$ref", "https://example.com/b.json"}}}}}};
+    const ojson task = {
+        {"type", "object"},
+        {"properties", {{"a", {{"$ref", "#/$defs/missing"}}}, {"b", {{"$ref", "https://example.com/b.json"}}}}}};
     for (const provider p : {provider::openai, provider::gemini, provider::llama_cpp}) {
         INFO(handoff::to_string(p));
         const auto sent = handoff::provider_schema(p, &task);
@@ -238,9 +234,10 @@ TEST_CASE("a ref that resolves nowhere, or outside the document, is not sent and
             }
         }
         // The value is the ref as the merged schema holds it: the task's refs moved under partial_result.
-        CHECK(noted == std::set<std::string>{"/properties/partial_result/anyOf/0/properties/a "
-                                             "#/properties/partial_result/anyOf/0/$defs/missing",
-                                             "/properties/partial_result/anyOf/0/properties/b https://example.com/b.json"});
+        CHECK(noted ==
+              std::set<std::string>{"/properties/partial_result/anyOf/0/properties/a "
+                                    "#/properties/partial_result/anyOf/0/$defs/missing",
+                                    "/properties/partial_result/anyOf/0/properties/b https://example.com/b.json"});
         CHECK(standalone_problems(sent.schema, p).empty());
     }
 }

@@ -32,9 +32,9 @@ inline constexpr std::size_t provider_count = 6;
     return "?";
 }
 
-inline constexpr std::array<provider, provider_count> all_providers{
-    provider::openai,    provider::anthropic,   provider::gemini,
-    provider::llama_cpp, provider::json_schema, provider::gemini_openapi};
+inline constexpr std::array<provider, provider_count> all_providers{provider::openai,      provider::anthropic,
+                                                                    provider::gemini,      provider::llama_cpp,
+                                                                    provider::json_schema, provider::gemini_openapi};
 
 /// The provider spelled exactly as to_string spells it; "llama.cpp" is accepted too, because
 /// that is how the project spells itself. Anything else is nullopt.

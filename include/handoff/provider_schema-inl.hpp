@@ -43,7 +43,7 @@ namespace detail {
 /// The task's part of the schema sent: its root under partial_result and the definitions that
 /// came from it.
 [[nodiscard]] HANDOFF_INLINE schema_stats task_stats(const nlohmann::ordered_json& sent,
-                                                    const std::vector<hoisted_definition>& origins) {
+                                                     const std::vector<hoisted_definition>& origins) {
     const std::string task = "/properties/partial_result/anyOf/0";
     schema_stats total;
     const auto add = [&total](const nlohmann::ordered_json& part) {

@@ -46,7 +46,10 @@ struct hoisted_definition {
 [[nodiscard]] inline std::string percent_decoded(const std::string& text) {
     std::string out;
     const auto hex = [](char c) {
-        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
     };
     for (std::size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
@@ -72,7 +75,7 @@ struct hoisted_definition {
 
 template <class Json, class Note>
 class definition_hoister {
-  public:
+public:
     definition_hoister(Json& root, const Note& note) : root_(root), note_(note) {}
 
     /// Hoists every definition of `root_` and rewrites every `$ref`; returns the definitions in
@@ -102,7 +105,7 @@ class definition_hoister {
         return sent;
     }
 
-  private:
+private:
     Json& root_;
     const Note& note_;
     std::vector<std::pair<std::string, Json>> defs_;
@@ -272,8 +275,8 @@ class definition_hoister {
                     }
                     const std::string name =
                         unique_name(target == "/properties/partial_result/anyOf/0" ? std::string("task")
-                                    : tokens.empty()                                ? std::string("root")
-                                                                                    : tokens.back());
+                                    : tokens.empty()                               ? std::string("root")
+                                                                                   : tokens.back());
                     Json copy = *found;
                     copies_.emplace(target, name);
                     defs_.emplace_back(name, std::move(copy));

@@ -62,8 +62,7 @@ template <class Json>
     switch (when) {
     case keep_when::pattern_openai: return !f.lookaround && !f.property_escape;
     case keep_when::pattern_anthropic:
-        return !f.lookaround && !f.backreference && !f.word_boundary &&
-               f.largest_bound <= anthropic_quantifier_bound;
+        return !f.lookaround && !f.backreference && !f.word_boundary && f.largest_bound <= anthropic_quantifier_bound;
     case keep_when::pattern_llama: return f.anchored && !f.lookaround && !f.backreference;
     case keep_when::pattern_re2: return !f.lookaround && !f.backreference;
     default: return false;
@@ -99,7 +98,8 @@ template <class Json>
     case keep_when::pattern_openai:
     case keep_when::pattern_anthropic:
     case keep_when::pattern_llama:
-    case keep_when::pattern_re2: return value.is_string() && pattern_kept(when, value.template get_ref<const string_t&>());
+    case keep_when::pattern_re2:
+        return value.is_string() && pattern_kept(when, value.template get_ref<const string_t&>());
     case keep_when::items_schema: return keeps_items(profile, value, node);
     case keep_when::integer_only: {
         const auto type = node.find("type");
@@ -113,9 +113,8 @@ template <class Json>
         return value.is_array() &&
                std::all_of(value.begin(), value.end(), [](const Json& v) { return v.is_string() || v.is_null(); });
     case keep_when::without_ref_member:
-        return value.is_array() && std::none_of(value.begin(), value.end(), [](const Json& m) {
-                   return m.is_object() && m.contains("$ref");
-               });
+        return value.is_array() && std::none_of(value.begin(), value.end(),
+                                                [](const Json& m) { return m.is_object() && m.contains("$ref"); });
     case keep_when::llama_members:
         return value.is_array() && !node.contains("properties") &&
                std::all_of(value.begin(), value.end(), [](const Json& m) { return llama_reads_member(m); });
@@ -170,7 +169,8 @@ template <class Json>
         return who + " takes items as one schema, and not beside a prefixItems it drops" + still;
     case keep_when::integer_only: return who + " enforces numeric bounds on integers only" + still;
     case keep_when::without_properties: return who + " cannot mix properties with anyOf/oneOf in one schema" + still;
-    case keep_when::primitive_values: return who + " takes enum values that are strings, numbers, booleans or null" + still;
+    case keep_when::primitive_values:
+        return who + " takes enum values that are strings, numbers, booleans or null" + still;
     case keep_when::string_values: return who + " takes string enum values only" + still;
     case keep_when::without_ref_member: return who + " does not support allOf with a $ref" + still;
     case keep_when::llama_members:

@@ -5,9 +5,9 @@
 // <handoff/src.hpp> otherwise (config.hpp).
 
 #include <handoff/detail/json/pointer.hpp>
-#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/normalize.hpp>
+#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
 

@@ -39,7 +39,7 @@ inline constexpr std::size_t max_inlined_refs = 4096;
 
 template <class Json, class Note>
 class openapi_converter {
-  public:
+public:
     openapi_converter(const Json& root, const std::vector<hoisted_definition>& origins, const Note& note)
         : root_(root), origins_(origins), note_(note) {}
 
@@ -86,7 +86,7 @@ class openapi_converter {
         return lift_single_branch(std::move(out));
     }
 
-  private:
+private:
     const Json& root_;
     const std::vector<hoisted_definition>& origins_;
     const Note& note_;

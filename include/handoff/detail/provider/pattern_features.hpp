@@ -13,11 +13,11 @@
 namespace handoff::detail {
 
 struct pattern_features {
-    bool lookaround = false;      // (?= (?! (?<= (?<!
-    bool backreference = false;   // \1 ... \9, \k<name>
-    bool word_boundary = false;   // \b \B outside a class
-    bool property_escape = false; // \p{...} \P{...}
-    bool anchored = false;        // starts with ^ and ends with an unescaped $
+    bool lookaround = false;         // (?= (?! (?<= (?<!
+    bool backreference = false;      // \1 ... \9, \k<name>
+    bool word_boundary = false;      // \b \B outside a class
+    bool property_escape = false;    // \p{...} \P{...}
+    bool anchored = false;           // starts with ^ and ends with an unescaped $
     std::uint64_t largest_bound = 0; // the largest number inside a {n}, {n,} or {n,m} quantifier
 };
 

@@ -167,8 +167,8 @@ inline constexpr std::array<keyword_row, 40> keyword_matrix{{
 /// `$anchor` is one: hoisting (hoist_defs.hpp) rewrites every reference to an anchor as a pointer.
 /// `discriminator` is OpenAPI's (Pydantic writes it beside a oneOf): JSON Schema ignores it.
 inline constexpr std::array<std::string_view, 13> annotation_keywords{
-    "$schema",    "$id",      "$comment",  "default",     "examples",       "x-lint-allow", "deprecated",
-    "readOnly",   "writeOnly", "$vocabulary", "$dynamicAnchor", "$anchor", "discriminator"};
+    "$schema",  "$id",       "$comment",    "default",        "examples", "x-lint-allow", "deprecated",
+    "readOnly", "writeOnly", "$vocabulary", "$dynamicAnchor", "$anchor",  "discriminator"};
 
 /// What the rewrite does with the keywords written beside a `$ref`.
 enum class ref_siblings : std::uint8_t {
@@ -239,8 +239,15 @@ inline constexpr std::array<provider_profile, provider_count> provider_profiles{
      false,
      ref_siblings::dropped,
      true},
-    {provider::json_schema, "JSON Schema (draft-07)", "https://json-schema.org/draft-07", {}, false, false, true,
-     ref_siblings::kept, false},
+    {provider::json_schema,
+     "JSON Schema (draft-07)",
+     "https://json-schema.org/draft-07",
+     {},
+     false,
+     false,
+     true,
+     ref_siblings::kept,
+     false},
     {provider::gemini_openapi,
      "Gemini responseSchema",
      source_of(rule_source::gemini_schema_docs).where,

@@ -14,9 +14,9 @@
 #include <algorithm>   // max, find
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
-#include <string>      // string, to_string
 #include <map>         // map
 #include <set>         // set
+#include <string>      // string, to_string
 #include <string_view> // string_view
 #include <vector>      // vector
 
