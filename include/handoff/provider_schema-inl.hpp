@@ -17,8 +17,10 @@
 #include <algorithm>   // none_of, count_if, find_if
 #include <cstddef>     // size_t, nullptr_t
 #include <cstdint>     // uint64_t
+#include <set>         // set
 #include <string>      // string, to_string
 #include <string_view> // string_view
+#include <tuple>       // tuple
 #include <utility>     // move
 #include <vector>      // vector
 
@@ -112,12 +114,10 @@ HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& 
 /// Notes the walk wrote twice (a definition copied for a `$ref` is rewritten where it came from
 /// too) are kept once, in their first place.
 HANDOFF_INLINE void drop_repeated_notes(std::vector<schema_note>& notes) {
+    std::set<std::tuple<schema_note_kind, std::string, std::string>> seen;
     std::vector<schema_note> kept;
     for (schema_note& n : notes) {
-        const bool seen = std::any_of(kept.begin(), kept.end(), [&n](const schema_note& k) {
-            return k.kind == n.kind && k.pointer == n.pointer && k.keyword == n.keyword;
-        });
-        if (!seen) {
+        if (seen.emplace(n.kind, n.pointer, n.keyword).second) {
             kept.push_back(std::move(n));
         }
     }

@@ -145,19 +145,37 @@ void tuple_as_items(const provider_profile& profile, Json& node, const std::stri
     node = std::move(out);
 }
 
+/// Whether the profile converts `keyword` before the matrix applies.
+[[nodiscard]] inline bool converts(const provider_profile& profile, const char* keyword) {
+    const keyword_cell* c = find_cell(profile, keyword);
+    return c != nullptr && c->when == keep_when::converted;
+}
+
+/// Whether normalized() would change anything in `node`: most schema objects it leaves alone,
+/// and those are not copied.
+template <class Json>
+[[nodiscard]] bool needs_normalizing(const provider_profile& profile, const Json& node) {
+    if (profile.keep_everything || !node.is_object()) {
+        return false;
+    }
+    const keyword_cell* all_of = find_cell(profile, "allOf");
+    return (node.contains("allOf") && all_of != nullptr && all_of->when != keep_when::always) ||
+           (node.contains("oneOf") && converts(profile, "oneOf")) ||
+           (node.contains("const") && converts(profile, "const")) ||
+           (node.contains("prefixItems") && converts(profile, "prefixItems")) ||
+           (node.contains("$ref") && node.size() > 1 && profile.siblings != ref_siblings::kept);
+}
+
 /// `node` as the provider reads it (see the top of this file); `note` is called as
 /// note(kind, pointer, keyword, value, text) for what loosens.
 template <class Json, class Note>
 [[nodiscard]] Json normalized(const provider_profile& profile, const Json& node, bool siblings_apply,
                               const std::string& pointer, const Note& note) {
-    if (profile.keep_everything || !node.is_object()) {
+    if (!needs_normalizing(profile, node)) {
         return node;
     }
     Json out = node;
-    const auto converts = [&](const char* keyword) {
-        const keyword_cell* c = find_cell(profile, keyword);
-        return c != nullptr && c->when == keep_when::converted;
-    };
+    const auto converts = [&profile](const char* keyword) { return detail::converts(profile, keyword); };
     const keyword_cell* all_of = find_cell(profile, "allOf");
     if (all_of != nullptr && all_of->when != keep_when::always) {
         static_cast<void>(merge_single_all_of(out));

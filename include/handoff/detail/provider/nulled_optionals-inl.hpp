@@ -54,7 +54,11 @@ HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const n
         return;
     }
     const auto quiet = [](auto&&...) {};
-    const nlohmann::json node = normalized(profile, given, true, pointer, quiet);
+    nlohmann::json changed;
+    if (needs_normalizing(profile, given)) {
+        changed = normalized(profile, given, true, pointer, quiet);
+    }
+    const nlohmann::json& node = changed.is_null() ? given : changed;
     const nlohmann::json* properties = nullptr;
     const nlohmann::json* required = nullptr;
     for (auto item = node.begin(); item != node.end(); ++item) {
@@ -86,8 +90,10 @@ HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const n
     }
     for (auto property = properties->begin(); property != properties->end(); ++property) {
         const bool listed = required != nullptr && lists_name(*required, property.key());
-        const nlohmann::json as_read = normalized(profile, property.value(), true, pointer, quiet);
-        if (!listed && !accepts_null(as_read, &profile)) {
+        const bool normalizes = !listed && needs_normalizing(profile, property.value());
+        const nlohmann::json as_read =
+            normalizes ? normalized(profile, property.value(), true, pointer, quiet) : nlohmann::json();
+        if (!listed && !accepts_null(normalizes ? as_read : property.value(), &profile)) {
             add_nulled_path(paths, pointer_child(pointer_child(pointer, "properties"), property.key()));
         }
     }

@@ -114,7 +114,11 @@ struct rewriter {
         if (!given.is_object()) {
             return given;
         }
-        const Json node = normalized(profile, given, options.ref_siblings_apply, pointer, sink);
+        Json changed;
+        if (needs_normalizing(profile, given)) {
+            changed = normalized(profile, given, options.ref_siblings_apply, pointer, sink);
+        }
+        const Json& node = changed.is_null() ? given : changed;
         Json out = Json(Json::value_t::object);
         Json dropped = Json(Json::value_t::object);
         for (const auto& item : node.items()) {
