@@ -118,7 +118,7 @@ inline constexpr keyword_cell json{k::always, s::json_schema_spec};
 // Columns: openai, anthropic, gemini, llama_cpp, json_schema, gemini_openapi (provider.hpp).
 // A cell's source is the page, file or report that says so; rule_sources lists them.
 // clang-format off
-inline constexpr std::array<keyword_row, 40> keyword_matrix{{
+inline constexpr std::array<keyword_row, 42> keyword_matrix{{
     {"type",                 {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
     {"properties",           {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
     {"required",             {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
@@ -132,6 +132,8 @@ inline constexpr std::array<keyword_row, 40> keyword_matrix{{
     {"allOf",                {{{cell::k::converted, cell::s::openai_python}, {cell::k::without_ref_member, cell::s::anthropic_docs}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::llama_members, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
     {"not",                  {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
     {"if",                   {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"then",                 {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"else",                 {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
     {"$ref",                 {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
     {"$defs",                {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
     {"definitions",          {{{cell::k::converted, cell::s::llama_converter}, {cell::k::converted, cell::s::llama_converter}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::converted, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
