@@ -597,6 +597,31 @@ TEST_CASE("OpenAI gets a $ref with a description as anyOf [$ref] beside it, and 
     CHECK(openai_strict_violations(r.schema).empty());
 }
 
+TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent; draft-07 ignores them, and so do we",
+          "[provider_schema]") {
+    const auto task = [](const char* dialect) {
+        ojson schema = {{"type", "object"},
+                        {"definitions", {{"code", {{"type", "string"}}}}},
+                        {"required", {"code"}},
+                        {"properties", {{"code", {{"$ref", "#/definitions/code"}, {"maxItems", 3}}}}}};
+        if (dialect != nullptr) {
+            schema["$schema"] = dialect;
+        }
+        return schema;
+    };
+    const ojson draft7 = task("http://json-schema.org/draft-07/schema#");
+    const auto old = handoff::provider_schema(provider::openai, &draft7);
+    CHECK(task_properties(old)["code"] == ojson{{"$ref", "#/$defs/code"}});
+    CHECK_FALSE(has_note(old, schema_note_kind::not_enforced, "/properties/code", "maxItems"));
+    const ojson modern = task("https://json-schema.org/draft/2020-12/schema");
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &modern))["code"] ==
+          ojson{{"anyOf", {{{"$ref", "#/$defs/code"}}}}, {"maxItems", 3}});
+    // Anthropic and llama.cpp read the $ref alone: the keyword beside it is dropped, and said so.
+    const auto anthropic = handoff::provider_schema(provider::anthropic, &modern);
+    CHECK(task_properties(anthropic)["code"] == ojson{{"$ref", "#/$defs/code"}});
+    CHECK(has_note(anthropic, schema_note_kind::not_enforced, "/properties/code", "maxItems"));
+}
+
 TEST_CASE("Gemini gets const as a one-value enum, oneOf as anyOf with a note, and prefixItems as written",
           "[provider_schema]") {
     const ojson task = pydantic_order();
