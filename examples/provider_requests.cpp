@@ -44,6 +44,8 @@ ordered_json request_fragment(handoff::provider target, const ordered_json& sche
         return {{"generationConfig", {{"responseMimeType", "application/json"}, {"responseJsonSchema", schema}}}};
     case handoff::provider::llama_cpp: return {{"json_schema", schema}};
     case handoff::provider::json_schema: return {{"schema", schema}};
+    case handoff::provider::gemini_openapi:
+        return {{"generationConfig", {{"responseMimeType", "application/json"}, {"responseSchema", schema}}}};
     }
     return {};
 }

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // sort, count_if
+#include <algorithm>  // sort, count_if, any_of
 #include <cstddef>    // size_t
 #include <filesystem> // directory_iterator
 #include <string>     // string
@@ -158,17 +158,32 @@ TEST_CASE("a receiver told the reply came from OpenAI reads its nulled optionals
 }
 
 // The receiver finds the provider's nulls on the schema as given, without writing it out: a
-// schema built in code with a byte that is not UTF-8 builds a receiver with `from` set, as it
-// builds one without.
-TEST_CASE("a schema with a byte that is not UTF-8 builds a receiver with from set as it builds one without",
+// schema built in code with a byte that is not UTF-8 builds a receiver with `from` set, and that
+// receiver still reads the provider's null for the optional property as absent.
+TEST_CASE("a schema with a byte that is not UTF-8 builds a receiver with from set that reads nulled optionals",
           "[provider_nulls]") {
     const nlohmann::json task = {
         {"type", "object"},
+        {"additionalProperties", false},
         {"properties", {{"note", {{"type", "string"}, {"description", std::string("caf\xe9 in Latin-1")}}}}}};
     handoff::receiver_options options;
     options.from = handoff::provider::openai;
-    CHECK_NOTHROW(handoff::receiver<>(task));
-    CHECK_NOTHROW(handoff::receiver<>(task, options));
+    const handoff::receiver<> from_openai(task, options);
+    const handoff::receiver<> plain(task);
+    std::string reply = strict_reply;
+    const std::size_t start = reply.find("\"partial_result\":") + std::string("\"partial_result\":").size();
+    const std::size_t end = reply.find(",\"schema_ok\"");
+    reply.replace(start, end - start, R"({"note":null})");
+    const std::string envelope_nulls = R"(,"retry_hint":null,"trace":null,"budget":null)";
+    reply.erase(reply.find(envelope_nulls), envelope_nulls.size()); // only the task's null is left
+    // OpenAI's null for the absent note is read as absent; told nothing, the receiver refuses it.
+    const auto read = from_openai.receive(reply);
+    CHECK(read.route == handoff::route::accept);
+    CHECK(read.problems.empty());
+    const auto refused = plain.receive(reply);
+    CHECK(refused.route == handoff::route::repair);
+    CHECK(std::any_of(refused.problems.begin(), refused.problems.end(),
+                      [](const auto& problem) { return problem.pointer == "/partial_result/note"; }));
 }
 
 } // namespace test_provider_nulls

@@ -93,6 +93,11 @@ const std::vector<expected_reply> expected_replies{
     {"gemini/prompt_blocked.json", reply_format::gemini, stop_class::refused, "SAFETY", "", ""},
     {"gemini/function_call.json", reply_format::gemini, stop_class::tool_call, "STOP",
      R"({"brightness":25,"color_temp":"warm"})", ""},
+    // The thought summary part is skipped: only the answer is the text.
+    {"gemini/thought_parts.json", reply_format::gemini, stop_class::complete, "STOP",
+     R"({"status": "ok", "partial_result": {"label": "billing"}})", ""},
+    {"gemini/model_armor.json", reply_format::gemini, stop_class::refused, "MODEL_ARMOR", "", ""},
+    {"gemini/unexpected_tool_call.json", reply_format::gemini, stop_class::tool_call, "UNEXPECTED_TOOL_CALL", "", ""},
     {"llama_cpp/completion_eos.json", reply_format::llama_cpp_completion, stop_class::complete, "eos",
      R"( {"status": "ok"})", ""},
     {"llama_cpp/completion_word.json", reply_format::llama_cpp_completion, stop_class::complete, "word",
@@ -157,6 +162,15 @@ TEST_CASE("every provider's truncation signal is truncated and every refusal sig
         {R"({"candidates":[{"finishReason":"SPII"}]})", stop_class::refused},
         {R"({"candidates":[{"finishReason":"OTHER"}]})", stop_class::other},
         {R"({"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL"}]})", stop_class::other},
+        {R"({"candidates":[{"finishReason":"IMAGE_PROHIBITED_CONTENT"}]})", stop_class::refused},
+        {R"({"candidates":[{"finishReason":"IMAGE_RECITATION"}]})", stop_class::refused},
+        {R"({"candidates":[{"finishReason":"IMAGE_OTHER"}]})", stop_class::refused},
+        {R"({"candidates":[{"finishReason":"NO_IMAGE"}]})", stop_class::refused},
+        {R"({"candidates":[{"finishReason":"MODEL_ARMOR"}]})", stop_class::refused},
+        {R"({"candidates":[{"finishReason":"UNEXPECTED_TOOL_CALL"}]})", stop_class::tool_call},
+        {R"({"candidates":[{"finishReason":"TOO_MANY_TOOL_CALLS"}]})", stop_class::tool_call},
+        {R"({"candidates":[{"content":{"parts":[{"text":"I think","thought":true}]},"finishReason":"MAX_TOKENS"}]})",
+         stop_class::truncated},
         {R"({"content":"x","stop_type":"none","stop":false})", stop_class::other},
         {R"({"content":"x","stop":true,"stopped_eos":true})", stop_class::complete},
         {R"({"content":"x","stop":true,"stopped_word":true})", stop_class::complete},
@@ -261,6 +275,24 @@ TEST_CASE("a parsed body reads the same as its text", "[provider_reply]") {
     const auto from_json = handoff::read_provider_reply_json(nlohmann::json::parse(text));
     CHECK(from_text.text == from_json.text);
     CHECK(from_text.stop == from_json.stop);
+}
+
+} // namespace test_provider_reply
+
+namespace test_provider_reply {
+
+TEST_CASE("a Gemini reply cut off while the model still thought has no answer text, not its thoughts",
+          "[provider_reply]") {
+    const auto reply = handoff::read_provider_reply(
+        R"({"candidates":[{"content":{"parts":[{"text":"Weighing billing against refund","thought":true}]},)"
+        R"("finishReason":"MAX_TOKENS"}]})");
+    CHECK(reply.text.empty());
+    CHECK(reply.stop == handoff::stop_class::truncated);
+    // "thought": false (or absent) is an answer part like any other.
+    const auto answer =
+        handoff::read_provider_reply(R"({"candidates":[{"content":{"parts":[{"text":"{}","thought":false}]},)"
+                                     R"("finishReason":"STOP"}]})");
+    CHECK(answer.text == "{}");
 }
 
 } // namespace test_provider_reply

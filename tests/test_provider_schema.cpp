@@ -281,7 +281,7 @@ TEST_CASE("the json_schema target is the merged draft-07 schema, unchanged and w
     CHECK(r.schema["properties"]["partial_result"]["anyOf"][1] == ojson{{"type", "null"}});
     CHECK(r.schema.contains("if"));
     CHECK(r.schema["$id"].get<std::string>() == handoff::envelope_schema()["$id"].get<std::string>());
-    // Property order survives: providers generate in schema order, and status comes first.
+    // Property order survives as written (no provider promises to generate in it).
     CHECK(r.schema["properties"].begin().key() == "status");
 }
 
@@ -387,6 +387,9 @@ TEST_CASE("no provider drops a constraint without a note naming its pointer and 
     const ojson task = example_schema("invoice.schema.json");
     const ojson merged = handoff::provider_schema(provider::json_schema, &task).schema;
     for (const provider p : handoff::all_providers) {
+        if (p == provider::gemini_openapi) {
+            continue; // another shape (nullable, inlined refs): its own test below walks it
+        }
         INFO(handoff::to_string(p));
         const auto r = handoff::provider_schema(p, &task);
         walk(merged, "", [&](const ojson& node, const std::string& pointer) {
@@ -453,18 +456,23 @@ TEST_CASE("a schema over a documented limit comes back with a limit_exceeded not
     }
 }
 
-TEST_CASE("a task schema's local $refs point at its new place under partial_result", "[provider_schema]") {
+TEST_CASE("a task's definitions move to the root $defs for providers, and stay in place for json_schema",
+          "[provider_schema]") {
     const ojson task = {{"type", "object"},
                         {"additionalProperties", false},
                         {"required", {"item"}},
                         {"definitions", {{"item", {{"type", "string"}, {"maxLength", 10}}}}},
                         {"properties", {{"item", {{"$ref", "#/definitions/item"}}}}}};
-    for (const provider p : {provider::json_schema, provider::llama_cpp, provider::openai}) {
+    const auto merged = handoff::provider_schema(provider::json_schema, &task);
+    CHECK(merged.schema["properties"]["partial_result"]["anyOf"][0]["properties"]["item"]["$ref"] ==
+          "#/properties/partial_result/anyOf/0/definitions/item");
+    // Gemini reads $defs only: a definitions ref keeps its target because the target moves too.
+    for (const provider p : {provider::llama_cpp, provider::openai, provider::gemini}) {
         INFO(handoff::to_string(p));
         const auto r = handoff::provider_schema(p, &task);
-        const ojson& ref = r.schema["properties"]["partial_result"]["anyOf"][0]["properties"]["item"]["$ref"];
-        CHECK(ref == "#/properties/partial_result/anyOf/0/definitions/item");
-        CHECK(r.schema.contains(ojson::json_pointer(ref.get<std::string>().substr(1))));
+        CHECK(r.schema["properties"]["partial_result"]["anyOf"][0]["properties"]["item"]["$ref"] == "#/$defs/item");
+        CHECK(r.schema["$defs"]["item"]["type"] == "string");
+        CHECK_FALSE(r.schema["properties"]["partial_result"]["anyOf"][0].contains("definitions"));
     }
 }
 
@@ -538,6 +546,283 @@ TEST_CASE("a malformed task schema is rewritten without an exception for every p
             CHECK_NOTHROW(static_cast<void>(handoff::provider_schema(p, &task)));
         }
     }
+}
+
+} // namespace test_provider_schema
+
+namespace test_provider_schema {
+
+namespace {
+
+ojson pydantic_order() {
+    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/provider_schemas/pydantic_order.schema.json");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return ojson::parse(text.str());
+}
+
+/// A property as written, without OpenAI's anyOf [it, {"type": "null"}] around an optional one.
+const ojson& as_written(const ojson& property) { return is_null_wrapper(property) ? property["anyOf"][0] : property; }
+
+/// The task's properties in the schema sent.
+const ojson& task_properties(const handoff::provider_schema_result& r) {
+    return r.schema["properties"]["partial_result"]["anyOf"][0]["properties"];
+}
+
+bool has_note(const handoff::provider_schema_result& r, schema_note_kind kind, const std::string& task_pointer,
+              const std::string& keyword) {
+    const std::string pointer = "/properties/partial_result/anyOf/0" + task_pointer;
+    return std::any_of(r.notes.begin(), r.notes.end(), [&](const handoff::schema_note& n) {
+        return n.kind == kind && n.pointer == pointer && n.keyword == keyword;
+    });
+}
+
+} // namespace
+
+TEST_CASE("OpenAI gets a $ref with a description as anyOf [$ref] beside it, and no lookaround or \\p pattern",
+          "[provider_schema]") {
+    const ojson task = pydantic_order();
+    const auto r = handoff::provider_schema(provider::openai, &task);
+    const ojson& p = task_properties(r);
+    // "$ref cannot have keywords {'description'}": the ref goes one level down, the text stays.
+    CHECK(p["total"] == ojson{{"anyOf", {{{"$ref", "#/$defs/Money"}}}}, {"description", "The order total."}});
+    // allOf [ $ref ] (Pydantic's older form) is the same ref once the one member is merged in.
+    CHECK(p["kind"] == ojson{{"anyOf", {{{"$ref", "#/$defs/Kind"}}}}, {"description", "Retail or wholesale."}});
+    CHECK_FALSE(p["customer"].contains("pattern"));
+    CHECK_FALSE(as_written(p["reference"]).contains("pattern"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/customer", "pattern"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/reference", "pattern"));
+    // A pattern without either stays.
+    CHECK(r.schema["$defs"]["Card"]["properties"]["last4"]["pattern"] == "^[0-9]{4}$");
+    CHECK(openai_strict_violations(r.schema).empty());
+}
+
+TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent; draft-07 ignores them, and so do we",
+          "[provider_schema]") {
+    const auto task = [](const char* dialect) {
+        ojson schema = {{"type", "object"},
+                        {"definitions", {{"code", {{"type", "string"}}}}},
+                        {"required", {"code"}},
+                        {"properties", {{"code", {{"$ref", "#/definitions/code"}, {"maxItems", 3}}}}}};
+        if (dialect != nullptr) {
+            schema["$schema"] = dialect;
+        }
+        return schema;
+    };
+    const ojson draft7 = task("http://json-schema.org/draft-07/schema#");
+    const auto old = handoff::provider_schema(provider::openai, &draft7);
+    CHECK(task_properties(old)["code"] == ojson{{"$ref", "#/$defs/code"}});
+    CHECK_FALSE(has_note(old, schema_note_kind::not_enforced, "/properties/code", "maxItems"));
+    const ojson modern = task("https://json-schema.org/draft/2020-12/schema");
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &modern))["code"] ==
+          ojson{{"anyOf", {{{"$ref", "#/$defs/code"}}}}, {"maxItems", 3}});
+    // Anthropic and llama.cpp read the $ref alone: the keyword beside it is dropped, and said so.
+    const auto anthropic = handoff::provider_schema(provider::anthropic, &modern);
+    CHECK(task_properties(anthropic)["code"] == ojson{{"$ref", "#/$defs/code"}});
+    CHECK(has_note(anthropic, schema_note_kind::not_enforced, "/properties/code", "maxItems"));
+}
+
+TEST_CASE("Gemini gets const as a one-value enum, oneOf as anyOf with a note, and prefixItems as written",
+          "[provider_schema]") {
+    const ojson task = pydantic_order();
+    const auto r = handoff::provider_schema(provider::gemini, &task);
+    const ojson& p = task_properties(r);
+    CHECK(r.schema["$defs"]["Money"]["properties"]["currency"] == ojson{{"title", "Currency"}, {"enum", {"EUR"}}});
+    CHECK(p["payment"] == ojson{{"anyOf", {{{"$ref", "#/$defs/Card"}}, {{"$ref", "#/$defs/Transfer"}}}}});
+    CHECK(has_note(r, schema_note_kind::weakened, "/properties/payment", "oneOf"));
+    CHECK(r.count(schema_note_kind::weakened) == 1);
+    // Only $-keywords beside a $ref: the description moves beside an anyOf around it.
+    CHECK(p["total"] == ojson{{"anyOf", {{{"$ref", "#/$defs/Money"}}}}, {"description", "The order total."}});
+    // 2020-12 tuples are in Gemini's list; the boolean items beside them is not.
+    CHECK(p["location"]["prefixItems"] == ojson{{{"type", "number"}}, {{"type", "number"}}});
+    CHECK_FALSE(p["location"].contains("items"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/location", "items"));
+    CHECK(r.within_limits());
+}
+
+TEST_CASE("providers without prefixItems get the tuple as items anyOf its schemas, with a note", "[provider_schema]") {
+    const ojson task = {{"type", "object"},
+                        {"properties",
+                         {{"pair",
+                           {{"type", "array"},
+                            {"prefixItems", {{{"type", "number"}}, {{"type", "string"}}}},
+                            {"items", {{"type", "boolean"}}}}},
+                          {"closed", {{"type", "array"}, {"prefixItems", {{{"type", "number"}}}}, {"items", false}}}}}};
+    for (const provider p : {provider::openai, provider::anthropic, provider::llama_cpp}) {
+        INFO(handoff::to_string(p));
+        const auto r = handoff::provider_schema(p, &task);
+        // Every element meets one of the schemas (the order is the receiver's to check); items
+        // as written would bind every element, not those after the prefix.
+        CHECK(as_written(task_properties(r)["pair"])["items"] ==
+              ojson{{"anyOf", {{{"type", "number"}}, {{"type", "string"}}, {{"type", "boolean"}}}}});
+        CHECK(as_written(task_properties(r)["closed"])["items"] == ojson{{"anyOf", {{{"type", "number"}}}}});
+        CHECK(has_note(r, schema_note_kind::weakened, "/properties/pair", "prefixItems"));
+        CHECK_FALSE(as_written(task_properties(r)["pair"]).contains("prefixItems"));
+    }
+    const auto gemini = handoff::provider_schema(provider::gemini, &task);
+    CHECK(task_properties(gemini)["pair"]["items"] == ojson{{"type", "boolean"}});
+    CHECK(task_properties(gemini)["pair"]["prefixItems"].size() == 2);
+}
+
+TEST_CASE("Anthropic refuses allOf with a $ref, enum values that are objects, and large {n,m} ranges",
+          "[provider_schema]") {
+    const ojson task = ojson::parse(R"({
+        "type": "object",
+        "$defs": {"base": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "required": ["both", "shape", "code", "short"],
+        "properties": {
+            "both": {"allOf": [{"$ref": "#/$defs/base"}, {"properties": {"extra": {"type": "string"}}}]},
+            "shape": {"enum": [{"x": 1}, "plain"]},
+            "code": {"type": "string", "pattern": "^[A-Z]{2,500}$"},
+            "short": {"type": "string", "pattern": "^[A-Z]{2,50}$"}
+        }})");
+    const auto r = handoff::provider_schema(provider::anthropic, &task);
+    const ojson& p = task_properties(r);
+    CHECK_FALSE(p["both"].contains("allOf"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/both", "allOf"));
+    CHECK_FALSE(p["shape"].contains("enum"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/shape", "enum"));
+    CHECK_FALSE(p["code"].contains("pattern"));
+    CHECK(p["short"]["pattern"] == "^[A-Z]{2,50}$");
+    CHECK(anthropic_violations(r.schema).empty());
+}
+
+TEST_CASE("Anthropic's per-request limits say how much of each the envelope takes and the task has left",
+          "[provider_schema]") {
+    const auto envelope = handoff::provider_schema(provider::anthropic, nullptr);
+    REQUIRE(envelope.limits.size() == 2);
+    // The envelope's optional fields: reason_code, retry_hint (and its 3), trace (and its 3), budget
+    // (and its 6) are 14 of the 24; its unions: reason_code, partial_result, and the nullable
+    // fields below retry_hint, trace and budget.
+    CHECK(envelope.limits[0].name == "anthropic.max_optional_parameters");
+    CHECK(envelope.limits[0].envelope == 14);
+    CHECK(envelope.limits[0].left_for_task() == 10);
+    CHECK(envelope.limits[1].name == "anthropic.max_union_type_parameters");
+    CHECK(envelope.limits[1].limit == 16);
+    const ojson task = pydantic_order();
+    const auto r = handoff::provider_schema(provider::anthropic, &task);
+    // Order has 6 optional properties and 3 unions: note's anyOf, payment's oneOf sent as anyOf,
+    // location's tuple sent as items anyOf.
+    CHECK(r.limits[0].envelope == 14);
+    CHECK(r.limits[0].task() == 6);
+    CHECK(r.limits[1].task() == 3);
+    CHECK(r.limits[1].envelope == envelope.limits[1].envelope);
+    CHECK(r.within_limits());
+}
+
+TEST_CASE("llama.cpp reads allOf only of $ref, properties and enum members, and never beside properties",
+          "[provider_schema]") {
+    const ojson task = ojson::parse(R"({
+        "type": "object",
+        "$defs": {"base": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "properties": {
+            "joined": {"allOf": [{"$ref": "#/$defs/base"}, {"properties": {"n": {"type": "integer"}}}]},
+            "numeric": {"allOf": [{"minimum": 1}, {"maximum": 5}]},
+            "beside": {"properties": {"a": {"type": "string"}}, "allOf": [{"required": ["a"]}]}
+        }})");
+    const auto r = handoff::provider_schema(provider::llama_cpp, &task);
+    const ojson& p = task_properties(r);
+    CHECK(p["joined"]["allOf"].size() == 2);
+    CHECK_FALSE(p["numeric"].contains("allOf"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/numeric", "allOf"));
+    // A one-member allOf beside properties is merged in (its required joins the properties).
+    CHECK(p["beside"]["required"] == ojson{"a"});
+}
+
+TEST_CASE("llama.cpp ignores minLength and maxLength beside a pattern or a format it knows, and says so",
+          "[provider_schema]") {
+    const ojson task = {{"type", "object"},
+                        {"properties",
+                         {{"coded", {{"type", "string"}, {"pattern", "^[a-z]+$"}, {"minLength", 2}}},
+                          {"dated", {{"type", "string"}, {"format", "date"}, {"maxLength", 10}}},
+                          {"plain", {{"type", "string"}, {"minLength", 2}, {"maxLength", 8}}}}}};
+    const auto r = handoff::provider_schema(provider::llama_cpp, &task);
+    const ojson& p = task_properties(r);
+    CHECK_FALSE(p["coded"].contains("minLength"));
+    CHECK(has_note(r, schema_note_kind::not_enforced, "/properties/coded", "minLength"));
+    CHECK_FALSE(p["dated"].contains("maxLength"));
+    CHECK(p["plain"]["minLength"] == 2);
+    CHECK(p["plain"]["maxLength"] == 8);
+}
+
+TEST_CASE("Anthropic and llama.cpp write required properties first; nothing may rely on schema order",
+          "[provider_schema]") {
+    CHECK(handoff::provider_writes_required_first(provider::anthropic));
+    CHECK(handoff::provider_writes_required_first(provider::llama_cpp));
+    CHECK_FALSE(handoff::provider_writes_required_first(provider::openai));
+    CHECK_FALSE(handoff::provider_writes_required_first(provider::gemini));
+}
+
+TEST_CASE("Gemini's responseSchema gets only Schema fields: one upper-case type, nullable, no $ref",
+          "[provider_schema]") {
+    // https://ai.google.dev/api/caching#Schema: the fields of the Schema message, and no others.
+    static const std::set<std::string> fields{
+        "type",      "format",    "title",      "description", "nullable",      "enum",
+        "maxItems",  "minItems",  "properties", "required",    "minProperties", "maxProperties",
+        "minLength", "maxLength", "pattern",    "example",     "anyOf",         "propertyOrdering",
+        "default",   "items",     "minimum",    "maximum"};
+    static const std::set<std::string> types{"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"};
+    for (const ojson& task : {pydantic_order(), example_schema("invoice.schema.json")}) {
+        const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
+        walk(r.schema, "", [&](const ojson& node, const std::string& pointer) {
+            for (const auto& item : node.items()) {
+                INFO(pointer + " " + item.key());
+                CHECK(fields.count(item.key()) == 1);
+            }
+            if (node.contains("type")) {
+                INFO(pointer);
+                CHECK(types.count(node["type"].get<std::string>()) == 1);
+            }
+            if (node.contains("properties")) {
+                ojson order = ojson::array();
+                for (const auto& item : node["properties"].items()) {
+                    order.push_back(item.key());
+                }
+                CHECK(node["propertyOrdering"] == order);
+            }
+        });
+    }
+    const ojson task = pydantic_order();
+    const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
+    const ojson& partial = r.schema["properties"]["partial_result"];
+    CHECK(partial["nullable"] == true);
+    CHECK(partial["type"] == "OBJECT");
+    CHECK(partial["properties"]["total"]["properties"]["currency"] ==
+          ojson{{"title", "Currency"}, {"enum", {"EUR"}}, {"type", "STRING"}});
+    CHECK(partial["properties"]["note"] == ojson{{"type", "STRING"}, {"maxLength", 200}, {"nullable", true}});
+    CHECK(r.schema["properties"]["reason_code"]["nullable"] == true);
+}
+
+TEST_CASE("describe_dropped writes each dropped constraint into the description the model reads", "[provider_schema]") {
+    const auto plain = handoff::provider_schema(provider::openai, nullptr);
+    CHECK_FALSE(plain.schema["properties"]["coverage"]["properties"]["unit"].contains("description"));
+    handoff::provider_schema_options options;
+    options.describe_dropped = true;
+    const auto described = handoff::provider_schema(provider::openai, nullptr, options);
+    CHECK(described.schema["properties"]["coverage"]["properties"]["unit"]["description"] ==
+          "{minLength: 1, maxLength: 64}");
+    const ojson task = {
+        {"type", "object"},
+        {"required", {"code"}},
+        {"properties", {{"code", {{"type", "string"}, {"description", "The code."}, {"pattern", "^(?!x)[a-z]+$"}}}}}};
+    const auto r = handoff::provider_schema(provider::openai, &task, options);
+    CHECK(task_properties(r)["code"]["description"] == "The code.\n\n{pattern: \"^(?!x)[a-z]+$\"}");
+    // The notes are the same either way: the receiver still checks every one of them.
+    CHECK(r.notes.size() == handoff::provider_schema(provider::openai, &task).notes.size());
+}
+
+TEST_CASE("Gemini warns when a schema nears the size its API refuses without a published number", "[provider_schema]") {
+    ojson values = ojson::array();
+    for (int i = 0; i < 600; ++i) {
+        values.push_back("v" + std::to_string(i));
+    }
+    const ojson task = {{"type", "object"}, {"properties", {{"pick", {{"type", "string"}, {"enum", values}}}}}};
+    const auto r = handoff::provider_schema(provider::gemini, &task);
+    REQUIRE(r.count(schema_note_kind::near_limit) == 1);
+    CHECK(r.notes.back().keyword == "gemini.enum_values_warning");
+    CHECK(r.notes.back().value["limit"] == 500);
+    CHECK(r.within_limits()); // a warning: the request may still be taken
+    CHECK(handoff::provider_schema(provider::gemini, nullptr).count(schema_note_kind::near_limit) == 0);
 }
 
 } // namespace test_provider_schema

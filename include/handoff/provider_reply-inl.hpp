@@ -127,7 +127,9 @@ HANDOFF_INLINE void read_responses_item(const nlohmann::json& item, provider_rep
 }
 
 // Gemini generateContent: candidates[0].content.parts[]; a prompt blocked before any candidate
-// is a refusal (promptFeedback.blockReason).
+// is a refusal (promptFeedback.blockReason). A part with "thought": true is the model's thought
+// summary, not its answer: skipped, as googleapis/python-genai's GenerateContentResponse.text
+// skips it (google/genai/types.py).
 [[nodiscard]] HANDOFF_INLINE provider_reply read_gemini(const nlohmann::json& body) {
     provider_reply reply;
     reply.format = reply_format::gemini;
@@ -145,6 +147,9 @@ HANDOFF_INLINE void read_responses_item(const nlohmann::json& item, provider_rep
     bool tool = false;
     if (const nlohmann::json* parts = array_at(content, "parts")) {
         for (const auto& part : *parts) {
+            if (part.is_object() && part.contains("thought") && part["thought"] == true) {
+                continue;
+            }
             const auto call = part.is_object() ? part.find("functionCall") : part.end();
             if (call != part.end() && call->is_object() && !tool) {
                 reply.text = arguments_text(call->value("args", nlohmann::json::object()));

@@ -4,6 +4,8 @@
 // provider_schema()'s definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/provider/hoist_defs.hpp>
+#include <handoff/detail/provider/openapi_schema.hpp>
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
@@ -12,11 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // none_of, count_if
+#include <algorithm>   // none_of, count_if, find_if
 #include <cstddef>     // size_t, nullptr_t
 #include <cstdint>     // uint64_t
+#include <set>         // set
 #include <string>      // string, to_string
 #include <string_view> // string_view
+#include <tuple>       // tuple
 #include <utility>     // move
 #include <vector>      // vector
 
@@ -32,51 +36,136 @@ HANDOFF_INLINE std::size_t provider_schema_result::count(schema_note_kind kind) 
         std::count_if(notes.begin(), notes.end(), [kind](const schema_note& n) { return n.kind == kind; }));
 }
 
+HANDOFF_INLINE bool provider_writes_required_first(provider target) noexcept {
+    return detail::profile_of(target).required_first;
+}
+
 namespace detail {
 
+/// The task's part of the schema sent: its root under partial_result and the definitions that
+/// came from it.
+[[nodiscard]] HANDOFF_INLINE schema_stats task_stats(const nlohmann::ordered_json& sent,
+                                                     const std::vector<hoisted_definition>& origins) {
+    const std::string task = "/properties/partial_result/anyOf/0";
+    schema_stats total;
+    const auto add = [&total](const nlohmann::ordered_json& part) {
+        const schema_stats s = measure_schema(part);
+        total.optional_properties += s.optional_properties;
+        total.union_types += s.union_types;
+    };
+    const nlohmann::ordered_json::json_pointer root(task);
+    if (sent.contains(root)) {
+        add(sent.at(root));
+    }
+    const auto defs = sent.find("$defs");
+    for (const hoisted_definition& d : origins) {
+        if (d.origin.rfind(task, 0) == 0 && defs != sent.end() && defs->contains(d.name)) {
+            add((*defs)[d.name]);
+        }
+    }
+    return total;
+}
+
 HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& schema,
-                                 std::vector<schema_note>& notes) {
+                                 const std::vector<hoisted_definition>& origins, provider_schema_result& result) {
     const schema_stats stats = measure_schema(schema);
+    const schema_stats task = task_stats(schema, origins);
     for (const schema_limit& limit : schema_limits) {
-        const std::uint64_t count = stats.get(limit.counter);
-        if (limit.target != target || count <= limit.maximum) {
+        if (limit.target != target) {
             continue;
         }
+        const std::uint64_t count = stats.get(limit.counter);
+        if (limit.whole_request) {
+            result.limits.push_back(limit_usage{std::string(limit.name), limit.maximum, count,
+                                                count - std::min(count, task.get(limit.counter))});
+        }
+        if (count <= limit.maximum) {
+            continue;
+        }
+        const bool warn = limit.severity == limit_severity::warn;
         nlohmann::ordered_json value = {{"count", count}, {"limit", limit.maximum}};
-        notes.push_back(schema_note{schema_note_kind::limit_exceeded, "", std::string(limit.name), std::move(value),
-                                    std::string(profile_of(target).display_name) + " refuses a schema over " +
-                                        std::string(limit.name) + " (" + std::to_string(count) + " > " +
-                                        std::to_string(limit.maximum) + "); " +
-                                        std::string(profile_of(target).docs_url)});
+        const std::string who(profile_of(target).display_name);
+        const std::string numbers = " (" + std::to_string(count) + " > " + std::to_string(limit.maximum) + "); ";
+        result.notes.push_back(schema_note{
+            warn ? schema_note_kind::near_limit : schema_note_kind::limit_exceeded, "", std::string(limit.name),
+            std::move(value),
+            (warn ? who + " publishes no limit, but refuses schemas near this size: " + std::string(limit.name)
+                  : who + " refuses a schema over " + std::string(limit.name)) +
+                numbers + std::string(source_of(limit.source).where)});
     }
+}
+
+/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
+/// which ignore them; in 2019-09, 2020-12 and a schema that names no dialect (Pydantic v2 writes
+/// none, and means 2020-12).
+[[nodiscard]] HANDOFF_INLINE bool ref_siblings_apply(const nlohmann::ordered_json* task) {
+    if (task == nullptr || !task->is_object()) {
+        return true;
+    }
+    const auto dialect = task->find("$schema");
+    if (dialect == task->end() || !dialect->is_string()) {
+        return true;
+    }
+    const std::string& uri = dialect->get_ref<const std::string&>();
+    return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
+           uri.find("draft-07") == std::string::npos;
+}
+
+/// Notes the walk wrote twice (a definition copied for a `$ref` is rewritten where it came from
+/// too) are kept once, in their first place.
+HANDOFF_INLINE void drop_repeated_notes(std::vector<schema_note>& notes) {
+    std::set<std::tuple<schema_note_kind, std::string, std::string>> seen;
+    std::vector<schema_note> kept;
+    for (schema_note& n : notes) {
+        if (seen.emplace(n.kind, n.pointer, n.keyword).second) {
+            kept.push_back(std::move(n));
+        }
+    }
+    notes = std::move(kept);
 }
 
 } // namespace detail
 
-HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json* task_schema) {
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json* task_schema,
+                                                      const provider_schema_options& options) {
     provider_schema_result result;
     result.target = target;
-    const nlohmann::ordered_json merged = detail::merged_schema(task_schema);
     const auto add_note = [&result](schema_note_kind kind, const std::string& pointer, std::string_view keyword,
                                     const nlohmann::ordered_json& value, std::string text) {
         result.notes.push_back(schema_note{kind, pointer, std::string(keyword), value, std::move(text)});
     };
-    const detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{detail::profile_of(target), add_note};
+    nlohmann::ordered_json merged = detail::merged_schema(task_schema);
+    const detail::provider_profile& profile = detail::profile_of(target);
+    if (profile.keep_everything) {
+        result.schema = std::move(merged);
+        return result;
+    }
+    const std::vector<detail::hoisted_definition> origins = detail::hoist_definitions(merged, add_note);
+    detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
+    rewrite.options.describe_dropped = options.describe_dropped;
+    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema);
+    rewrite.origins = &origins;
     result.schema = rewrite.rewrite(merged, "");
-    detail::check_limits(target, result.schema, result.notes);
+    if (profile.siblings == detail::ref_siblings::inlined) {
+        result.schema = detail::openapi_schema(result.schema, origins, add_note);
+    }
+    detail::drop_repeated_notes(result.notes);
+    detail::check_limits(target, result.schema, origins, result);
     return result;
 }
 
-HANDOFF_INLINE provider_schema_result provider_schema(provider target, std::nullptr_t) {
-    return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr));
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, std::nullptr_t,
+                                                      const provider_schema_options& options) {
+    return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr), options);
 }
 
-HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema) {
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema,
+                                                      const provider_schema_options& options) {
     if (task_schema == nullptr) {
-        return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr));
+        return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr), options);
     }
     const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(task_schema->dump());
-    return provider_schema(target, &ordered);
+    return provider_schema(target, &ordered, options);
 }
 
 } // namespace handoff

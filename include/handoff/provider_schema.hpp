@@ -10,8 +10,10 @@
 //   if (!sent.within_limits()) { /* the provider would refuse it: sent.notes says which limit */ }
 //   request["response_format"]["json_schema"]["schema"] = sent.schema;
 //
-// Property order is kept (ordered_json): providers generate properties in schema order, and the
-// envelope puts `status` first on purpose.
+// The schema sent stands alone: every definition sits in its root `$defs` and every `$ref` in it
+// resolves there. Property order is kept (ordered_json), but no provider promises to write in it:
+// Anthropic and llama.cpp write required properties first, then optional ones
+// (provider_writes_required_first), so nothing downstream may depend on the order of the keys.
 
 #include <handoff/config.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
@@ -20,20 +22,49 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef> // size_t, nullptr_t
+#include <cstdint> // uint64_t
+#include <string>  // string
 #include <vector>  // vector
 
 namespace handoff {
+
+/// What the caller asks of provider_schema() beyond the provider's rules.
+struct provider_schema_options {
+    /// Write each constraint the provider will not enforce into the `description` the model
+    /// reads ("{minLength: 1, maxLength: 64}"), as anthropic-sdk-python's transform_schema and
+    /// pydantic-ai do. The model may follow it; the receiver still checks it either way.
+    bool describe_dropped = false;
+};
+
+/// A limit the provider counts over the whole request (every strict tool and the output schema):
+/// how much of it the envelope takes, and how much the task schema has left.
+struct limit_usage {
+    std::string name;
+    std::uint64_t limit = 0;
+    /// Counted over the whole schema sent.
+    std::uint64_t used = 0;
+    /// The envelope's own share (its optional fields, its unions, partial_result's "or null").
+    std::uint64_t envelope = 0;
+
+    [[nodiscard]] std::uint64_t task() const noexcept { return used - envelope; }
+    /// What the task schema (and any other strict tool in the same request) may still use.
+    [[nodiscard]] std::uint64_t left_for_task() const noexcept { return envelope >= limit ? 0 : limit - envelope; }
+};
 
 // nlohmann::ordered_json's destructor keeps a stack of children, which may throw bad_alloc; like
 // any allocation failure in a destructor, that terminates.
 struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escape)
     provider target = provider::json_schema;
-    /// The schema to send: the envelope, the task at /properties/partial_result/anyOf/0.
+    /// The schema to send: the envelope, the task at /properties/partial_result/anyOf/0 (or, for
+    /// gemini_openapi, inlined there), the definitions in the root `$defs`.
     nlohmann::ordered_json schema;
-    /// Every change against the merged draft-07 schema, in walk order; limit notes last.
+    /// Every change against the merged draft-07 schema, in walk order; limit notes last. A
+    /// pointer is into the schema as given (a hoisted definition is named at its old place).
     std::vector<schema_note> notes;
+    /// The target's whole-request limits (Anthropic's 24 optional and 16 union-type parameters).
+    std::vector<limit_usage> limits;
 
-    /// No documented limit of the target is exceeded.
+    /// No documented limit of the target is exceeded (near_limit warnings aside).
     [[nodiscard]] bool within_limits() const;
     [[nodiscard]] std::size_t count(schema_note_kind kind) const;
 };
@@ -42,14 +73,22 @@ struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escap
 /// with a note for every constraint it will not enforce and every limit it is over. Never throws
 /// for any task schema value; a task schema that is not an object is placed as it is.
 [[nodiscard]] provider_schema_result provider_schema(provider target,
-                                                     const nlohmann::ordered_json* task_schema = nullptr);
+                                                     const nlohmann::ordered_json* task_schema = nullptr,
+                                                     const provider_schema_options& options = {});
 
 /// The envelope alone: partial_result stays "an object or null".
-[[nodiscard]] provider_schema_result provider_schema(provider target, std::nullptr_t);
+[[nodiscard]] provider_schema_result provider_schema(provider target, std::nullptr_t,
+                                                     const provider_schema_options& options = {});
 
 /// The same, for a task schema held as nlohmann::json (its keys are sorted: property order is
 /// lost; pass ordered_json to keep the author's order).
-[[nodiscard]] provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema);
+[[nodiscard]] provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema,
+                                                     const provider_schema_options& options = {});
+
+/// Whether the provider's decoder writes required properties before optional ones, whatever the
+/// schema's order (llama.cpp's json-schema-to-grammar.cpp, _build_object_rule; Anthropic's
+/// structured outputs docs).
+[[nodiscard]] bool provider_writes_required_first(provider target) noexcept;
 
 } // namespace handoff
 

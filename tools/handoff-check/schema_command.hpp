@@ -22,12 +22,14 @@
 namespace handoff_cli {
 
 constexpr const char* schema_usage_text =
-    "usage: handoff-check schema --for PROVIDER [--task-schema FILE]\n"
+    "usage: handoff-check schema --for PROVIDER [--task-schema FILE] [--describe-dropped]\n"
     "\n"
     "Prints the envelope schema, with the task schema at partial_result, rewritten into what\n"
-    "PROVIDER's constrained decoding accepts (openai, anthropic, gemini, llama_cpp, or\n"
-    "json_schema for the merged draft-07 schema as it is). Every constraint the provider will\n"
-    "not enforce is listed on stderr; the receiver still checks each of them.\n"
+    "PROVIDER's constrained decoding accepts (openai, anthropic, gemini, gemini_openapi for\n"
+    "Gemini's older responseSchema, llama_cpp, or json_schema for the merged draft-07 schema as\n"
+    "it is). Every constraint the provider will not enforce is listed on stderr; the receiver\n"
+    "still checks each of them. --describe-dropped also writes each of them into the\n"
+    "description the model reads.\n"
     "\n"
     "exit status: 0 printed, 1 the schema is over a documented limit of PROVIDER (named on\n"
     "stderr), 2 usage error (bad flag, unknown provider, unreadable or invalid schema file)\n";
@@ -56,6 +58,13 @@ inline void print_schema_note(const handoff::schema_note& note, std::string_view
         return;
     case handoff::schema_note_kind::limit_exceeded:
         std::cerr << "handoff-check schema: over the " << target << " limit " << note.keyword << ": " << value << "\n";
+        return;
+    case handoff::schema_note_kind::weakened:
+        std::cerr << pointer << ": " << note.keyword << " weakened for " << target << ": " << note.note << "\n";
+        return;
+    case handoff::schema_note_kind::near_limit:
+        std::cerr << "handoff-check schema: warning: near the " << target << " size " << note.keyword << ": " << value
+                  << "\n";
         return;
     }
 }
@@ -87,6 +96,8 @@ inline int run_schema(int argc, char** argv) {
     std::string task_path;
     CLI::Option* const for_option = add_value(command.app(), "--for", provider_name);
     CLI::Option* const task_option = add_value(app, "--task-schema", task_path);
+    handoff::provider_schema_options options;
+    app.add_flag("--describe-dropped", options.describe_dropped);
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
         return *stop;
     }
@@ -102,10 +113,15 @@ inline int run_schema(int argc, char** argv) {
     if (task_option->count() > 0 && !(task = read_task_schema(task_path))) {
         return exit_usage;
     }
-    const auto result = handoff::provider_schema(*target, task ? &*task : nullptr);
+    const auto result = handoff::provider_schema(*target, task ? &*task : nullptr, options);
     std::cout << result.schema.dump(2) << "\n";
     for (const auto& note : result.notes) {
         print_schema_note(note, handoff::to_string(*target));
+    }
+    for (const auto& limit : result.limits) {
+        std::cerr << "handoff-check schema: " << limit.name << ": the envelope uses " << limit.envelope << " of "
+                  << limit.limit << ", the task " << limit.task() << "; " << limit.left_for_task()
+                  << " left for the task and any other strict tool in the request\n";
     }
     return result.within_limits() ? exit_ok : exit_contract_failure;
 }

@@ -5,6 +5,8 @@
 // <handoff/src.hpp> otherwise (config.hpp).
 
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/normalize.hpp>
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
@@ -40,27 +42,34 @@ HANDOFF_INLINE void add_nulled_path(std::vector<instance_path>& paths, const std
     }
 }
 
-/// The places under `node` (at `pointer`) that the rewrite for `profile` makes nullable, found
-/// without writing the rewrite: its walk (rule_of, keeps_keyword, descent_of) over the schema as
-/// given, and its require_all rule (a property the kept "required" does not list, whose schema as
-/// sent does not accept null). A file that receives then instantiates no rewriter, which builds a
-/// whole new schema.
-HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const nlohmann::json& node,
+/// The places under `given` (at `pointer`) that the rewrite for `profile` makes nullable, found
+/// without writing the rewrite: its walk (normalized, cell_of, keeps_keyword, descent_of) over
+/// the schema as given, and its require_all rule (a property the kept "required" does not list,
+/// whose schema as sent does not accept null). A file that receives then instantiates no
+/// rewriter, which builds a whole new schema. Definitions are not walked: a place below one is
+/// no fixed place in a reply (add_nulled_path), wherever it is hoisted to.
+HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const nlohmann::json& given,
                                         const std::string& pointer, std::vector<instance_path>& paths) {
-    if (!node.is_object()) {
+    if (!given.is_object()) {
         return;
     }
+    const auto quiet = [](auto&&...) {};
+    nlohmann::json changed;
+    if (needs_normalizing(profile, given)) {
+        changed = normalized(profile, given, true, pointer, quiet);
+    }
+    const nlohmann::json& node = changed.is_null() ? given : changed;
     const nlohmann::json* properties = nullptr;
     const nlohmann::json* required = nullptr;
     for (auto item = node.begin(); item != node.end(); ++item) {
         const std::string& keyword = item.key();
         const nlohmann::json& value = item.value();
-        if (!keeps_keyword(profile, rule_of(profile, keyword), value, node)) {
+        if (!keeps_keyword(profile, cell_of(profile, keyword), value, node)) {
             continue;
         }
         properties = keyword == "properties" ? &value : properties;
         required = keyword == "required" ? &value : required;
-        const std::string here = pointer_child(pointer, keyword);
+        const std::string here = origin_pointer(given, pointer, keyword);
         switch (descent_of(keyword, value)) {
         case descent::members:
             for (auto child = value.begin(); child != value.end(); ++child) {
@@ -81,7 +90,10 @@ HANDOFF_INLINE void add_nullable_places(const provider_profile& profile, const n
     }
     for (auto property = properties->begin(); property != properties->end(); ++property) {
         const bool listed = required != nullptr && lists_name(*required, property.key());
-        if (!listed && !accepts_null(property.value(), &profile)) {
+        const bool normalizes = !listed && needs_normalizing(profile, property.value());
+        const nlohmann::json as_read =
+            normalizes ? normalized(profile, property.value(), true, pointer, quiet) : nlohmann::json();
+        if (!listed && !accepts_null(normalizes ? as_read : property.value(), &profile)) {
             add_nulled_path(paths, pointer_child(pointer_child(pointer, "properties"), property.key()));
         }
     }

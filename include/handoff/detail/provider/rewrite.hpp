@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The rewrite behind provider_schema(): one walk over the merged schema that applies a
-// provider's keyword table (provider_rules.hpp), closes objects and makes optional properties
+// The rewrite behind provider_schema(): one walk over the merged schema (its definitions hoisted,
+// hoist_defs.hpp) that puts each schema object in the provider's form (normalize.hpp), applies
+// the keyword matrix (rules.hpp, keep_rules.hpp), closes objects and makes optional properties
 // nullable where the provider demands it, and records every change. Invariant: a constraint
 // leaves the schema only together with a note naming its pointer, keyword and value.
 //
 // Generic over the JSON type: provider_schema() rewrites nlohmann::ordered_json, which keeps the
 // author's property order for the provider. The receiver only needs to know which nulls the
 // provider put in (detail/nulled_optionals.hpp): it walks nlohmann::json with the pieces below
-// that decide them (rule_of, keeps_keyword, descent_of, accepts_null, lists_name), never
+// that decide them (normalized, cell_of, keeps_keyword, descent_of, accepts_null, lists_name), never
 // building a rewrite, so a file that receives instantiates neither ordered_json nor rewriter.
 
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/provider/hoist_defs.hpp>
+#include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/normalize.hpp>
 #include <handoff/detail/provider/rules.hpp>
-#include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
 #include <handoff/envelope_schema.hpp>
 
@@ -31,45 +34,10 @@
 
 namespace handoff::detail {
 
-[[nodiscard]] inline bool pattern_is_simple(std::string_view p) {
-    for (const std::string_view bad : {"(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B", "\\k<"}) {
-        if (p.find(bad) != std::string_view::npos) {
-            return false;
-        }
-    }
-    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-        if (p[i] == '\\' && p[i + 1] >= '1' && p[i + 1] <= '9') {
-            return false; // a backreference
-        }
-        if (p[i] == '\\') {
-            ++i; // an escaped character is never the start of anything above
-        }
-    }
-    return true;
-}
-
-[[nodiscard]] inline bool pattern_is_anchored(std::string_view p) {
-    return p.size() >= 2 && p.front() == '^' && p.back() == '$' && p[p.size() - 2] != '\\';
-}
-
 // This file compares with std::string rather than with a literal through nlohmann's operator==,
 // and builds values from a value_t and push_back rather than from initializer lists (which
 // Json::object() and Json::array() are too): each of those nlohmann templates would be
 // instantiated for this file alone, in every file that receives.
-
-/// Whether `value` is the string `name`.
-template <class Json>
-[[nodiscard]] bool is_string_value(const Json& value, std::string_view name) {
-    return value.is_string() && value.template get_ref<const typename Json::string_t&>() == name;
-}
-
-/// Whether a "type" value names `name`, alone or in its list.
-template <class Json>
-[[nodiscard]] bool type_names(const Json& type, std::string_view name) {
-    return is_string_value(type, name) ||
-           (type.is_array() &&
-            std::any_of(type.begin(), type.end(), [name](const Json& t) { return is_string_value(t, name); }));
-}
 
 /// [first, {"type": "null"}]: the anyOf that also accepts null.
 template <class Json>
@@ -82,114 +50,41 @@ template <class Json>
     return branches;
 }
 
-template <class Json>
-[[nodiscard]] bool is_object_schema(const Json& node) {
-    if (!node.is_object()) {
-        return false;
-    }
-    if (node.contains("properties")) {
-        return true;
-    }
-    const auto type = node.find("type");
-    return type != node.end() && type_names(*type, "object");
-}
-
-/// Whether the row lets this keyword, with this value in this schema, through unchanged.
-template <class Json>
-[[nodiscard]] bool rule_keeps(const provider_profile& profile, keep_when when, const Json& value, const Json& node) {
-    switch (when) {
-    case keep_when::always: return true;
-    case keep_when::never:
-    case keep_when::annotation: return false;
-    case keep_when::false_only: return value.is_boolean() && !value.template get<bool>();
-    case keep_when::min_items_zero_or_one:
-        return value.is_number_unsigned() && value.template get<std::uint64_t>() <= 1;
-    case keep_when::known_format:
-        return value.is_string() && std::find(profile.formats.begin(), profile.formats.end(),
-                                              value.template get_ref<const std::string&>()) != profile.formats.end();
-    case keep_when::simple_pattern:
-        return value.is_string() && pattern_is_simple(value.template get_ref<const std::string&>());
-    case keep_when::anchored_pattern:
-        return value.is_string() && pattern_is_anchored(value.template get_ref<const std::string&>());
-    case keep_when::integer_only: {
-        const auto type = node.find("type");
-        return type != node.end() && is_string_value(*type, "integer");
-    }
-    case keep_when::without_properties: return !node.contains("properties");
-    }
-    return false;
-}
-
-[[nodiscard]] inline std::string drop_note(const provider_profile& profile, const keyword_rule* rule) {
-    const std::string who(profile.display_name);
-    if (rule == nullptr) {
-        return who + " does not list this keyword; the receiver still checks it";
-    }
-    switch (rule->when) {
-    case keep_when::min_items_zero_or_one: return who + " takes minItems 0 or 1 only; the receiver still checks it";
-    case keep_when::known_format: return who + " does not enforce this format; the receiver still checks it";
-    case keep_when::simple_pattern:
-        return who + " refuses lookaround, backreferences and word boundaries; the receiver still checks it";
-    case keep_when::anchored_pattern:
-        return who + " needs a pattern anchored with ^ and $; the receiver still checks it";
-    case keep_when::integer_only:
-        return who + " enforces numeric bounds on integers only; the receiver still checks it";
-    case keep_when::without_properties:
-        return who + " cannot mix properties with anyOf/oneOf in one schema; the receiver still checks it";
-    default: return who + " does not support this keyword; the receiver still checks it";
-    }
-}
-
-/// How the rewrite goes below a keyword's value: into each member, each item, the value itself
-/// (one subschema), or not at all.
-enum class descent : std::uint8_t { none, members, items, value };
-
-/// The subschemas below `keyword`: the draft-07 subschema keywords (schema_ids.hpp), and
-/// prefixItems, a list of schemas in the 2020-12 drafts that providers read.
-template <class Json>
-[[nodiscard]] descent descent_of(std::string_view keyword, const Json& value) {
-    if (keyword == "prefixItems") {
-        return value.is_array() ? descent::items : descent::none;
-    }
-    for (const subschema_keyword& k : subschema_keywords) {
-        if (k.name != keyword) {
-            continue;
-        }
-        switch (k.shape) {
-        case subschema_shape::single: return descent::value;
-        case subschema_shape::array: return value.is_array() ? descent::items : descent::none;
-        case subschema_shape::map:
-        case subschema_shape::map_or_array: return value.is_object() ? descent::members : descent::none;
-        case subschema_shape::single_or_array: return value.is_array() ? descent::items : descent::value;
-        }
-    }
-    return descent::none;
-}
-
-/// The row of `keyword` in the profile's table (nullptr when unlisted or when the profile
-/// keeps everything).
-[[nodiscard]] inline const keyword_rule* rule_of(const provider_profile& profile, std::string_view keyword) {
-    return profile.keep_everything ? nullptr : find_rule(profile, keyword);
-}
-
-/// Whether the provider takes `keyword`, with this value in this schema, as written: what the
-/// rewrite keeps.
-template <class Json>
-[[nodiscard]] bool keeps_keyword(const provider_profile& profile, const keyword_rule* rule, const Json& value,
-                                 const Json& node) {
-    return profile.keep_everything || (rule != nullptr && rule_keeps(profile, rule->when, value, node));
-}
+/// What the caller asks of the rewrite beyond the provider's rules.
+struct rewrite_options {
+    /// Write each dropped constraint into the `description` the model reads (as
+    /// anthropic-sdk-python's transform_schema and pydantic-ai do): "{minLength: 1, maxLength: 64}".
+    bool describe_dropped = false;
+    /// Keywords beside a `$ref` apply (2019-09 and later); false for a task in draft-04 to
+    /// draft-07, whose dialect ignores them.
+    bool ref_siblings_apply = true;
+};
 
 /// The rewrite of one schema for one provider. Every change goes to `sink`, called as
-/// sink(kind, pointer, keyword, value, text) with the fields of a schema_note.
+/// sink(kind, pointer, keyword, value, text) with the fields of a schema_note. Pointers are into
+/// the schema as given: a hoisted definition is rewritten at its origin (`origins`).
 template <class Json, class Sink>
 struct rewriter {
     const provider_profile& profile;
     const Sink& sink;
+    rewrite_options options{};
+    const std::vector<hoisted_definition>* origins = nullptr;
 
     void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, const Json& value,
               std::string text) const {
         sink(kind, pointer, keyword, value, std::move(text));
+    }
+
+    /// Where notes about the member `key` of the keyword at `pointer` point.
+    [[nodiscard]] std::string member_pointer(const std::string& pointer, const std::string& key) const {
+        if (origins != nullptr && pointer == "/$defs") {
+            for (const hoisted_definition& d : *origins) {
+                if (d.name == key) {
+                    return d.origin;
+                }
+            }
+        }
+        return pointer_child(pointer, key);
     }
 
     /// A subschema-bearing value, rewritten below `pointer` (the keyword's own pointer).
@@ -198,7 +93,7 @@ struct rewriter {
         case descent::members: {
             Json out = Json(Json::value_t::object);
             for (const auto& item : value.items()) {
-                out[item.key()] = rewrite(item.value(), pointer_child(pointer, item.key()));
+                out[item.key()] = rewrite(item.value(), member_pointer(pointer, item.key()));
             }
             return out;
         }
@@ -215,21 +110,28 @@ struct rewriter {
         return value;
     }
 
-    [[nodiscard]] Json rewrite(const Json& node, const std::string& pointer) const {
-        if (!node.is_object()) {
-            return node;
+    [[nodiscard]] Json rewrite(const Json& given, const std::string& pointer) const {
+        if (!given.is_object()) {
+            return given;
         }
+        Json changed;
+        if (needs_normalizing(profile, given)) {
+            changed = normalized(profile, given, options.ref_siblings_apply, pointer, sink);
+        }
+        const Json& node = changed.is_null() ? given : changed;
         Json out = Json(Json::value_t::object);
+        Json dropped = Json(Json::value_t::object);
         for (const auto& item : node.items()) {
             const std::string& keyword = item.key();
-            const std::string here = pointer_child(pointer, keyword);
-            const keyword_rule* rule = rule_of(profile, keyword);
-            if (keeps_keyword(profile, rule, item.value(), node)) {
+            const std::string here = origin_pointer(given, pointer, keyword);
+            const keyword_cell* cell = cell_of(profile, keyword);
+            if (keeps_keyword(profile, cell, item.value(), node)) {
                 out[keyword] = descend(keyword, item.value(), here);
-            } else if (rule != nullptr && rule->when == keep_when::false_only) {
+            } else if (cell != nullptr && cell->when == keep_when::false_only) {
                 continue; // close_object() below closes it and says so
-            } else if (rule == nullptr || rule->when != keep_when::annotation) {
-                note(schema_note_kind::not_enforced, pointer, keyword, item.value(), drop_note(profile, rule));
+            } else if (cell == nullptr || cell->when != keep_when::annotation) {
+                note(schema_note_kind::not_enforced, pointer, keyword, item.value(), drop_note(profile, cell));
+                dropped[keyword] = item.value();
             }
         }
         if (profile.close_objects && is_object_schema(node)) {
@@ -238,7 +140,26 @@ struct rewriter {
         if (profile.require_all && out.contains("properties") && out["properties"].is_object()) {
             require_all(out, pointer);
         }
+        if (options.describe_dropped && !dropped.empty()) {
+            describe(out, dropped);
+        }
         return out;
+    }
+
+    /// Appends the dropped keywords to the description, in anthropic-sdk-python's form.
+    void describe(Json& out, const Json& dropped) const {
+        std::string text;
+        for (const auto& item : dropped.items()) {
+            text += (text.empty() ? "{" : ", ") + item.key() + ": " +
+                    item.value().dump(-1, ' ', false, Json::error_handler_t::replace);
+        }
+        text += "}";
+        const auto description = out.find("description");
+        if (description != out.end() && description->is_string()) {
+            *description = Json(description->template get<std::string>() + "\n\n" + text);
+        } else {
+            out["description"] = Json(text);
+        }
     }
 
     void close_object(const Json& node, Json& out, const std::string& pointer) const {
@@ -266,7 +187,7 @@ template <class Json>
     const auto kept = [&](const char* keyword) {
         const auto it = schema.find(keyword);
         const bool dropped = as_sent != nullptr && it != schema.end() &&
-                             !keeps_keyword(*as_sent, rule_of(*as_sent, keyword), *it, schema);
+                             !keeps_keyword(*as_sent, cell_of(*as_sent, keyword), *it, schema);
         return dropped ? schema.end() : it;
     };
     const auto type = kept("type");
@@ -320,16 +241,18 @@ template <class Json>
 
 template <class Json, class Sink>
 void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) const {
-    // A malformed "required" (not an array) is replaced: the rewrite lists every property anyway.
+    // Every property is listed, in the order of "properties" (as openai-python's and openai-node's
+    // strict transforms write it); a malformed "required" (not an array) lists nothing.
     const auto listed = out.find("required");
-    Json required = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
+    const Json given = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
+    Json required = Json(Json::value_t::array);
     Json& properties = out["properties"];
     for (auto item = properties.begin(); item != properties.end(); ++item) {
         const std::string& name = item.key();
-        if (lists_name(required, name)) {
+        required.push_back(Json(name));
+        if (lists_name(given, name)) {
             continue;
         }
-        required.push_back(Json(name));
         if (!accepts_null(item.value())) {
             item.value() = with_null(std::move(item.value()));
             note(schema_note_kind::made_nullable, pointer_child(pointer_child(pointer, "properties"), name), "required",
@@ -349,7 +272,7 @@ void move_task_refs(Json& node, const std::string& base) {
         for (auto item = node.begin(); item != node.end(); ++item) {
             if (item.key() == "$ref" && item.value().is_string()) {
                 const std::string ref = item.value().template get<std::string>();
-                if (!ref.empty() && ref.front() == '#') {
+                if (ref == "#" || ref.rfind("#/", 0) == 0) { // "#name" names an $anchor, wherever it is
                     item.value() = Json("#" + base + ref.substr(1));
                 }
             } else {

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// What each provider's constrained decoder accepts, as data: one row per JSON Schema keyword,
-// saying whether the keyword is kept as written, kept only under a condition, or dropped. A
-// keyword a table does not name is dropped and reported (an unknown keyword is an unenforced
-// constraint until a row says otherwise). provider_schema.hpp applies the tables; nothing here
-// decides anything by itself.
+// What each provider's constrained decoder accepts, as data: one keyword matrix (a row per JSON
+// Schema keyword, a cell per provider) saying whether the keyword is kept as written, kept only
+// under a condition, converted, or dropped, and the source each cell comes from. A keyword the
+// matrix does not name is dropped and reported (an unknown keyword is an unenforced constraint
+// until a row says otherwise). provider_schema.hpp applies the matrix; docs/providers.md is
+// written from it (provider_matrix.hpp renders it, a test holds the two equal).
 //
-// Each table cites the page its rows come from. The rules are the providers' documented
-// subsets as read on 2026-11-30; when a provider widens its subset, a row changes, not code.
+// Where a provider's documentation and what its users report disagree, the cell follows the
+// reports and cites them.
 
 #include <handoff/provider.hpp>
 
@@ -19,207 +20,171 @@
 
 namespace handoff::detail {
 
-/// When a keyword survives the rewrite.
-enum class keep_when : std::uint8_t {
-    always,                // kept as written
-    never,                 // dropped; reported as not enforced
-    annotation,            // dropped, unreported: it constrains nothing (comments, lint notes, ids)
-    false_only,            // additionalProperties: kept when false, otherwise closed (reported)
-    min_items_zero_or_one, // minItems: kept when 0 or 1
-    known_format,          // format: kept when the value is in the profile's format list
-    simple_pattern,        // pattern: kept without lookaround, backreferences or word boundaries
-    anchored_pattern,      // pattern: kept when it starts with ^ and ends with $
-    integer_only,          // numeric bounds: kept on "type": "integer" only
-    without_properties,    // anyOf/oneOf: kept unless the same schema has properties
+/// Where a cell of the matrix, or a limit, comes from.
+enum class rule_source : std::uint8_t {
+    openai_docs,
+    openai_python,
+    openai_regex_reports,
+    anthropic_docs,
+    anthropic_sdk,
+    gemini_docs,
+    gemini_schema_docs,
+    gemini_size_reports,
+    llama_readme,
+    llama_converter,
+    pydantic_ai,
+    json_schema_spec,
+};
+inline constexpr std::size_t rule_source_count = 12;
+
+struct rule_source_ref {
+    rule_source id;
+    std::string_view name;
+    std::string_view where;
 };
 
-struct keyword_rule {
-    std::string_view keyword;
-    keep_when when;
+inline constexpr std::array<rule_source_ref, rule_source_count> rule_sources{{
+    {rule_source::openai_docs, "OpenAI docs",
+     "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas"},
+    {rule_source::openai_python, "openai-python",
+     "https://github.com/openai/openai-python/blob/main/src/openai/lib/_pydantic.py"},
+    {rule_source::openai_regex_reports, "OpenAI regex reports",
+     "https://github.com/vercel/ai/issues/21037, https://github.com/pydantic/pydantic-ai/issues/5519"},
+    {rule_source::anthropic_docs, "Anthropic docs",
+     "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations"},
+    {rule_source::anthropic_sdk, "anthropic-sdk-python",
+     "https://github.com/anthropics/anthropic-sdk-python/blob/main/src/anthropic/lib/_parse/_transform.py"},
+    {rule_source::gemini_docs, "Gemini docs",
+     "https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support"},
+    {rule_source::gemini_schema_docs, "Gemini Schema reference", "https://ai.google.dev/api/caching#Schema"},
+    {rule_source::gemini_size_reports, "Gemini size reports",
+     "https://github.com/googleapis/python-genai/issues/2170, https://github.com/googleapis/js-genai/issues/882, "
+     "https://github.com/vercel/ai/issues/21192"},
+    {rule_source::llama_readme, "llama.cpp grammars/README.md",
+     "https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md#json-schemas--gbnf"},
+    {rule_source::llama_converter, "llama.cpp json-schema-to-grammar.cpp",
+     "https://github.com/ggml-org/llama.cpp/blob/master/common/json-schema-to-grammar.cpp"},
+    {rule_source::pydantic_ai, "pydantic-ai",
+     "https://github.com/pydantic/pydantic-ai/blob/main/pydantic_ai_slim/pydantic_ai/profiles/"},
+    {rule_source::json_schema_spec, "JSON Schema", "https://json-schema.org/specification"},
+}};
+
+[[nodiscard]] constexpr const rule_source_ref& source_of(rule_source s) noexcept {
+    return rule_sources[static_cast<std::size_t>(s)];
+}
+
+/// When a keyword survives the rewrite.
+enum class keep_when : std::uint8_t {
+    always,                 // kept as written
+    never,                  // dropped; reported as not enforced
+    annotation,             // dropped, unreported: it constrains nothing (comments, lint notes, ids)
+    converted,              // rewritten into a form the provider takes before the table applies (normalize.hpp);
+                            // what is left of it then is dropped and reported
+    rewritten_after,        // kept through the walk, then rewritten for the provider (openapi_schema.hpp)
+    items_schema,           // items: kept when one schema, and not beside a prefixItems the provider drops
+    false_only,             // additionalProperties: kept when false, otherwise closed (reported)
+    min_items_zero_or_one,  // minItems: kept when 0 or 1
+    known_format,           // format: kept when the value is in the profile's format list
+    pattern_openai,         // pattern: kept without lookaround or Unicode property escapes
+    pattern_anthropic,      // pattern: kept without lookaround, backreferences, word boundaries, large {n,m}
+    pattern_llama,          // pattern: kept when anchored ^...$ and without lookaround or backreferences
+    pattern_re2,            // pattern: kept without lookaround or backreferences (RE2 syntax)
+    integer_only,           // numeric bounds: kept on "type": "integer" only
+    without_properties,     // anyOf/oneOf: kept unless the same schema has properties
+    primitive_values,       // enum: kept when every value is a string, number, boolean or null
+    string_values,          // enum: kept when every value is a string (or null, sent as nullable)
+    without_ref_member,     // allOf: kept when no member is a $ref
+    llama_members,          // allOf: kept when no properties beside and every member is $ref, properties or enum
+    without_pattern_format, // minLength/maxLength: kept unless a kept pattern or a known format is beside
 };
+
+struct keyword_cell {
+    keep_when when;
+    rule_source source;
+};
+
+/// One row of the matrix: a cell per provider, in the order of the provider enum.
+struct keyword_row {
+    std::string_view keyword;
+    std::array<keyword_cell, provider_count> cells;
+};
+
+namespace cell {
+using k = keep_when;
+using s = rule_source;
+inline constexpr keyword_cell json{k::always, s::json_schema_spec};
+} // namespace cell
+
+// Columns: openai, anthropic, gemini, llama_cpp, json_schema, gemini_openapi (provider.hpp).
+// A cell's source is the page, file or report that says so; rule_sources lists them.
+// clang-format off
+inline constexpr std::array<keyword_row, 42> keyword_matrix{{
+    {"type",                 {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
+    {"properties",           {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"required",             {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"additionalProperties", {{{cell::k::false_only, cell::s::openai_docs}, {cell::k::false_only, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"items",                {{{cell::k::items_schema, cell::s::openai_docs}, {cell::k::items_schema, cell::s::anthropic_docs}, {cell::k::items_schema, cell::s::gemini_docs}, {cell::k::items_schema, cell::s::llama_converter}, cell::json, {cell::k::items_schema, cell::s::gemini_schema_docs}}}},
+    {"prefixItems",          {{{cell::k::converted, cell::s::openai_docs}, {cell::k::converted, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::converted, cell::s::llama_readme}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
+    {"enum",                 {{{cell::k::always, cell::s::openai_docs}, {cell::k::primitive_values, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::string_values, cell::s::gemini_schema_docs}}}},
+    {"const",                {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
+    {"anyOf",                {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::without_properties, cell::s::llama_readme}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"oneOf",                {{{cell::k::converted, cell::s::pydantic_ai}, {cell::k::converted, cell::s::anthropic_sdk}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::converted, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
+    {"allOf",                {{{cell::k::converted, cell::s::openai_python}, {cell::k::without_ref_member, cell::s::anthropic_docs}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::llama_members, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
+    {"not",                  {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"if",                   {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"then",                 {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"else",                 {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"$ref",                 {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
+    {"$defs",                {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::rewritten_after, cell::s::gemini_schema_docs}}}},
+    {"definitions",          {{{cell::k::converted, cell::s::llama_converter}, {cell::k::converted, cell::s::llama_converter}, {cell::k::converted, cell::s::gemini_docs}, {cell::k::converted, cell::s::llama_converter}, cell::json, {cell::k::converted, cell::s::gemini_schema_docs}}}},
+    {"description",          {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"title",                {{{cell::k::always, cell::s::openai_docs}, {cell::k::always, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"pattern",              {{{cell::k::pattern_openai, cell::s::openai_regex_reports}, {cell::k::pattern_anthropic, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::pattern_llama, cell::s::llama_converter}, cell::json, {cell::k::pattern_re2, cell::s::gemini_schema_docs}}}},
+    {"format",               {{{cell::k::known_format, cell::s::openai_docs}, {cell::k::known_format, cell::s::anthropic_docs}, {cell::k::known_format, cell::s::gemini_docs}, {cell::k::known_format, cell::s::llama_converter}, cell::json, {cell::k::known_format, cell::s::gemini_schema_docs}}}},
+    {"multipleOf",           {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"minimum",              {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::integer_only, cell::s::llama_readme}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"maximum",              {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::integer_only, cell::s::llama_readme}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"exclusiveMinimum",     {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::integer_only, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"exclusiveMaximum",     {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::integer_only, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"minItems",             {{{cell::k::always, cell::s::openai_docs}, {cell::k::min_items_zero_or_one, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"maxItems",             {{{cell::k::always, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::always, cell::s::gemini_docs}, {cell::k::always, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"uniqueItems",          {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"contains",             {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"minLength",            {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::without_pattern_format, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"maxLength",            {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::without_pattern_format, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"minProperties",        {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"maxProperties",        {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+    {"patternProperties",    {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"propertyNames",        {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"dependentRequired",    {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"dependentSchemas",     {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_readme}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"unevaluatedProperties",{{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"unevaluatedItems",     {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::never, cell::s::gemini_schema_docs}}}},
+    {"nullable",             {{{cell::k::never, cell::s::openai_docs}, {cell::k::never, cell::s::anthropic_docs}, {cell::k::never, cell::s::gemini_docs}, {cell::k::never, cell::s::llama_converter}, cell::json, {cell::k::always, cell::s::gemini_schema_docs}}}},
+}};
+// clang-format on
 
 /// Keywords that never constrain a value: dropped without a report by every provider that does
 /// not take them verbatim.
-inline constexpr std::array<keyword_rule, 6> annotation_rules{{
-    {"$schema", keep_when::annotation},
-    {"$id", keep_when::annotation},
-    {"$comment", keep_when::annotation},
-    {"default", keep_when::annotation},
-    {"examples", keep_when::annotation},
-    {"x-lint-allow", keep_when::annotation},
-}};
+/// `$anchor` is one: hoisting (hoist_defs.hpp) rewrites every reference to an anchor as a pointer.
+/// `discriminator` is OpenAPI's (Pydantic writes it beside a oneOf): JSON Schema ignores it.
+inline constexpr std::array<std::string_view, 13> annotation_keywords{
+    "$schema",  "$id",       "$comment",    "default",        "examples", "x-lint-allow", "deprecated",
+    "readOnly", "writeOnly", "$vocabulary", "$dynamicAnchor", "$anchor",  "discriminator"};
 
-// OpenAI Structured Outputs, strict: true.
-// https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
-// Supported: string pattern and format (the listed formats), number multipleOf, maximum,
-// exclusiveMaximum, minimum, exclusiveMinimum, array minItems and maxItems, anyOf (not at the
-// root), local $ref/$defs, enum, const. Every object must say additionalProperties: false and list
-// every property in required. Not supported: allOf, not, if/then/else, dependentRequired,
-// dependentSchemas, patternProperties, unevaluatedProperties, propertyNames, minProperties,
-// maxProperties, minLength, maxLength.
-inline constexpr std::array<keyword_rule, 29> openai_rules{{
-    {"type", keep_when::always},
-    {"properties", keep_when::always},
-    {"required", keep_when::always},
-    {"additionalProperties", keep_when::false_only},
-    {"items", keep_when::always},
-    {"enum", keep_when::always},
-    {"const", keep_when::always},
-    {"anyOf", keep_when::always},
-    {"$ref", keep_when::always},
-    {"$defs", keep_when::always},
-    {"definitions", keep_when::always},
-    {"description", keep_when::always},
-    {"title", keep_when::always},
-    {"pattern", keep_when::always},
-    {"format", keep_when::known_format},
-    {"multipleOf", keep_when::always},
-    {"minimum", keep_when::always},
-    {"maximum", keep_when::always},
-    {"exclusiveMinimum", keep_when::always},
-    {"exclusiveMaximum", keep_when::always},
-    {"minItems", keep_when::always},
-    {"maxItems", keep_when::always},
-    {"minLength", keep_when::never},
-    {"maxLength", keep_when::never},
-    {"allOf", keep_when::never},
-    {"oneOf", keep_when::never},
-    {"not", keep_when::never},
-    {"if", keep_when::never},
-    {"patternProperties", keep_when::never},
-}};
-
-// Anthropic structured outputs (output_config.format) and strict tool input_schema.
-// https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations
-// Supported: all basic types, enum (primitives), const, anyOf, allOf, local $ref/$defs/definitions,
-// required, additionalProperties false, the listed string formats, minItems 0 or 1, simple
-// patterns. Not supported: recursive schemas, numerical constraints (minimum, maximum,
-// multipleOf, ...), string constraints (minLength, maxLength), array constraints beyond
-// minItems 0/1, additionalProperties other than false, complex regex (backreferences,
-// lookaround, word boundaries).
-inline constexpr std::array<keyword_rule, 28> anthropic_rules{{
-    {"type", keep_when::always},
-    {"properties", keep_when::always},
-    {"required", keep_when::always},
-    {"additionalProperties", keep_when::false_only},
-    {"items", keep_when::always},
-    {"enum", keep_when::always},
-    {"const", keep_when::always},
-    {"anyOf", keep_when::always},
-    {"allOf", keep_when::always},
-    {"$ref", keep_when::always},
-    {"$defs", keep_when::always},
-    {"definitions", keep_when::always},
-    {"description", keep_when::always},
-    {"title", keep_when::always},
-    {"pattern", keep_when::simple_pattern},
-    {"format", keep_when::known_format},
-    {"minItems", keep_when::min_items_zero_or_one},
-    {"maxItems", keep_when::never},
-    {"uniqueItems", keep_when::never},
-    {"minLength", keep_when::never},
-    {"maxLength", keep_when::never},
-    {"minimum", keep_when::never},
-    {"maximum", keep_when::never},
-    {"exclusiveMinimum", keep_when::never},
-    {"exclusiveMaximum", keep_when::never},
-    {"multipleOf", keep_when::never},
-    {"oneOf", keep_when::never},
-    {"not", keep_when::never},
-}};
-
-// Gemini generateContent with generationConfig.responseJsonSchema.
-// https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support
-// Supported: type (including "null" and type lists), title, description, properties, required,
-// additionalProperties, enum, format (date-time, date, time), minimum, maximum, items,
-// prefixItems, minItems, maxItems, anyOf, $ref, $defs. Keywords outside the list are ignored by
-// the model, so they are reported here rather than sent.
-inline constexpr std::array<keyword_rule, 24> gemini_rules{{
-    {"type", keep_when::always},
-    {"title", keep_when::always},
-    {"description", keep_when::always},
-    {"properties", keep_when::always},
-    {"required", keep_when::always},
-    {"additionalProperties", keep_when::always},
-    {"enum", keep_when::always},
-    {"format", keep_when::known_format},
-    {"minimum", keep_when::always},
-    {"maximum", keep_when::always},
-    {"items", keep_when::always},
-    {"prefixItems", keep_when::always},
-    {"minItems", keep_when::always},
-    {"maxItems", keep_when::always},
-    {"anyOf", keep_when::always},
-    {"$ref", keep_when::always},
-    {"$defs", keep_when::always},
-    {"const", keep_when::never},
-    {"minLength", keep_when::never},
-    {"maxLength", keep_when::never},
-    {"pattern", keep_when::never},
-    {"exclusiveMinimum", keep_when::never},
-    {"exclusiveMaximum", keep_when::never},
-    {"multipleOf", keep_when::never},
-}};
-
-// llama-server `json_schema` / `response_format`, converted by common/json-schema-to-grammar.cpp.
-// https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md#json-schemas--gbnf
-// Known limitations there: additionalProperties defaults to false; unsupported features are
-// skipped silently; properties cannot be mixed with anyOf/oneOf in the same schema; minimum/maximum/exclusive* only for
-// "type": "integer"; patterns must start with ^ and end with $; prefixItems is broken; formats lack uri and email; no
-// patternProperties; unsupported and unlikely: uniqueItems, contains, not, if/then/else,
-// dependentSchemas, $anchor.
-inline constexpr std::array<keyword_rule, 32> llama_cpp_rules{{
-    {"type", keep_when::always},
-    {"properties", keep_when::always},
-    {"required", keep_when::always},
-    {"additionalProperties", keep_when::always},
-    {"items", keep_when::always},
-    {"enum", keep_when::always},
-    {"const", keep_when::always},
-    {"anyOf", keep_when::without_properties},
-    {"oneOf", keep_when::without_properties},
-    {"allOf", keep_when::always},
-    {"$ref", keep_when::always},
-    {"$defs", keep_when::always},
-    {"definitions", keep_when::always},
-    {"description", keep_when::always},
-    {"title", keep_when::always},
-    {"minItems", keep_when::always},
-    {"maxItems", keep_when::always},
-    {"minLength", keep_when::always},
-    {"maxLength", keep_when::always},
-    {"pattern", keep_when::anchored_pattern},
-    {"format", keep_when::known_format},
-    {"minimum", keep_when::integer_only},
-    {"maximum", keep_when::integer_only},
-    {"exclusiveMinimum", keep_when::integer_only},
-    {"exclusiveMaximum", keep_when::integer_only},
-    {"prefixItems", keep_when::never},
-    {"multipleOf", keep_when::never},
-    {"uniqueItems", keep_when::never},
-    {"contains", keep_when::never},
-    {"not", keep_when::never},
-    {"if", keep_when::never},
-    {"patternProperties", keep_when::never},
-}};
-
-/// A view of one rule table.
-struct rule_table {
-    const keyword_rule* rows = nullptr;
-    std::size_t size = 0;
+/// What the rewrite does with the keywords written beside a `$ref`.
+enum class ref_siblings : std::uint8_t {
+    kept,    // as written
+    wrapped, // {"anyOf": [{"$ref": ...}], ...siblings}: the provider refuses keywords beside $ref
+    dropped, // the provider reads $ref alone; every other keyword there is reported
+    inlined, // the provider has no $ref: the target is written in place
 };
-
-template <std::size_t N>
-[[nodiscard]] constexpr rule_table table_of(const std::array<keyword_rule, N>& rows) noexcept {
-    return rule_table{rows.data(), N};
-}
 
 /// Everything the rewrite needs to know about one target.
 struct provider_profile {
     provider target = provider::json_schema;
     std::string_view display_name;
     std::string_view docs_url;
-    rule_table rules;
     /// The `format` values the target enforces (known_format).
     std::array<std::string_view, 10> formats{};
     /// Every object gets additionalProperties: false (where it was not already).
@@ -228,72 +193,99 @@ struct provider_profile {
     bool require_all = false;
     /// Take every keyword as written: the draft-07 target.
     bool keep_everything = false;
+    ref_siblings siblings = ref_siblings::kept;
+    /// The order the decoder writes properties in: schema order, or required ones first.
+    bool required_first = false;
 };
 
+// ref_siblings: OpenAI answers "$ref cannot have keywords {'description'}" (openai-python
+// _pydantic.py inlines such a ref; pydantic-ai wraps it in anyOf, which keeps recursion finite);
+// Gemini takes only $-keywords beside $ref (gemini_docs); anthropic-sdk-python's transform_schema
+// returns {"$ref"} alone and llama.cpp's visit() reads a $ref before anything beside it.
+// required_first: llama.cpp's _build_object_rule writes required properties, then optional ones;
+// Anthropic's docs say the same of its structured outputs ("required properties first").
 inline constexpr std::array<provider_profile, provider_count> provider_profiles{{
     {provider::openai,
      "OpenAI",
-     "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas",
-     table_of(openai_rules),
+     source_of(rule_source::openai_docs).where,
      {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"},
      true,
      true,
+     false,
+     ref_siblings::wrapped,
      false},
     {provider::anthropic,
      "Anthropic",
-     "https://platform.claude.com/docs/en/build-with-claude/structured-outputs#json-schema-limitations",
-     table_of(anthropic_rules),
+     source_of(rule_source::anthropic_docs).where,
      {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
      true,
      false,
-     false},
+     false,
+     ref_siblings::dropped,
+     true},
     {provider::gemini,
      "Gemini",
-     "https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support",
-     table_of(gemini_rules),
+     source_of(rule_source::gemini_docs).where,
      {"date-time", "date", "time"},
      false,
      false,
+     false,
+     ref_siblings::wrapped,
      false},
     {provider::llama_cpp,
      "llama.cpp",
-     "https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md#json-schemas--gbnf",
-     table_of(llama_cpp_rules),
+     source_of(rule_source::llama_readme).where,
      {"date", "time", "date-time", "uuid"},
      true,
      false,
-     false},
+     false,
+     ref_siblings::dropped,
+     true},
     {provider::json_schema,
      "JSON Schema (draft-07)",
      "https://json-schema.org/draft-07",
-     rule_table{},
      {},
      false,
      false,
-     true},
+     true,
+     ref_siblings::kept,
+     false},
+    {provider::gemini_openapi,
+     "Gemini responseSchema",
+     source_of(rule_source::gemini_schema_docs).where,
+     {"date-time", "enum"},
+     false,
+     false,
+     false,
+     ref_siblings::inlined,
+     false},
 }};
 
 [[nodiscard]] constexpr const provider_profile& profile_of(provider p) noexcept {
     return provider_profiles[static_cast<std::size_t>(p)];
 }
 
-/// The row for `keyword`, the shared annotations after the table, or nullptr (an unknown keyword).
-[[nodiscard]] constexpr const keyword_rule* find_rule(const provider_profile& profile,
+/// The cell every annotation keyword has.
+inline constexpr keyword_cell annotation_cell{keep_when::annotation, rule_source::json_schema_spec};
+
+/// The matrix's cell for `keyword` and the profile's target, an annotation cell, or nullptr (an
+/// unknown keyword).
+[[nodiscard]] constexpr const keyword_cell* find_cell(const provider_profile& profile,
                                                       std::string_view keyword) noexcept {
-    for (std::size_t i = 0; i < profile.rules.size; ++i) {
-        if (profile.rules.rows[i].keyword == keyword) {
-            return &profile.rules.rows[i];
+    for (const keyword_row& row : keyword_matrix) {
+        if (row.keyword == keyword) {
+            return &row.cells[static_cast<std::size_t>(profile.target)];
         }
     }
-    for (const keyword_rule& rule : annotation_rules) {
-        if (rule.keyword == keyword) {
-            return &rule;
+    for (const std::string_view name : annotation_keywords) {
+        if (name == keyword) {
+            return &annotation_cell;
         }
     }
     return nullptr;
 }
 
-// Documented limits, checked on the rewritten schema before any request is sent.
+// Limits, checked on the rewritten schema before any request is sent.
 enum class schema_counter : std::uint8_t {
     object_properties,    // entries of every "properties", summed
     nesting_depth,        // object schemas inside object schemas, the root counting 1
@@ -303,28 +295,59 @@ enum class schema_counter : std::uint8_t {
     optional_properties,  // properties not listed in their object's "required"
     union_types,          // schemas using anyOf or a list of types
     recursive_refs,       // local $refs to a schema that contains them
+    max_items_sum,        // the values of every "maxItems", summed
+    schema_depth,         // subschemas inside subschemas, the root counting 1
 };
+
+/// refuse: the provider refuses a request over it. warn: the provider publishes no number, but
+/// refuses schemas near it (its users' reports), so handoff warns.
+enum class limit_severity : std::uint8_t { refuse, warn };
 
 struct schema_limit {
     provider target;
     std::string_view name;
     schema_counter counter;
     std::uint64_t maximum;
+    limit_severity severity;
+    rule_source source;
+    /// The provider counts it over the whole request (every strict tool and the output schema),
+    /// so the envelope's own share leaves the task less.
+    bool whole_request;
 };
 
-// OpenAI: https://platform.openai.com/docs/guides/structured-outputs#objects-have-limitations-on-nesting-depth-and-size
-// Anthropic: https://platform.claude.com/docs/en/build-with-claude/structured-outputs#schema-complexity-limits
-// Gemini and llama.cpp document no numeric limits (Gemini: the schema counts toward the input
-// tokens; a schema that is too large or deep is rejected by the API).
-inline constexpr std::array<schema_limit, 8> schema_limits{{
-    {provider::openai, "openai.max_object_properties", schema_counter::object_properties, 5000},
-    {provider::openai, "openai.max_nesting_depth", schema_counter::nesting_depth, 10},
-    {provider::openai, "openai.max_enum_values", schema_counter::enum_values, 1000},
-    {provider::openai, "openai.max_total_string_length", schema_counter::schema_string_length, 120000},
-    {provider::openai, "openai.max_large_enum_string_length", schema_counter::large_enum_length, 15000},
-    {provider::anthropic, "anthropic.max_optional_parameters", schema_counter::optional_properties, 24},
-    {provider::anthropic, "anthropic.max_union_type_parameters", schema_counter::union_types, 16},
-    {provider::anthropic, "anthropic.no_recursive_schemas", schema_counter::recursive_refs, 0},
+// OpenAI: openai_docs#objects-have-limitations-on-nesting-depth-and-size. Anthropic:
+// anthropic_docs#schema-complexity-limits ("24 optional parameters", "16 parameters with union
+// types", counted across all strict tools and the output format of a request). Gemini publishes
+// no number; its users report refusals ("too many states", "schema too complex") on schemas with
+// many enum values, large maxItems sums and deep nesting (gemini_size_reports): the warn rows are
+// handoff's own warning points below the sizes those reports show. llama.cpp documents no limit.
+inline constexpr std::array<schema_limit, 11> schema_limits{{
+    {provider::openai, "openai.max_object_properties", schema_counter::object_properties, 5000, limit_severity::refuse,
+     rule_source::openai_docs, false},
+    {provider::openai, "openai.max_nesting_depth", schema_counter::nesting_depth, 10, limit_severity::refuse,
+     rule_source::openai_docs, false},
+    {provider::openai, "openai.max_enum_values", schema_counter::enum_values, 1000, limit_severity::refuse,
+     rule_source::openai_docs, false},
+    {provider::openai, "openai.max_total_string_length", schema_counter::schema_string_length, 120000,
+     limit_severity::refuse, rule_source::openai_docs, false},
+    {provider::openai, "openai.max_large_enum_string_length", schema_counter::large_enum_length, 15000,
+     limit_severity::refuse, rule_source::openai_docs, false},
+    {provider::anthropic, "anthropic.max_optional_parameters", schema_counter::optional_properties, 24,
+     limit_severity::refuse, rule_source::anthropic_docs, true},
+    {provider::anthropic, "anthropic.max_union_type_parameters", schema_counter::union_types, 16,
+     limit_severity::refuse, rule_source::anthropic_docs, true},
+    {provider::anthropic, "anthropic.no_recursive_schemas", schema_counter::recursive_refs, 0, limit_severity::refuse,
+     rule_source::anthropic_docs, false},
+    {provider::gemini, "gemini.enum_values_warning", schema_counter::enum_values, 500, limit_severity::warn,
+     rule_source::gemini_size_reports, false},
+    {provider::gemini, "gemini.max_items_sum_warning", schema_counter::max_items_sum, 1000, limit_severity::warn,
+     rule_source::gemini_size_reports, false},
+    {provider::gemini, "gemini.schema_depth_warning", schema_counter::schema_depth, 12, limit_severity::warn,
+     rule_source::gemini_size_reports, false},
 }};
+
+/// Anthropic refuses "complex {n,m} quantifiers with large ranges" without a number; a bound
+/// above this one counts as large (anthropic_docs).
+inline constexpr std::uint64_t anthropic_quantifier_bound = 100;
 
 } // namespace handoff::detail

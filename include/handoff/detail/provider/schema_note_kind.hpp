@@ -21,6 +21,13 @@ enum class schema_note_kind : std::uint8_t {
     /// The schema is over a documented provider limit: `keyword` names the limit, `value` holds
     /// {"count", "limit"}. The provider would refuse the request.
     limit_exceeded,
+    /// A keyword was sent in a weaker form the provider takes (oneOf as anyOf): the provider
+    /// enforces less than the keyword says; the receiver still checks all of it.
+    weakened,
+    /// The schema nears a size the provider refuses without publishing a number (its users'
+    /// reports): `keyword` names the warning point, `value` holds {"count", "limit"}. A warning:
+    /// the request may still be taken.
+    near_limit,
 };
 
 [[nodiscard]] constexpr std::string_view to_string(schema_note_kind k) noexcept {
@@ -29,6 +36,8 @@ enum class schema_note_kind : std::uint8_t {
     case schema_note_kind::tightened: return "tightened";
     case schema_note_kind::made_nullable: return "made_nullable";
     case schema_note_kind::limit_exceeded: return "limit_exceeded";
+    case schema_note_kind::weakened: return "weakened";
+    case schema_note_kind::near_limit: return "near_limit";
     }
     return "?";
 }

@@ -6,7 +6,7 @@
 // the one the provider measures.
 
 #include <handoff/detail/json/pointer.hpp>
-#include <handoff/detail/provider/rewrite.hpp>
+#include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
 
 #include <nlohmann/json.hpp>
@@ -14,8 +14,11 @@
 #include <algorithm>   // max, find
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
+#include <map>         // map
+#include <set>         // set
 #include <string>      // string, to_string
 #include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -28,6 +31,8 @@ struct schema_stats {
     std::uint64_t optional_properties = 0;
     std::uint64_t union_types = 0;
     std::uint64_t recursive_refs = 0;
+    std::uint64_t max_items_sum = 0;
+    std::uint64_t schema_depth = 0;
 
     [[nodiscard]] std::uint64_t get(schema_counter c) const noexcept {
         switch (c) {
@@ -39,6 +44,8 @@ struct schema_stats {
         case schema_counter::optional_properties: return optional_properties;
         case schema_counter::union_types: return union_types;
         case schema_counter::recursive_refs: return recursive_refs;
+        case schema_counter::max_items_sum: return max_items_sum;
+        case schema_counter::schema_depth: return schema_depth;
         }
         return 0;
     }
@@ -104,17 +111,22 @@ inline void count_node(const nlohmann::ordered_json& node, const std::string& po
     if (refers_to_ancestor(node, pointer)) {
         ++stats.recursive_refs;
     }
+    if (const auto m = node.find("maxItems"); m != node.end() && m->is_number_unsigned()) {
+        const std::uint64_t value = m->get<std::uint64_t>();
+        stats.max_items_sum = value > UINT64_MAX - stats.max_items_sum ? UINT64_MAX : stats.max_items_sum + value;
+    }
 }
 
 /// Counts `node` (at `pointer`) and everything below it; `depth` is the number of object
 /// schemas above it.
 inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth, const std::string& pointer,
-                         schema_stats& stats) {
+                         schema_stats& stats, std::uint64_t schemas_above = 0) {
     if (!node.is_object()) {
         return;
     }
     const std::uint64_t here = is_object_schema(node) ? depth + 1 : depth;
     stats.nesting_depth = std::max(stats.nesting_depth, here);
+    stats.schema_depth = std::max(stats.schema_depth, schemas_above + 1);
     count_node(node, pointer, stats);
     for (const auto& item : node.items()) {
         const std::string& key = item.key();
@@ -125,23 +137,73 @@ inline void count_schema(const nlohmann::ordered_json& node, std::uint64_t depth
                 if (key != "properties") {
                     stats.schema_string_length += sub.key().size();
                 }
-                count_schema(sub.value(), here, pointer_child(below, sub.key()), stats);
+                count_schema(sub.value(), here, pointer_child(below, sub.key()), stats, schemas_above + 1);
             }
         } else if (key == "enum" || key == "const" || key == "required") {
             continue;
         } else if (value.is_array()) {
             for (std::size_t i = 0; i < value.size(); ++i) {
-                count_schema(value[i], here, pointer_item(below, i), stats);
+                count_schema(value[i], here, pointer_item(below, i), stats, schemas_above + 1);
             }
         } else {
-            count_schema(value, here, below, stats);
+            count_schema(value, here, below, stats, schemas_above + 1);
         }
     }
+}
+
+/// The names of the root definitions every `$ref` below `node` names ("#/$defs/NAME").
+inline void referenced_definitions(const nlohmann::ordered_json& node, std::set<std::string>& names) {
+    if (node.is_object()) {
+        const auto ref = node.find("$ref");
+        if (ref != node.end() && ref->is_string()) {
+            const std::vector<std::string> tokens = pointer_tokens(ref->get<std::string>().substr(1));
+            if (tokens.size() == 2 && tokens[0] == "$defs") {
+                names.insert(tokens[1]);
+            }
+        }
+    }
+    if (node.is_structured()) {
+        for (const auto& child : node) {
+            referenced_definitions(child, names);
+        }
+    }
+}
+
+/// How many root definitions reach themselves through `$ref`s: a definition hoisted to the root
+/// (hoist_defs.hpp) recurses through its name, not through an ancestor's pointer.
+[[nodiscard]] inline std::uint64_t cyclic_definitions(const nlohmann::ordered_json& schema) {
+    const auto defs = schema.find("$defs");
+    if (defs == schema.end() || !defs->is_object()) {
+        return 0;
+    }
+    std::map<std::string, std::set<std::string>> edges;
+    for (const auto& item : defs->items()) {
+        referenced_definitions(item.value(), edges[item.key()]);
+    }
+    std::uint64_t cyclic = 0;
+    for (const auto& start : edges) {
+        std::set<std::string> seen;
+        std::vector<std::string> todo(start.second.begin(), start.second.end());
+        while (!todo.empty() && seen.count(start.first) == 0) {
+            const std::string next = todo.back();
+            todo.pop_back();
+            if (!seen.insert(next).second) {
+                continue;
+            }
+            const auto out = edges.find(next);
+            if (out != edges.end()) {
+                todo.insert(todo.end(), out->second.begin(), out->second.end());
+            }
+        }
+        cyclic += seen.count(start.first);
+    }
+    return cyclic;
 }
 
 [[nodiscard]] inline schema_stats measure_schema(const nlohmann::ordered_json& schema) {
     schema_stats stats;
     count_schema(schema, 0, "", stats);
+    stats.recursive_refs = std::max(stats.recursive_refs, cyclic_definitions(schema));
     return stats;
 }
 

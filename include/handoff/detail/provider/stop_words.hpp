@@ -50,8 +50,12 @@ inline constexpr std::array<stop_word, 2> openai_incomplete_reasons{{
     {"content_filter", stop_class::refused},
 }};
 
-// https://ai.google.dev/api/generate-content#FinishReason
-inline constexpr std::array<stop_word, 12> gemini_finish_reasons{{
+// https://ai.google.dev/api/generate-content#FinishReason; the same enum in googleapis/python-genai
+// google/genai/types.py (FinishReason), which adds Vertex AI's MODEL_ARMOR ("The model response
+// was blocked by Model Armor", https://cloud.google.com/vertex-ai/docs/reference/rest/v1/Candidate).
+// The image stops end a generation on the provider's decision (refused); UNEXPECTED_TOOL_CALL and
+// TOO_MANY_TOOL_CALLS end it in a tool call rather than an answer (tool_call).
+inline constexpr std::array<stop_word, 19> gemini_finish_reasons{{
     {"STOP", stop_class::complete},
     {"MAX_TOKENS", stop_class::truncated},
     {"SAFETY", stop_class::refused},
@@ -60,6 +64,13 @@ inline constexpr std::array<stop_word, 12> gemini_finish_reasons{{
     {"PROHIBITED_CONTENT", stop_class::refused},
     {"SPII", stop_class::refused},
     {"IMAGE_SAFETY", stop_class::refused},
+    {"IMAGE_PROHIBITED_CONTENT", stop_class::refused},
+    {"IMAGE_RECITATION", stop_class::refused},
+    {"IMAGE_OTHER", stop_class::refused},
+    {"NO_IMAGE", stop_class::refused},
+    {"MODEL_ARMOR", stop_class::refused},
+    {"UNEXPECTED_TOOL_CALL", stop_class::tool_call},
+    {"TOO_MANY_TOOL_CALLS", stop_class::tool_call},
     {"LANGUAGE", stop_class::other},
     {"MALFORMED_FUNCTION_CALL", stop_class::other},
     {"OTHER", stop_class::other},

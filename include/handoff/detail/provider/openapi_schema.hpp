@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Gemini's older generationConfig.responseSchema takes a Schema object, "a select subset of an
+// OpenAPI 3.0 schema object" (https://ai.google.dev/api/caching#Schema): `type` is one name of
+// the Type enum (STRING, NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT), null is `nullable: true`,
+// there is no `$ref` and no `$defs`, and a field the Schema message does not have is refused
+// ("Unknown name ... Cannot find field", prism-php/prism#974). Property order is
+// `propertyOrdering`, not the order of `properties`. This pass turns the rewritten JSON Schema
+// (keyword matrix already applied) into that form.
+
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/provider/hoist_defs.hpp>
+#include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/schema_note_kind.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm> // find
+#include <cstddef>   // size_t
+#include <string>    // string
+#include <utility>   // move
+#include <vector>    // vector
+
+namespace handoff::detail {
+
+/// A JSON Schema type name as the Type enum spells it.
+[[nodiscard]] inline std::string openapi_type_name(const std::string& type) {
+    std::string out;
+    for (const char c : type) {
+        out.push_back(c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c);
+    }
+    return out;
+}
+
+/// Every inlined `$ref` copies its target, so refs that fan out would grow the schema
+/// exponentially: past this many, a `$ref` is cut like a recursive one.
+inline constexpr std::size_t max_inlined_refs = 4096;
+
+template <class Json, class Note>
+class openapi_converter {
+public:
+    openapi_converter(const Json& root, const std::vector<hoisted_definition>& origins, const Note& note)
+        : root_(root), origins_(origins), note_(note) {}
+
+    [[nodiscard]] Json convert(const Json& node) {
+        if (!node.is_object()) {
+            return node;
+        }
+        if (const auto ref = node.find("$ref"); ref != node.end()) {
+            return inline_ref(*ref);
+        }
+        Json out = Json(Json::value_t::object);
+        bool nullable = false;
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            const std::string& key = it.key();
+            if (key == "$defs") {
+                continue;
+            } else if (key == "type") {
+                set_type(out, it.value(), nullable);
+            } else if (key == "enum" && it.value().is_array()) {
+                out["enum"] = strings_of(it.value(), nullable);
+            } else if (key == "anyOf" && it.value().is_array()) {
+                out["anyOf"] = branches_of(it.value(), nullable);
+            } else if (key == "properties" && it.value().is_object()) {
+                Json properties = Json(Json::value_t::object);
+                Json order = Json(Json::value_t::array);
+                for (auto p = it.value().begin(); p != it.value().end(); ++p) {
+                    properties[p.key()] = convert(p.value());
+                    order.push_back(Json(p.key()));
+                }
+                out["properties"] = std::move(properties);
+                out["propertyOrdering"] = std::move(order);
+            } else if (key == "items") {
+                out["items"] = convert(it.value());
+            } else {
+                out[key] = it.value();
+            }
+        }
+        if (nullable) {
+            out["nullable"] = true;
+        }
+        if (out.contains("enum") && !out.contains("type")) {
+            out["type"] = Json("STRING"); // the Schema's enum is "of Type.STRING" (string_values kept it)
+        }
+        return lift_single_branch(std::move(out));
+    }
+
+private:
+    const Json& root_;
+    const std::vector<hoisted_definition>& origins_;
+    const Note& note_;
+    std::vector<std::string> inlining_;
+    std::size_t inlined_ = 0;
+
+    [[nodiscard]] Json inline_ref(const Json& ref) {
+        const std::vector<std::string> tokens =
+            ref.is_string() ? pointer_tokens(ref.template get<std::string>().substr(1)) : std::vector<std::string>{};
+        const auto defs = root_.find("$defs");
+        if (tokens.size() != 2 || defs == root_.end() || !defs->contains(tokens[1])) {
+            return Json(Json::value_t::object);
+        }
+        const std::string& name = tokens[1];
+        if (std::find(inlining_.begin(), inlining_.end(), name) != inlining_.end() || ++inlined_ > max_inlined_refs) {
+            std::string origin = name;
+            for (const hoisted_definition& d : origins_) {
+                origin = d.name == name ? d.origin : origin;
+            }
+            note_(schema_note_kind::not_enforced, origin, "$ref", ref,
+                  "Gemini responseSchema has no $ref: a recursive (or too often repeated) schema is cut here, "
+                  "where any value is accepted; the receiver still checks it");
+            return Json(Json::value_t::object);
+        }
+        inlining_.push_back(name);
+        Json out = convert((*defs)[name]);
+        inlining_.pop_back();
+        return out;
+    }
+
+    /// "type": a name, or a list whose "null" becomes nullable; a list of two or more other
+    /// names keeps the first (the Type enum holds one) and the rest are reported.
+    void set_type(Json& out, const Json& type, bool& nullable) {
+        if (type.is_string()) {
+            if (is_string_value(type, "null")) {
+                nullable = true;
+            } else {
+                out["type"] = Json(openapi_type_name(type.template get<std::string>()));
+            }
+            return;
+        }
+        if (!type.is_array()) {
+            return;
+        }
+        for (const Json& name : type) {
+            if (!name.is_string()) {
+                continue;
+            }
+            if (is_string_value(name, "null")) {
+                nullable = true;
+            } else if (!out.contains("type")) {
+                out["type"] = Json(openapi_type_name(name.template get<std::string>()));
+            } else {
+                note_(schema_note_kind::not_enforced, "", "type", type,
+                      "Gemini responseSchema takes one type per schema: the first is sent; the receiver still checks "
+                      "the others");
+            }
+        }
+    }
+
+    [[nodiscard]] static Json strings_of(const Json& values, bool& nullable) {
+        Json out = Json(Json::value_t::array);
+        for (const Json& v : values) {
+            if (v.is_null()) {
+                nullable = true;
+            } else {
+                out.push_back(v);
+            }
+        }
+        return out;
+    }
+
+    /// anyOf's branches converted; a {"type": "null"} branch becomes nullable.
+    [[nodiscard]] Json branches_of(const Json& branches, bool& nullable) {
+        Json out = Json(Json::value_t::array);
+        for (const Json& branch : branches) {
+            const bool only_null = branch.is_object() && branch.size() == 1 && branch.contains("type") &&
+                                   is_string_value(branch["type"], "null");
+            if (only_null) {
+                nullable = true;
+            } else {
+                out.push_back(convert(branch));
+            }
+        }
+        return out;
+    }
+
+    /// {"anyOf": [one], ...annotations} as the one branch with the annotations beside it.
+    [[nodiscard]] static Json lift_single_branch(Json out) {
+        const auto any = out.find("anyOf");
+        if (any == out.end() || !any->is_array() || any->size() != 1 || !(*any)[0].is_object()) {
+            return out;
+        }
+        Json branch = (*any)[0];
+        for (auto it = out.begin(); it != out.end(); ++it) {
+            if (it.key() != "anyOf" && branch.contains(it.key()) && it.key() != "nullable") {
+                return out; // both say something here: keep them apart
+            }
+        }
+        for (auto it = out.begin(); it != out.end(); ++it) {
+            if (it.key() != "anyOf") {
+                branch[it.key()] = it.value();
+            }
+        }
+        return branch;
+    }
+};
+
+/// `schema` (rewritten for gemini_openapi) in the Schema object's form; see the top of this file.
+template <class Json, class Note>
+[[nodiscard]] Json openapi_schema(const Json& schema, const std::vector<hoisted_definition>& origins,
+                                  const Note& note) {
+    return openapi_converter<Json, Note>(schema, origins, note).convert(schema);
+}
+
+} // namespace handoff::detail
