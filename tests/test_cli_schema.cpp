@@ -101,7 +101,7 @@ TEST_CASE("handoff-check schema exits 2 for an unknown provider, a missing flag 
     CHECK(unknown.exit_status == 2);
     REQUIRE_FALSE(unknown.err_lines.empty());
     CHECK(unknown.err_lines[0] == "handoff-check schema: unknown provider \"gpt\" (openai, anthropic, gemini, "
-                                  "gemini_openapi, llama_cpp, json_schema)");
+                                  "llama_cpp, json_schema, gemini_openapi)");
     CHECK(run_schema("").exit_status == 2);
     CHECK(run_schema("--for").exit_status == 2);
     CHECK(run_schema("--for openai --bogus").exit_status == 2);
