@@ -30,14 +30,14 @@ wait_all() { # pid...
   return "$failed"
 }
 
-# Configures build/<dir> with the given cache settings, builds it and runs its CTest tests
-# (those matching no label in the optional -LE argument's regex).
-cmake_stage() { # dir ctest-exclude-labels cmake-args...
-  local dir="build/$1" exclude="$2"
+# Configures one CMakePresets.json preset in build/<preset> with the given cache settings on
+# top, builds it and runs its CTest tests (those with no label matching the exclude regex).
+preset_stage() { # preset ctest-exclude-labels cmake-args...
+  local preset="$1" exclude="$2"
   shift 2
-  cmake -S . -B "$dir" -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON "$@"
-  cmake --build "$dir" -j"$jobs"
-  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j"$jobs" ${exclude:+-LE "$exclude"}
+  cmake --preset "$preset" "$@"
+  cmake --build --preset "$preset" --target all -j"$jobs"
+  ctest --preset "$preset" -j"$jobs" ${exclude:+-LE "$exclude"}
 }
 
 # clang-format over every C++ file; clang-tidy over the public headers (.clang-tidy).
@@ -54,20 +54,17 @@ stage_lint() {
 # library, examples and handoff-check are optimised as a user's Release build is; the test code
 # itself is compiled at -O0 (at -O3 it costs four times as much and checks nothing more).
 stage_default() {
-  cmake_stage default "" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DHANDOFF_LINK_COMPILED=ON \
-    -DHANDOFF_TESTS_COMPILE_OPTIONS=-O0
+  preset_stage default "" -DCMAKE_CXX_COMPILER=g++ -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_TESTS_COMPILE_OPTIONS=-O0
   # The official JSON Schema Test Suite's count, in the log (ctest keeps a passing test quiet).
   build/default/tests/handoff_tests "every draft-07 case of the JSON Schema Test Suite is judged as the suite says" |
     grep -F "draft-07 suite:"
 }
 
-# clang++, Debug, AddressSanitizer + UBSan (any report fails), the compiled form; the unit suite
-# runs as one process (under ASan starting ~500 processes costs more than the tests).
+# clang++, Debug, AddressSanitizer + UBSan (any report fails: the asan preset), the compiled
+# form; the unit suite runs as one process (under ASan starting ~500 processes costs more than
+# the tests).
 stage_asan() {
-  cmake_stage asan consumer -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DHANDOFF_LINK_COMPILED=ON \
-    -DHANDOFF_TESTS_ONE_PROCESS=ON \
-    "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-    "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+  preset_stage asan consumer -DHANDOFF_LINK_COMPILED=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
 }
 
 # ThreadSanitizer over every test tagged [concurrency], whichever file holds it: those files
@@ -88,16 +85,13 @@ stage_tsan() {
 # clang++, C++20, unoptimised, header-only: unit tests (a CTest test per case), compile-time and
 # example tests.
 stage_clang20() {
-  cmake_stage clang20 consumer -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_STANDARD=20 \
-    -DCMAKE_CXX_STANDARD_REQUIRED=ON -DCMAKE_CXX_EXTENSIONS=OFF
+  preset_stage clang-cxx20 consumer -DCMAKE_BUILD_TYPE=
 }
 
 # GCC, C++20, unoptimised, header-only, with the benchmark kit (built, never run, so it cannot
 # rot unseen): unit, compile-time and example tests.
 stage_gcc20() {
-  cmake_stage gcc20 consumer -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=g++ -DCMAKE_CXX_STANDARD=20 \
-    -DCMAKE_CXX_STANDARD_REQUIRED=ON -DCMAKE_CXX_EXTENSIONS=OFF -DHANDOFF_BUILD_BENCHMARKS=ON \
-    -DHANDOFF_TESTS_ONE_PROCESS=ON
+  preset_stage gcc-cxx20 consumer -DHANDOFF_BUILD_BENCHMARKS=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
 }
 
 # libFuzzer under ASan and UBSan, HANDOFF_FUZZ_SECONDS (default 60) per harness, both at once:
@@ -128,9 +122,9 @@ fuzz_one() { # out harness
     -artifact_prefix="$1/artifacts/$2-" -print_final_stats=1 2>&1 | sed -u "s/^/[$2] /"
 }
 
-# Every public header compiles on its own, in both forms (clang++, C++17): CMake's
-# all_verify_interface_header_sets, one translation unit per header, header-only (the handoff
-# target) and compiled (handoff_compiled_headers, with HANDOFF_COMPILED_LIB; see CMakeLists.txt).
+# Every header compiles on its own (clang++, C++17): CMake's all_verify_interface_header_sets,
+# one translation unit per header, header-only (the handoff target), and the public headers in
+# the compiled form too (handoff_compiled_headers, with HANDOFF_COMPILED_LIB; see CMakeLists.txt).
 stage_headers() {
   cmake -S . -B build/headers -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=clang++ -DHANDOFF_BUILD_TESTS=OFF \
     -DHANDOFF_BUILD_EXAMPLES=OFF -DHANDOFF_BUILD_TOOLS=OFF
