@@ -6,9 +6,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 bash scripts/install-deps.sh
-# Same configuration as scripts/test.sh, so the two share build/.
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
-  -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_EXAMPLES=ON >/dev/null
-cmake --build build -j"${HANDOFF_JOBS:-2}" --target worked_example
+cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_BUILD_EXAMPLES=ON >/dev/null
+cmake --build build/demo -j"${HANDOFF_JOBS:-2}" --target worked_example
 echo
-exec build/examples/worked_example
+exec build/demo/examples/worked_example

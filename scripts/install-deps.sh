@@ -8,12 +8,13 @@ packages=(
   ninja-build                         # the generator scripts/test.sh uses
   nlohmann-json3-dev libvalijson-dev  # the library (nlohmann) and the tests' oracle (valijson)
   libcli11-dev                        # handoff-check's command line (CMake fetches CLI11 without it)
+  unicode-data                        # the Unicode Character Database: generate-unicode-tables.py --check
   catch2                              # tests (Debian ships Catch2 v2)
   libbenchmark-dev                    # the benchmark kit, compiled (not run) by the gcc20 stage
-  clang libclang-rt-14-dev            # clang-cxx20 preset; clang's sanitizer runtimes
+  clang libclang-rt-14-dev            # clang++ stages; clang's sanitizer and libFuzzer runtimes
   clang-format clang-tidy             # scripts/test.sh lint
   llvm-14                             # llvm-symbolizer: sanitizer reports with file:line
-  ccache                              # compiler cache: test.sh uses it when present
+  ccache                              # compiler cache: scripts/test.sh compiles through it
 )
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -12,8 +12,7 @@
 // as it would in any program whose files include handoff. In the compiled form, a definition
 // the headers give and the library compiles too fails the same way. HANDOFF_TESTS_RUNNER_ONLY
 // leaves it out, and this file is only Catch2's runner: for a program built outside CMake from
-// a few test files (scripts/test.sh's tsan stage), and in a CMake build configured with
-// HANDOFF_TESTS_MAIN_INCLUDES_HEADERS=OFF (tests/CMakeLists.txt).
+// a few test files (scripts/test.sh's tsan stage).
 #ifndef HANDOFF_TESTS_RUNNER_ONLY
 #include <handoff/handoff.hpp>
 #endif

@@ -12,9 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem> // remove_all, directory_iterator
+#include <algorithm>  // transform
+#include <cctype>     // tolower
+#include <filesystem> // remove_all
 #include <fstream>    // ifstream
+#include <map>        // map
+#include <set>        // set
 #include <string>     // string, getline
+#include <utility>    // pair
 
 #include <unistd.h> // getpid
 
@@ -57,7 +62,58 @@ TEST_CASE("handoff-check report counts corrupt and foreign lines and never fails
     CHECK(handoff_test::run_shell(in_root("report /nonexistent/dead_letters.jsonl 2>/dev/null")).exit_status == 2);
 }
 
-TEST_CASE("handoff-check fixtures writes a set that handoff-check itself routes as the manifest says", "[cli]") {
+namespace {
+
+/// The files `handoff-check fixtures` writes for a task schema, and the route of each, written
+/// out here from the default decision table as the README documents it (reason x coverage band),
+/// never read from handoff: a capped fixture per reason and coverage point, named after its route.
+std::map<std::string, std::string> expected_fixture_routes() {
+    struct table_row {
+        const char* reason;
+        const char* low;
+        const char* mid;
+        const char* high;
+    };
+    const table_row default_table[] = {
+        {"token_cap", "SPLIT", "SPLIT", "RESUME"},
+        {"time_cap", "SPLIT", "NARROW", "RESUME"},
+        {"tool_call_cap", "SPLIT", "SPLIT", "RESUME"},
+        {"context_overflow", "SPLIT", "SPLIT", "NARROW"},
+        {"dependency_failed", "ESCALATE", "ESCALATE", "ESCALATE"},
+        {"scope_too_broad", "SPLIT", "SPLIT", "NARROW"},
+    };
+    // Each band's edges: low [0, 0.5), mid [0.5, 0.8), high [0.8, 1].
+    const std::pair<const char*, const char*> points[] = {{"0", "low"},     {"0.499", "low"}, {"0.5", "mid"},
+                                                          {"0.799", "mid"}, {"0.8", "high"},  {"1", "high"}};
+    std::map<std::string, std::string> expected = {
+        {"accept_ok.json", "ACCEPT"},
+        {"repair_parse_not_json.txt", "REPAIR"},
+        {"repair_envelope_schema_unknown_reason_code.json", "REPAIR"},
+        {"repair_coverage_fraction_disagrees.json", "REPAIR"},
+        {"repair_task_schema_ok_result_breaks_schema.json", "REPAIR"},
+        // A result the task schema refuses is discarded: routed at usable coverage 0 (low).
+        {"downgrade_split_token_cap.json", "SPLIT"},
+        // The last attempt (--attempt 3 of 3) fails whatever the table says.
+        {"fail_token_cap_attempts_exhausted.json", "FAIL"},
+    };
+    for (const table_row& row : default_table) {
+        for (const auto& [ratio, band] : points) {
+            const std::string band_name = band;
+            const std::string route = band_name == "low" ? row.low : band_name == "mid" ? row.mid : row.high;
+            std::string file = route;
+            std::transform(file.begin(), file.end(), file.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            file += std::string("_") + row.reason + "_" + ratio + "_" + band + ".json";
+            expected.emplace(file, route);
+        }
+    }
+    return expected;
+}
+
+} // namespace
+
+TEST_CASE("handoff-check fixtures writes a fixture per route and table cell, each routed as the default table says",
+          "[cli]") {
     const std::string dir = std::string(HANDOFF_CLI_TEMP_DIR) + "/fixtures." + std::to_string(::getpid());
     std::filesystem::remove_all(dir);
     const auto made = handoff_test::run_shell(
@@ -65,20 +121,28 @@ TEST_CASE("handoff-check fixtures writes a set that handoff-check itself routes 
     REQUIRE(made.exit_status == 0);
     std::ifstream manifest(dir + "/manifest.jsonl");
     REQUIRE(manifest);
+    const std::map<std::string, std::string> expected = expected_fixture_routes();
+    REQUIRE(expected.size() == 43);
+    std::set<std::string> listed;
     std::string line;
-    int checked = 0;
     while (std::getline(manifest, line)) {
         const auto entry = nlohmann::json::parse(line);
+        const std::string file = entry["file"].get<std::string>();
+        INFO("fixture " << file);
+        listed.insert(file);
+        const auto want = expected.find(file);
+        REQUIRE(want != expected.end());
+        CHECK(entry["route"] == want->second);
+        // The attempt and split depth are the fixture's context (an input), not its outcome.
         const std::string attempt = " --attempt " + std::to_string(entry.value("attempt", 1)) + " --split-depth " +
                                     std::to_string(entry.value("split_depth", 0));
-        const auto ran = handoff_test::run_shell(in_root("--task-schema examples/schemas/ticket.schema.json" + attempt +
-                                                         " '" + dir + "/" + entry["file"].get<std::string>() + "'"));
+        const auto ran = handoff_test::run_shell(
+            in_root("--task-schema examples/schemas/ticket.schema.json" + attempt + " '" + dir + "/" + file + "'"));
         const auto receipt = nlohmann::json::parse(ran.out);
-        CHECK(receipt["route"] == entry["route"]);
-        CHECK(ran.exit_status == (entry["route"] == "REPAIR" ? 1 : 0));
-        ++checked;
+        CHECK(receipt["route"] == want->second);
+        CHECK(ran.exit_status == (want->second == "REPAIR" ? 1 : 0));
     }
-    CHECK(checked == 43);
+    CHECK(listed.size() == expected.size());
     std::filesystem::remove_all(dir);
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Issue 4: one receiver shared by many threads gives the same receipts as one thread. The task
-// schema has patterns, formats, propertyNames and patternProperties, so every regex path runs
-// (compiled regexes are shared read-only; a search keeps its state on its own). Run under
-// ThreadSanitizer by `scripts/test.sh tsan` ([concurrency] tag).
+// One receiver shared by many threads gives the same receipts as one thread. The task schema
+// has patterns, formats, propertyNames and patternProperties, so every regex path runs
+// (compiled regexes are shared read-only; a search keeps its state on its own). Every test
+// tagged [concurrency], in this file or another, runs under ThreadSanitizer in
+// `scripts/test.sh tsan`. The threads only record what they see; the main thread asserts,
+// because Catch2 v2's assertions are not thread-safe (Catch2 v2.x docs/limitations.md,
+// "Thread safe assertions").
 
 #include "support/fixtures.hpp"
 

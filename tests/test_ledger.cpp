@@ -73,7 +73,7 @@ TEST_CASE("a ledger can be reset", "[ledger]") {
     CHECK(ledger.to_json().empty());
 }
 
-TEST_CASE("one ledger may be shared by many threads", "[ledger][threads]") {
+TEST_CASE("one ledger may be shared by many threads", "[ledger][concurrency]") {
     disagreement_ledger ledger;
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t) {

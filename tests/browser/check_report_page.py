@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Checks what a real browser made of handoff-check report --html (scripts/test.sh browser).
+"""Checks what a real browser made of handoff-check report --html (scripts/test-on-demand.sh browser).
 
     check_report_page.py PAGE DOM PNG
 

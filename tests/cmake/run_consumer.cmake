@@ -7,8 +7,9 @@
 #   CONSUMER_SOURCE_DIR  (cmake, pkg-config) the consumer project / its main.cpp
 #   CONSUMER_BINARY_DIR  (cmake, pkg-config) scratch build directory, recreated each run
 #   CONSUMER_HOW         (cmake) passed to the consumer as HANDOFF_HOW, when set
-#   CXX_COMPILER GENERATOR MAKE_PROGRAM BUILD_TYPE PKG_CONFIG
-#   CONSUMER_BUILD_TYPE  (cmake) the consumer's CMAKE_BUILD_TYPE; empty: BUILD_TYPE
+#   BUILD_TYPE           handoff's configuration ($<CONFIG>; empty in a build with no build type),
+#                        installed as it is and the consumers' own CMAKE_BUILD_TYPE
+#   CXX_COMPILER GENERATOR MAKE_PROGRAM PKG_CONFIG
 cmake_minimum_required(VERSION 3.24)
 
 function(run)
@@ -20,17 +21,19 @@ function(run)
   endif()
 endfunction()
 
-if(BUILD_TYPE STREQUAL "")
-  set(BUILD_TYPE Release)
-endif()
-# The consumer's own build type; the install step always takes handoff's BUILD_TYPE.
-if(CONSUMER_BUILD_TYPE STREQUAL "")
-  set(CONSUMER_BUILD_TYPE "${BUILD_TYPE}")
+# install(EXPORT) writes the imported targets' locations in one file per configuration
+# (handoffTargets-release.cmake, or -noconfig.cmake in a build with no build type), and
+# `cmake --install --config X` installs only X's: so handoff installs in exactly the
+# configuration it was built in, or handoff::compiled has no library to import. With no
+# configuration, no --config at all.
+set(_config)
+if(NOT BUILD_TYPE STREQUAL "")
+  set(_config --config "${BUILD_TYPE}")
 endif()
 
 if(MODE STREQUAL "install")
   file(REMOVE_RECURSE "${PREFIX}")
-  run("${CMAKE_COMMAND}" --install "${HANDOFF_BINARY_DIR}" --prefix "${PREFIX}" --config "${BUILD_TYPE}")
+  run("${CMAKE_COMMAND}" --install "${HANDOFF_BINARY_DIR}" --prefix "${PREFIX}" ${_config})
   foreach(_file IN ITEMS
       include/handoff/handoff.hpp
       include/handoff/version.hpp
@@ -43,6 +46,12 @@ if(MODE STREQUAL "install")
       message(FATAL_ERROR "install is missing ${PREFIX}/${_file}")
     endif()
   endforeach()
+  # The imported targets' locations, in handoffTargets-<configuration>.cmake.
+  file(GLOB _per_config "${PREFIX}/share/cmake/handoff/handoffTargets-*.cmake")
+  if(NOT _per_config)
+    message(FATAL_ERROR "install has no ${PREFIX}/share/cmake/handoff/handoffTargets-<configuration>.cmake: "
+                        "handoff::compiled would have no library to import")
+  endif()
   if(EXISTS "${HANDOFF_SOURCE_DIR}/schemas" AND NOT IS_DIRECTORY "${PREFIX}/share/handoff/schemas")
     message(FATAL_ERROR "install is missing ${PREFIX}/share/handoff/schemas")
   endif()
@@ -64,7 +73,7 @@ elseif(MODE STREQUAL "cmake")
   set(_configure "${CMAKE_COMMAND}" -S "${CONSUMER_SOURCE_DIR}" -B "${CONSUMER_BINARY_DIR}"
     -G "${GENERATOR}"
     "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-    "-DCMAKE_BUILD_TYPE=${CONSUMER_BUILD_TYPE}"
+    "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
     "-DHANDOFF_SOURCE_DIR=${HANDOFF_SOURCE_DIR}"
     "-DCMAKE_PREFIX_PATH=${PREFIX}")
   if(MAKE_PROGRAM)
@@ -74,8 +83,8 @@ elseif(MODE STREQUAL "cmake")
     list(APPEND _configure "-DHANDOFF_HOW=${CONSUMER_HOW}")
   endif()
   run(${_configure})
-  run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" --config "${CONSUMER_BUILD_TYPE}")
-  foreach(_exe IN ITEMS "${CONSUMER_BINARY_DIR}/handoff_consumer" "${CONSUMER_BINARY_DIR}/${CONSUMER_BUILD_TYPE}/handoff_consumer")
+  run("${CMAKE_COMMAND}" --build "${CONSUMER_BINARY_DIR}" ${_config})
+  foreach(_exe IN ITEMS "${CONSUMER_BINARY_DIR}/handoff_consumer" "${CONSUMER_BINARY_DIR}/${BUILD_TYPE}/handoff_consumer")
     if(EXISTS "${_exe}")
       run("${_exe}")
       return()
