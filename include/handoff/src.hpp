@@ -14,32 +14,32 @@
 #endif
 
 #include <handoff/coverage-inl.hpp>
-#include <handoff/dead_letter_file-inl.hpp>
 #include <handoff/dead_letter-inl.hpp>
+#include <handoff/dead_letter_file-inl.hpp>
 #include <handoff/decision-inl.hpp>
 #include <handoff/decode-inl.hpp>
+#include <handoff/detail/envelope/receive_steps-inl.hpp>
+#include <handoff/detail/provider/nulled_optionals-inl.hpp>
 #include <handoff/envelope_schema-inl.hpp>
 #include <handoff/failure_class-inl.hpp>
 #include <handoff/fixture_manifest-inl.hpp>
 #include <handoff/fixtures-inl.hpp>
 #include <handoff/ledger-inl.hpp>
 #include <handoff/lint-inl.hpp>
-#include <handoff/detail/provider/nulled_optionals-inl.hpp>
 #include <handoff/provider_model_reply-inl.hpp>
 #include <handoff/provider_nulls-inl.hpp>
 #include <handoff/provider_reply-inl.hpp>
 #include <handoff/provider_schema-inl.hpp>
 #include <handoff/receipt_json-inl.hpp>
-#include <handoff/detail/envelope/receive_steps-inl.hpp>
 #include <handoff/repair_loop-inl.hpp>
 #include <handoff/repair_prompt-inl.hpp>
-#include <handoff/report_html-inl.hpp>
 #include <handoff/report-inl.hpp>
+#include <handoff/report_html-inl.hpp>
 #include <handoff/route_table-inl.hpp>
 #include <handoff/schema-inl.hpp>
 #include <handoff/schema_registry-inl.hpp>
-#include <handoff/semantic_check-inl.hpp>
 #include <handoff/semantic-inl.hpp>
+#include <handoff/semantic_check-inl.hpp>
 #include <handoff/testing-inl.hpp>
 #include <handoff/worker_prompt-inl.hpp>
 

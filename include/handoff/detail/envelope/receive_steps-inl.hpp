@@ -8,8 +8,8 @@
 #include <handoff/decode.hpp>
 #include <handoff/detail/envelope/check.hpp>
 #include <handoff/detail/envelope/reader.hpp>
-#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/envelope/receive_steps.hpp>
+#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/ledger.hpp>
 
