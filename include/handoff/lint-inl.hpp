@@ -344,7 +344,7 @@ private:
         }
         std::vector<std::string> names;
         add_property_names(node, names);
-        add_branch_names(node, base_inside(node, ctx.base), names);
+        add_branch_names(node, base_inside(node, ctx.base, refs_.dialect()), names);
         if (ctx.branch) {
             names.insert(names.end(), ctx.known.begin(), ctx.known.end());
         }
@@ -404,7 +404,7 @@ private:
     }
 
     void walk_children(const json& node, const std::string& where, const context& ctx) {
-        const std::string base = base_inside(node, ctx.base);
+        const std::string base = base_inside(node, ctx.base, refs_.dialect());
         walk_properties(node, where, ctx, base);
         walk_subschemas(node, where, ctx, base);
         walk_branches(node, where, ctx, base);
@@ -507,8 +507,10 @@ HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json&
     std::string pointer;
     std::string reason;
     try {
-        schema_compiler compiler(ref_resolver(schema, scope.base_uri, scope.registry, scope.folders()));
-        static_cast<void>(compiler.compile(schema));
+        const schema_dialect dialect = compiled_schema::dialect_of(schema);
+        schema_compiler compiler(ref_resolver(schema, scope.base_uri, scope.registry, scope.folders(), dialect),
+                                 false);
+        static_cast<void>(compiler.compile(schema, dialect));
         return std::nullopt;
     } catch (const schema_error& e) {
         pointer = e.pointer();

@@ -11,6 +11,7 @@
 #include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
@@ -66,7 +67,10 @@ struct ref_target {
 class ref_follower {
 public:
     ref_follower(const nlohmann::json& root, const ref_scope& scope)
-        : resolver_(root, scope.base_uri, scope.registry, scope.folders()) {}
+        : resolver_(root, scope.base_uri, scope.registry, scope.folders(), compiled_schema::dialect_of(root)) {}
+
+    /// The dialect the root document is read in.
+    [[nodiscard]] std::optional<schema_dialect> dialect() const noexcept { return resolver_.dialect(); }
 
     /// The root document's URI, normalized: the base URI around the root schema.
     [[nodiscard]] const std::string& document_uri() const noexcept { return resolver_.root_base(); }
@@ -79,7 +83,7 @@ public:
         for (int hops = 0;; ++hops) {
             const auto ref = at->is_object() ? at->find("$ref") : at->end();
             if (!at->is_object() || ref == at->end()) {
-                return ref_target{at, base_inside(*at, base), {}};
+                return ref_target{at, base_inside(*at, base, resolver_.dialect()), {}};
             }
             if (!ref->is_string()) {
                 return ref_target{nullptr, {}, "\"$ref\" is not a string"};
