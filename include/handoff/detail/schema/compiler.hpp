@@ -31,6 +31,10 @@ namespace handoff::detail {
 /// stack overflow.
 inline constexpr int max_schema_depth = 512;
 
+/// A schema compiles to at most this many subschemas (each costs a node of some hundred bytes):
+/// a million-entry "prefixItems" is a schema_error, never a gigabyte.
+inline constexpr std::size_t max_schema_nodes = 100000;
+
 struct compiled_nodes {
     std::vector<schema_node> nodes;
     node_index root = no_node;
@@ -87,6 +91,10 @@ public:
         }
         if (!s.is_object() && !s.is_boolean()) {
             throw schema_error(where, "a schema must be an object or a boolean, not " + std::string(s.type_name()));
+        }
+        if (nodes_.size() == max_schema_nodes) {
+            throw schema_error(where, "the schema has more than " + std::to_string(max_schema_nodes) +
+                                          " subschemas: handoff refuses it rather than hold them all");
         }
         const auto self = static_cast<node_index>(nodes_.size());
         nodes_.emplace_back();
