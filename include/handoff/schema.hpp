@@ -36,6 +36,7 @@ class schema_registry; // schema_registry.hpp: the documents `$ref`s may name
 
 namespace detail {
 struct compiled_schema_state; // the schema, its node tree and options (impl/schema_inl.hpp)
+struct compiled_schema_access; // the library's other readers of schemas compile through this
 } // namespace detail
 
 /// A JSON Schema (draft-04, draft-06, draft-07, 2019-09 or 2020-12) compiled once by handoff's own
@@ -87,6 +88,8 @@ public:
     [[nodiscard]] bool is_valid(const nlohmann::json& value) const { return accepts(value); }
 
 private:
+    friend struct detail::compiled_schema_access;
+
     [[nodiscard]] static compiled_schema compile(const nlohmann::json& schema, const std::string& uri,
                                                  const schema_registry* registry,
                                                  std::vector<std::filesystem::path> folders,

@@ -39,6 +39,14 @@ struct ref_scope {
     const schema_registry* registry = nullptr;
     /// The schema's own URI; relative references resolve against it ("" when unknown).
     std::string base_uri;
+    /// The dialect of a root without `$schema`, as schema_options::dialect.
+    std::optional<schema_dialect> dialect{};
+
+    [[nodiscard]] schema_options options() const {
+        schema_options o;
+        o.dialect = dialect;
+        return o;
+    }
 
     /// The folders referenced files may be loaded from.
     [[nodiscard]] std::vector<std::filesystem::path> folders() const {
@@ -67,7 +75,8 @@ struct ref_target {
 class ref_follower {
 public:
     ref_follower(const nlohmann::json& root, const ref_scope& scope)
-        : resolver_(root, scope.base_uri, scope.registry, scope.folders(), compiled_schema::dialect_of(root)) {}
+        : resolver_(root, scope.base_uri, scope.registry, scope.folders(),
+                    compiled_schema::dialect_of(root, scope.options())) {}
 
     /// The dialect the root document is read in.
     [[nodiscard]] std::optional<schema_dialect> dialect() const noexcept { return resolver_.dialect(); }
