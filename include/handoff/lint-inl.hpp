@@ -385,7 +385,7 @@ private:
             return; // true/false schemas
         }
         const std::size_t pushed = push_allowances(node, where);
-        const bool ref = node.contains("$ref"); // draft-07: "$ref" ignores its siblings
+        const bool ref = node.contains("$ref"); // bounds are the target's to state
         bool reported = false;
         if (ctx.admits && !ctx.refines && ctx.property) {
             reported = check_name_rules(node, where, ctx);
@@ -579,9 +579,9 @@ HANDOFF_INLINE lint_findings lint_text_in_scope(std::string_view text, const ref
 
 } // namespace detail
 
-/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
+/// Lints a JSON Schema document (any dialect compiled_schema reads). Never throws for any document; findings come in
 /// document order (keys sorted), with lint.does_not_compile last. `$ref`s resolve inside the
-/// document (and to the built-in draft-07 metaschema) only.
+/// document (and to the built-in metaschemas) only.
 HANDOFF_INLINE lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options) {
     return detail::lint_in_scope(schema, detail::ref_scope{}, options);
 }

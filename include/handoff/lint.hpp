@@ -156,7 +156,7 @@ struct lint_options {
 
 /// Lints a JSON Schema document (any dialect compiled_schema reads). Never throws for any document; findings come in
 /// document order (keys sorted), with lint.does_not_compile last. `$ref`s resolve inside the
-/// document (and to the built-in draft-07 metaschema) only.
+/// document (and to the built-in metaschemas) only.
 [[nodiscard]] lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options = {});
 
 /// Lints a schema whose `$ref`s may name other documents, followed as compiled_schema follows

@@ -65,7 +65,7 @@ public:
     /// The document registered (or built in) under `uri`, or null.
     [[nodiscard]] const nlohmann::json* find_document(std::string_view uri) const;
 
-    /// The schema `reference` names, read against `base_uri` as draft-07 does: a registered
+    /// The schema `reference` names, read against `base_uri` as compiled_schema reads it: a registered
     /// document, a `$id` one of them declares, then a JSON pointer or a "#name" inside it. Null
     /// when nothing is registered under that URI or the fragment leads nowhere.
     [[nodiscard]] const nlohmann::json* resolve(std::string_view reference, std::string_view base_uri) const;

@@ -19,7 +19,7 @@ namespace handoff {
 
 namespace detail {
 
-/// Describes a JSON Schema (draft-07) in plain sentences, one list item per property.
+/// Describes a JSON Schema (any dialect compiled_schema reads) in plain sentences, one list item per property.
 /// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
 /// Every schema comes with the base URI around it, against which its "$ref" resolves.
 template <class Json>
