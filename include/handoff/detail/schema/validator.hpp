@@ -104,8 +104,27 @@ public:
             return walk(v, n.ref, sink, depth + 1, ev);
         }
         const scope_entry entered(*this, n.resource);
+        if ((n.groups & group_unevaluated) == 0) {
+            return walk_keywords(v, n, sink, depth, ev);
+        }
+        // What this schema's keywords and in-place subschemas evaluate, then unevaluated*.
         evaluated own;
-        evaluated* out = (n.groups & group_unevaluated) != 0 ? &own : ev;
+        bool ok = walk_keywords(v, n, sink, depth, &own);
+        if (!ok && !sink.collecting()) {
+            return false;
+        }
+        ok = check_unevaluated(v, n, sink, depth, own) && ok;
+        if (ev != nullptr) {
+            ev->merge(own);
+        }
+        return ok;
+    }
+
+private:
+    /// The keywords of object schema `n` but unevaluated*; `out`, when not null, collects what
+    /// they evaluated.
+    bool walk_keywords(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                       evaluated* out) const {
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
@@ -136,16 +155,9 @@ public:
         if ((n.groups & group_logic) != 0 && !keep(check_logic(v, n, sink, depth, out))) {
             return false;
         }
-        if ((n.groups & group_unevaluated) != 0) {
-            ok = check_unevaluated(v, n, sink, depth, own) && ok;
-            if (ev != nullptr) {
-                ev->merge(own);
-            }
-        }
         return ok;
     }
 
-private:
     /// Enters the node's schema resource into the dynamic scope for the node's walk.
     class scope_entry {
     public:
