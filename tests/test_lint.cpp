@@ -155,8 +155,8 @@ TEST_CASE("patternProperties declare required names as the validator matches the
 TEST_CASE("a 2020-12 schema is linted in its own terms: closed prefixItems tuples are bounded", "[lint][dialects]") {
     CHECK(summary(lint_fixture("tuple_2020.schema.json")) ==
           strings{"lint.unbounded_array /properties/open", "lint.open_object /dependentSchemas/ref",
-                  "lint.unbounded_string /dependentSchemas/ref/properties/closed",
-                  "lint.open_object /$defs/note", "lint.unbounded_string /$defs/note/unevaluatedProperties"});
+                  "lint.unbounded_string /dependentSchemas/ref/properties/closed", "lint.open_object /$defs/note",
+                  "lint.unbounded_string /$defs/note/unevaluatedProperties"});
 }
 
 TEST_CASE("lint refuses what the receiver refuses, with its message and the dialect it read", "[lint][dialects]") {
@@ -365,7 +365,8 @@ TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a lo
           strings{"lint.free_routing_string /properties/status"});
     const auto loop = lint_refs_fixture("ref_loop.schema.json");
     REQUIRE(summary(loop) == strings{"lint.does_not_compile /definitions/a"});
-    CHECK(loop[0].message == "the schema (read as draft-07) does not compile: the schema refers to itself without reading any input "
-                             "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
+    CHECK(loop[0].message ==
+          "the schema (read as draft-07) does not compile: the schema refers to itself without reading any input "
+          "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
 }
 } // namespace test_lint

@@ -63,8 +63,7 @@ TEST_CASE("a $schema naming no known metaschema is refused, the URI quoted once"
     }
 }
 
-TEST_CASE("without $schema, the option names the dialect, else the keywords the schema uses",
-          "[schema][dialects]") {
+TEST_CASE("without $schema, the option names the dialect, else the keywords the schema uses", "[schema][dialects]") {
     const json prefix = json::parse(R"({"prefixItems": [{"type": "integer"}], "items": false})");
     CHECK(compiled_schema::from_json(prefix).dialect() == schema_dialect::draft2020_12);
     CHECK(compiled_schema::from_json(json::parse(R"({"$defs": {"a": {}}, "anyOf": [{"type": "null"}]})")).dialect() ==
@@ -120,8 +119,8 @@ TEST_CASE("a TypeBox-style draft-07 schema is read as draft-07: array items, add
 }
 
 TEST_CASE("draft-04 reads exclusiveMaximum as a boolean and id as the base URI", "[schema][dialects]") {
-    const compiled_schema s = compiled_schema::from_json(
-        json::parse(R"({"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 3, "exclusiveMaximum": true})"));
+    const compiled_schema s = compiled_schema::from_json(json::parse(
+        R"({"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 3, "exclusiveMaximum": true})"));
     CHECK(s.accepts(2.5));
     CHECK_FALSE(s.accepts(3));
     CHECK_THROWS_AS(compiled_schema::from_json(json::parse(R"({"exclusiveMaximum": 3})"), in(schema_dialect::draft04)),
@@ -134,10 +133,8 @@ TEST_CASE("draft-04 reads exclusiveMaximum as a boolean and id as the base URI",
     CHECK_FALSE(ids.accepts("1"));
 }
 
-TEST_CASE("$ref beside other keywords applies from 2019-09 on and is the only keyword before",
-          "[schema][dialects]") {
-    const json schema =
-        json::parse(R"({"$defs": {"n": {"type": "integer"}}, "definitions": {"n": {"type": "integer"}},
+TEST_CASE("$ref beside other keywords applies from 2019-09 on and is the only keyword before", "[schema][dialects]") {
+    const json schema = json::parse(R"({"$defs": {"n": {"type": "integer"}}, "definitions": {"n": {"type": "integer"}},
                         "properties": {"v": {"$ref": "#/definitions/n", "minimum": 5}}})");
     CHECK(compiled_schema::from_json(schema, in(schema_dialect::draft2020_12)).accepts({{"v", 6}}));
     CHECK_FALSE(compiled_schema::from_json(schema, in(schema_dialect::draft2020_12)).accepts({{"v", 4}}));

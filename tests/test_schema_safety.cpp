@@ -417,14 +417,15 @@ TEST_CASE("$dynamicRef and $recursiveRef loops that read no input are refused wh
     const std::string never = "would never finish validating";
     CHECK_THAT(refusal(json::parse(R"({"$dynamicAnchor": "a", "$dynamicRef": "#a"})")),
                Catch::Matchers::Contains(never));
-    CHECK_THAT(refusal(json::parse(R"({"$dynamicAnchor": "a", "anyOf": [{"$dynamicRef": "#a"}, {"$dynamicRef": "#a"}]})")),
-               Catch::Matchers::Contains(never));
+    CHECK_THAT(
+        refusal(json::parse(R"({"$dynamicAnchor": "a", "anyOf": [{"$dynamicRef": "#a"}, {"$dynamicRef": "#a"}]})")),
+        Catch::Matchers::Contains(never));
     CHECK_THAT(refusal(json::parse(R"({"$schema": "https://json-schema.org/draft/2019-09/schema",
                                        "$recursiveAnchor": true, "allOf": [{"$recursiveRef": "#"}]})")),
                Catch::Matchers::Contains(never));
     // Through a property, the same recursion reads input: fine, and bounded by the value's depth.
-    const compiled_schema tree = compiled_schema::from_json(
-        json::parse(R"({"$dynamicAnchor": "node", "properties": {"kid": {"$dynamicRef": "#node"}}, "type": "object"})"));
+    const compiled_schema tree = compiled_schema::from_json(json::parse(
+        R"({"$dynamicAnchor": "node", "properties": {"kid": {"$dynamicRef": "#node"}}, "type": "object"})"));
     json deep = json::object();
     for (int i = 0; i < 10'000; ++i) {
         deep = json{{"kid", std::move(deep)}};
@@ -448,7 +449,8 @@ TEST_CASE("unevaluatedProperties over deep nesting fails the depth bound, never 
     const auto started = std::chrono::steady_clock::now();
     CHECK_FALSE(s.is_valid(deep));
     // The depth failure is inside anyOf, which reports one fact.
-    CHECK(validate(s, deep).at(0).message == "/partial_result: fits none of the 2 schemas of anyOf (/$defs/n/anyOf/0...)");
+    CHECK(validate(s, deep).at(0).message ==
+          "/partial_result: fits none of the 2 schemas of anyOf (/$defs/n/anyOf/0...)");
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
 }
 

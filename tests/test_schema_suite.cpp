@@ -14,9 +14,9 @@
 
 #include <algorithm>  // sort
 #include <filesystem> // directory_iterator, exists
+#include <iostream>   // cout
 #include <iterator>   // begin, end
 #include <optional>   // optional
-#include <iostream>   // cout
 #include <set>        // set
 #include <string>     // string
 #include <vector>     // vector
@@ -139,8 +139,7 @@ TEST_CASE("every required case of the JSON Schema Test Suite is judged as the su
     REQUIRE(failed == 0);
 }
 
-TEST_CASE("a suite schema without $schema is read in the dialect of its folder only when told",
-          "[schema][suite]") {
+TEST_CASE("a suite schema without $schema is read in the dialect of its folder only when told", "[schema][suite]") {
     // additionalItems and an array "items" mean the same in draft-04 to 2019-09; prefixItems is
     // 2020-12's: detected, the two schemas are read as their authors meant.
     const json tuple = json::parse(R"({"items": [{"type": "integer"}], "additionalItems": false})");

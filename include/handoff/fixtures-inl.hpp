@@ -7,8 +7,8 @@
 #include <handoff/fixtures.hpp>
 
 #include <handoff/decision_table.hpp>
-#include <handoff/detail/text.hpp>
 #include <handoff/detail/schema/value_generator.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/fixture_manifest.hpp>
 #include <handoff/receiver.hpp>

@@ -7,9 +7,9 @@
 #include <handoff/lint.hpp>
 
 #include <handoff/decode.hpp>
-#include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
@@ -515,8 +515,8 @@ HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json&
     std::string pointer;
     std::string reason;
     try {
-        static_cast<void>(compiled_schema_access::compile(schema, scope.base_uri, scope.registry, scope.folders(),
-                                                          scope.options()));
+        static_cast<void>(
+            compiled_schema_access::compile(schema, scope.base_uri, scope.registry, scope.folders(), scope.options()));
         return std::nullopt;
     } catch (const schema_error& e) {
         pointer = e.pointer();
@@ -532,7 +532,8 @@ HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json&
         pointer.clear();
     }
     return lint_finding{lint_rule::does_not_compile, std::move(pointer),
-                        "the schema (read as " + std::string(to_string(compiled_schema::dialect_of(schema, scope.options()))) +
+                        "the schema (read as " +
+                            std::string(to_string(compiled_schema::dialect_of(schema, scope.options()))) +
                             ") does not compile: " + plain_line(reason, 400)};
 }
 

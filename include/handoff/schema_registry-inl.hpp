@@ -17,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>  // path, recursive_directory_iterator, weakly_canonical
+#include <fstream>     // ifstream
 #include <functional>  // less
 #include <map>         // map
-#include <fstream>     // ifstream
 #include <memory>      // make_shared, make_unique
 #include <optional>    // optional
 #include <sstream>     // ostringstream

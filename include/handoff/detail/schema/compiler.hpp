@@ -10,10 +10,10 @@
 // reference that loops without reading input, a later-draft keyword in an earlier dialect, a
 // `$schema` naming no metaschema handoff knows.
 
-#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/node.hpp>
+#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -150,7 +150,8 @@ private:
         } catch (const schema_error&) {
             meta.reset();
         }
-        const auto declared = meta && meta->schema->is_object() ? meta->schema->find("$schema") : nlohmann::json::const_iterator{};
+        const auto declared =
+            meta && meta->schema->is_object() ? meta->schema->find("$schema") : nlohmann::json::const_iterator{};
         const std::optional<schema_dialect> d =
             meta && meta->schema->is_object() && declared != meta->schema->end() && declared->is_string()
                 ? official_dialect(declared->get_ref<const std::string&>())
@@ -236,7 +237,8 @@ private:
         n.dynamic_target = to;
         n.groups |= group_logic;
         const std::string fragment = split_fragment(dynamic->get<std::string>()).fragment;
-        const std::optional<schema_location> target = resolver_.locate(dynamic->get<std::string>(), ctx.base, ctx.where);
+        const std::optional<schema_location> target =
+            resolver_.locate(dynamic->get<std::string>(), ctx.base, ctx.where);
         const nlohmann::json& t = *target->schema;
         if (in_2020 && !fragment.empty() && fragment.front() != '/' && t.is_object() &&
             t.value("$dynamicAnchor", nlohmann::json()) == fragment) {
@@ -263,8 +265,8 @@ private:
             } catch (const schema_error&) {
                 continue; // a base URI no document holds (a relative `$id` on an anonymous root)
             }
-            const reading inside{dialect_inside(*root->schema, around.dialect).value_or(around.dialect),
-                                 vocab_official, assert_formats_};
+            const reading inside{dialect_inside(*root->schema, around.dialect).value_or(around.dialect), vocab_official,
+                                 assert_formats_};
             static_cast<void>(compile_at(*root->schema, root->parent_base, root->where, 0, inside));
         }
     }

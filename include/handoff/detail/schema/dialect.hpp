@@ -120,10 +120,10 @@ namespace dialect_detection {
 
 /// Keywords only 2019-09 and 2020-12 define, and those only 2020-12 (or 2019-09) defines.
 inline constexpr std::string_view later_keywords[] = {
-    "$defs",          "$anchor",         "dependentRequired",     "dependentSchemas",
-    "minContains",    "maxContains",     "unevaluatedProperties", "unevaluatedItems",
-    "$vocabulary",    "prefixItems",     "$dynamicRef",           "$dynamicAnchor",
-    "$recursiveRef",  "$recursiveAnchor"};
+    "$defs",         "$anchor",         "dependentRequired",     "dependentSchemas",
+    "minContains",   "maxContains",     "unevaluatedProperties", "unevaluatedItems",
+    "$vocabulary",   "prefixItems",     "$dynamicRef",           "$dynamicAnchor",
+    "$recursiveRef", "$recursiveAnchor"};
 
 struct seen {
     bool later = false;       // any keyword of later_keywords
@@ -148,8 +148,7 @@ inline void look(const nlohmann::json& root, seen& out) {
                 out.only_2020 = out.only_2020 || k == "prefixItems" || k == "$dynamicRef" || k == "$dynamicAnchor";
                 out.only_2019 = out.only_2019 || k == "$recursiveRef" || k == "$recursiveAnchor";
                 out.array_items = out.array_items || (k == "items" && it->is_array());
-                out.draft04 = out.draft04 ||
-                              ((k == "exclusiveMaximum" || k == "exclusiveMinimum") && it->is_boolean());
+                out.draft04 = out.draft04 || ((k == "exclusiveMaximum" || k == "exclusiveMinimum") && it->is_boolean());
             }
         }
         if (at->is_structured()) {

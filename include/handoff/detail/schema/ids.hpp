@@ -11,9 +11,9 @@
 // `$ref` or not (an extra name for a schema is harmless; a missing one breaks a 2019-09 `$ref`).
 
 #include <handoff/detail/json/pointer.hpp>
-#include <handoff/detail/text.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/detail/text.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -477,9 +477,7 @@ inline void string_valued(const keyword_context& c, std::string_view k, const nl
 inline void id(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$id", v); }
 inline void draft04_id(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "id", v); }
 inline void anchor(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$anchor", v); }
-inline void dynamic_anchor(const keyword_context& c, const nlohmann::json& v) {
-    string_valued(c, "$dynamicAnchor", v);
-}
+inline void dynamic_anchor(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$dynamicAnchor", v); }
 inline void recursive_anchor(const keyword_context& c, const nlohmann::json& v) {
     if (!v.is_boolean()) {
         c.fail("$recursiveAnchor", "\"$recursiveAnchor\" must be a boolean");
@@ -512,8 +510,8 @@ using keyword_function = void (*)(const keyword_context&, const nlohmann::json&)
 struct keyword_entry {
     std::string_view name;
     keyword_function compile;
-    std::uint8_t dialects;  // dialect_bit: where the keyword applies
-    std::uint8_t vocabulary; // vocabulary_bit (2019-09 on)
+    std::uint8_t dialects;    // dialect_bit: where the keyword applies
+    std::uint8_t vocabulary;  // vocabulary_bit (2019-09 on)
     std::uint8_t refused = 0; // dialect_bit: where it is a schema_error (a later-draft keyword)
 };
 

@@ -6,9 +6,9 @@
 // subschema an index into the same vector of nodes, so `$ref`s (recursive ones included) are
 // resolved once and cost an index at run time.
 
+#include <handoff/detail/json/number.hpp>
 #include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/format_check.hpp>
-#include <handoff/detail/json/number.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -75,12 +75,12 @@ struct dependency_rule {
 
 /// Which groups of keywords a node has, so the walk skips whole groups with one test.
 enum node_group : std::uint8_t {
-    group_values = 1U,  // enum, const
-    group_number = 2U,  // bounds, multipleOf
-    group_string = 4U,  // lengths, pattern, format
-    group_array = 8U,   // items ... contains
-    group_object = 16U, // properties ... propertyNames
-    group_logic = 32U,  // allOf, anyOf, oneOf, not, if, $ref beside others, $dynamicRef
+    group_values = 1U,       // enum, const
+    group_number = 2U,       // bounds, multipleOf
+    group_string = 4U,       // lengths, pattern, format
+    group_array = 8U,        // items ... contains
+    group_object = 16U,      // properties ... propertyNames
+    group_logic = 32U,       // allOf, anyOf, oneOf, not, if, $ref beside others, $dynamicRef
     group_unevaluated = 64U, // unevaluatedItems, unevaluatedProperties
 };
 

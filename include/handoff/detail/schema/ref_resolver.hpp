@@ -8,8 +8,8 @@
 // anything over a network.
 
 #include <handoff/detail/schema/ids.hpp>
-#include <handoff/detail/text.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 

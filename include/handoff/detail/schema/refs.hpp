@@ -8,8 +8,8 @@
 // max_ref_hops. A reference that leads nowhere is a value that says why: never an exception,
 // never an endless loop.
 
-#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/ids.hpp>
+#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>

@@ -22,14 +22,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // sort
-#include <cstddef>   // size_t
-#include <cstdint>   // uint64_t
-#include <limits>    // numeric_limits
-#include <numeric>   // iota
-#include <string>    // string
+#include <algorithm>   // sort
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <limits>      // numeric_limits
+#include <numeric>     // iota
+#include <string>      // string
 #include <string_view> // string_view
-#include <vector>    // vector
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -219,9 +219,9 @@ private:
                 }
                 const std::size_t mark = sink.enter(it.key());
                 ok = (closed ? sink.fail([&] {
-                    return "the property " + quote_untrusted(it.key()) +
-                           " is not allowed here (unevaluatedProperties is false)";
-                })
+                         return "the property " + quote_untrusted(it.key()) +
+                                " is not allowed here (unevaluatedProperties is false)";
+                     })
                              : walk(*it, n.unevaluated_properties, sink, depth + 1)) &&
                      ok;
                 sink.leave(mark);
@@ -352,8 +352,7 @@ private:
                ok;
     }
 
-    bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                     evaluated* out) const {
+    bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const {
         const std::size_t size = v.size();
         bool ok = true;
         const auto keep = [&](bool passed) {
@@ -421,9 +420,9 @@ private:
             });
         }
         return fits <= n.max_contains || sink.fail([&] {
-                   return "must contain at most " + std::to_string(n.max_contains) + " items that fit the schema at " +
-                          message_location(n.contains) + ", not " + std::to_string(fits);
-               });
+            return "must contain at most " + std::to_string(n.max_contains) + " items that fit the schema at " +
+                   message_location(n.contains) + ", not " + std::to_string(fits);
+        });
     }
 
     bool check_unique(const nlohmann::json& v, walk_sink& sink) const {
@@ -449,8 +448,7 @@ private:
         return true;
     }
 
-    bool check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                      evaluated* out) const;
+    bool check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
 
     bool check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
                       const property_rule* prop, walk_sink& sink, int depth, evaluated* out) const;
@@ -458,14 +456,10 @@ private:
     bool check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
                             evaluated* out) const;
 
-    bool check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                     evaluated* out) const;
-    bool check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                    evaluated* out) const;
-    bool check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                      evaluated* out) const;
-    bool check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                      evaluated* out) const;
+    bool check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
     [[nodiscard]] std::string message_location(node_index i) const {
         return message_pointer(nodes_[static_cast<std::size_t>(i)].where);
     }
@@ -481,8 +475,8 @@ private:
     mutable std::vector<std::int32_t> scope_; // the dynamic scope: one validator per walk, one thread
 };
 
-inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth, evaluated* out) const {
+inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     const auto& members = v.get_ref<const nlohmann::json::object_t&>();
     bool ok = true;
     const auto keep = [&](bool passed) {
@@ -618,8 +612,8 @@ inline bool schema_validator::check_dependencies(const nlohmann::json& v, const 
     return ok;
 }
 
-inline bool schema_validator::check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                         int depth, evaluated* out) const {
+inline bool schema_validator::check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                         evaluated* out) const {
     bool ok = true;
     if (n.applied_ref != no_node) {
         ok = walk(v, n.applied_ref, sink, depth + 1, out);
@@ -633,8 +627,8 @@ inline bool schema_validator::check_refs(const nlohmann::json& v, const schema_n
     return ok;
 }
 
-inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                          int depth, evaluated* out) const {
+inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                          evaluated* out) const {
     bool ok = true;
     if (n.applied_ref != no_node || n.dynamic_target != no_node) {
         ok = check_refs(v, n, sink, depth, out);
@@ -683,8 +677,8 @@ inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_
 }
 
 /// With annotations wanted, every branch is tried: each one that fits adds what it evaluated.
-inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth, evaluated* out) const {
+inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     bool any = false;
     for (node_index s : n.any_of) {
         evaluated branch;
@@ -702,8 +696,8 @@ inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema
     });
 }
 
-inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth, evaluated* out) const {
+inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     std::size_t fits = 0;
     evaluated fitting;
     for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {

@@ -269,10 +269,11 @@ private:
         // The tuple's places and the schema of every item after them, as the dialect reads them.
         const bool in_2020 = *options_.dialect == schema_dialect::draft2020_12;
         const nlohmann::json items = schema.value("items", nlohmann::json(true));
-        const nlohmann::json places = in_2020 ? schema.value("prefixItems", nlohmann::json::array())
+        const nlohmann::json places = in_2020            ? schema.value("prefixItems", nlohmann::json::array())
                                       : items.is_array() ? items
                                                          : nlohmann::json::array();
-        const nlohmann::json rest = in_2020 || !items.is_array() ? items : schema.value("additionalItems", nlohmann::json(true));
+        const nlohmann::json rest =
+            in_2020 || !items.is_array() ? items : schema.value("additionalItems", nlohmann::json(true));
         const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
         // One element shows the item shape; the minimum length is the fallback.
         for (const std::size_t length : {std::min(std::max<std::size_t>(1, min), max), min}) {
