@@ -118,6 +118,35 @@ TEST_CASE("a TypeBox-style draft-07 schema is read as draft-07: array items, add
     CHECK_FALSE(s.accepts({{"pair", {"a", 1}}, {"extra_note", "y"}})); // dependencies: extra_note needs extra
 }
 
+TEST_CASE("zod v4's schemas, 2020-12 by default and draft-07 on request, judge the same values the same way",
+          "[schema][dialects][generators]") {
+    // Written by zod's z.toJSONSchema (tests/fixtures/schemas/generators/zod/make-schemas.mjs).
+    const compiled_schema modern = fixture_schema("zod/order.2020-12.schema.json");
+    const compiled_schema older = fixture_schema("zod/order.draft-7.schema.json");
+    CHECK(modern.dialect() == schema_dialect::draft2020_12);
+    CHECK(older.dialect() == schema_dialect::draft07);
+    const json valid = json::parse(R"({"kind": "order", "at": [1.5, 2], "lines": [{"sku": "AB1", "qty": 2}],
+                                       "status": "open", "pet": {"type": "cat", "meows": 1}})");
+    const auto with = [&](const char* pointer, json v) {
+        json out = valid;
+        out[json::json_pointer(pointer)] = std::move(v);
+        return out;
+    };
+    for (const compiled_schema* s : {&modern, &older}) {
+        CHECK(s->accepts(valid));
+        CHECK(s->accepts(with("/note", nullptr)));
+        CHECK(s->accepts(with("/note", "gift wrap")));
+        CHECK_FALSE(s->accepts(with("/at", {1, 2, 3})));        // the tuple is closed
+        CHECK_FALSE(s->accepts(with("/at", {"x", 2})));         // each place its own schema
+        CHECK_FALSE(s->accepts(with("/lines", json::array()))); // min(1)
+        CHECK_FALSE(s->accepts(with("/lines/0/sku", "ab")));    // the regex
+        CHECK_FALSE(s->accepts(with("/status", "closed")));
+        CHECK_FALSE(s->accepts(with("/note", 5)));
+        CHECK_FALSE(s->accepts(with("/pet", {{"type", "dog"}, {"meows", 1}}))); // a dog barks
+        CHECK_FALSE(s->accepts(with("/extra", 1)));                             // .strict()
+    }
+}
+
 TEST_CASE("draft-04 reads exclusiveMaximum as a boolean and id as the base URI", "[schema][dialects]") {
     const compiled_schema s = compiled_schema::from_json(json::parse(
         R"({"$schema": "http://json-schema.org/draft-04/schema#", "maximum": 3, "exclusiveMaximum": true})"));
