@@ -86,7 +86,8 @@ struct evaluated {
 class schema_validator {
 public:
     schema_validator(const compiled_nodes& compiled, std::uint64_t pattern_bound)
-        : nodes_(compiled.nodes), compiled_(compiled), pattern_bound_(pattern_bound) {}
+        : nodes_(compiled.nodes), compiled_(compiled), pattern_bound_(pattern_bound),
+          dynamic_scope_(compiled.uses_dynamic_scope) {}
 
     bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev = nullptr) const {
         const schema_node& n = nodes_[static_cast<std::size_t>(i)];
@@ -162,7 +163,7 @@ private:
     class scope_entry {
     public:
         scope_entry(const schema_validator& w, std::int32_t resource) : w_(w) {
-            pushed_ = w.compiled_.uses_dynamic_scope && (w.scope_.empty() || w.scope_.back() != resource);
+            pushed_ = w.dynamic_scope_ && (w.scope_.empty() || w.scope_.back() != resource);
             if (pushed_) {
                 w.scope_.push_back(resource);
             }
@@ -472,6 +473,7 @@ private:
     const std::vector<schema_node>& nodes_;
     const compiled_nodes& compiled_;
     std::uint64_t pattern_bound_;
+    bool dynamic_scope_; // whether any $dynamicRef/$recursiveRef reads the scope: else none is kept
     mutable std::vector<std::int32_t> scope_; // the dynamic scope: one validator per walk, one thread
 };
 
