@@ -254,4 +254,20 @@ TEST_CASE("the official metaschemas are built in: a schema can be checked agains
     CHECK(meta2020.accepts(json::parse(R"({"properties": {"a": {"prefixItems": [true]}}})")));
 }
 
+TEST_CASE("the fuzzed 2020-12 task schema judges its keywords together", "[schema][dialects][unevaluated]") {
+    const compiled_schema s =
+        compiled_schema::from_file(handoff_test::fixture_path("schemas/dialect_2020.schema.json"));
+    CHECK(s.dialect() == schema_dialect::draft2020_12);
+    CHECK(s.accepts(json::parse(R"({"pair": ["a", 1], "list": ["head", 1, "ab"], "kind": "a", "extra": true,
+                                    "child": {"y": null, "z": 2}, "price": 5})")));
+    CHECK_FALSE(s.accepts(json::parse(R"({"kind": "b", "extra": true})")));    // then did not apply
+    CHECK_FALSE(s.accepts(json::parse(R"({"list": ["head", "abcdef", 1]})"))); // unevaluatedItems
+    CHECK_FALSE(s.accepts(json::parse(R"({"list": ["head", 1, 2, 3, 4]})")));  // maxContains
+    CHECK_FALSE(s.accepts(json::parse(R"({"x": 1})")));                        // dependentRequired
+    CHECK_FALSE(s.accepts(json::parse(R"({"child": {"pair": [1]}})")));        // $dynamicRef to the root
+    CHECK_FALSE(s.accepts(json::parse(R"({"price": 100001})")));               // $ref beside maximum
+    CHECK_FALSE(s.accepts(json::parse(R"({"z": 1})")));                        // z is evaluated only beside y
+    CHECK(s.accepts(json::parse(R"({"y": null, "z": 1})")));
+}
+
 } // namespace test_schema_dialects
