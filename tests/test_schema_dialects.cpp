@@ -270,4 +270,14 @@ TEST_CASE("the fuzzed 2020-12 task schema judges its keywords together", "[schem
     CHECK(s.accepts(json::parse(R"({"y": null, "z": 1})")));
 }
 
+TEST_CASE("dependencies applies in 2019-09 and 2020-12 too, as their metaschemas still define it",
+          "[schema][dialects]") {
+    const json schema = json::parse(R"({"$defs": {}, "dependencies": {"card": ["cvc"]}})");
+    const compiled_schema s = compiled_schema::from_json(schema);
+    CHECK(s.dialect() == schema_dialect::draft2020_12);
+    CHECK_FALSE(s.accepts({{"card", 1}}));
+    CHECK(s.accepts({{"card", 1}, {"cvc", 2}}));
+    CHECK_FALSE(compiled_schema::from_json(schema, in(schema_dialect::draft2019_09)).accepts({{"card", 1}}));
+}
+
 } // namespace test_schema_dialects

@@ -538,7 +538,9 @@ inline constexpr keyword_entry keyword_table[] = {
     {"const", keywords::const_value, from_draft06, val},
     {"contains", keywords::contains, from_draft06, app},
     {"definitions", keywords::definitions, in_all_dialects, vocab_core},
-    {"dependencies", keywords::dependencies, up_to_draft07, app},
+    // Split into dependentRequired/dependentSchemas in 2019-09, but kept by the 2019-09 and 2020-12
+    // metaschemas "to prevent incompatible extensions": applied in every dialect, never ignored.
+    {"dependencies", keywords::dependencies, in_all_dialects, app},
     {"dependentRequired", keywords::dependent_required, from_2019_09, val, up_to_draft07},
     {"dependentSchemas", keywords::dependent_schemas, from_2019_09, app, up_to_draft07},
     {"else", keywords::else_schema, from_draft07, app},
