@@ -152,10 +152,41 @@ TEST_CASE("patternProperties declare required names as the validator matches the
     CHECK(summary(handoff::lint_schema(schema)) == strings{"lint.required_undefined /required/1"});
 }
 
+TEST_CASE("a 2020-12 schema is linted in its own terms: closed prefixItems tuples are bounded", "[lint][dialects]") {
+    CHECK(summary(lint_fixture("tuple_2020.schema.json")) ==
+          strings{"lint.unbounded_array /properties/open", "lint.open_object /dependentSchemas/ref",
+                  "lint.unbounded_string /dependentSchemas/ref/properties/closed", "lint.open_object /$defs/note",
+                  "lint.unbounded_string /$defs/note/unevaluatedProperties"});
+}
+
+TEST_CASE("lint refuses what the receiver refuses, with its message and the dialect it read", "[lint][dialects]") {
+    const auto declared07 = nlohmann::json::parse(
+        R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "maxItems": 2, "prefixItems": []})");
+    std::string refusal;
+    try {
+        (void)handoff::compiled_schema::from_json(declared07);
+    } catch (const handoff::schema_error& e) {
+        refusal = e.reason();
+    }
+    REQUIRE_FALSE(refusal.empty());
+    const auto findings = handoff::lint_schema(declared07);
+    REQUIRE(summary(findings) == strings{"lint.does_not_compile /prefixItems"});
+    CHECK(findings[0].message == "the schema (read as draft-07) does not compile: " + refusal);
+    // Named by the options, the dialect of a schema without $schema is the one lint reads.
+    handoff::lint_options in06;
+    in06.schema.dialect = handoff::schema_dialect::draft06;
+    const auto bare = nlohmann::json::parse(R"({"enum": [1], "dependentRequired": {"a": ["b"]}})");
+    CHECK(handoff::lint_schema(bare).empty()); // read as 2020-12
+    const auto as06 = handoff::lint_schema(bare, in06);
+    REQUIRE(summary(as06) == strings{"lint.does_not_compile /dependentRequired"});
+    CHECK(as06[0].message.rfind("the schema (read as draft-06) does not compile: \"dependentRequired\" is a keyword",
+                                0) == 0);
+}
+
 TEST_CASE("a schema that does not compile is reported with the pointer compiled_schema names", "[lint]") {
     const auto findings = lint_fixture("does_not_compile.schema.json");
     CHECK(summary(findings) == strings{"lint.does_not_compile /properties/customer"});
-    CHECK(findings.at(0).message.rfind("the schema does not compile: $ref ", 0) == 0);
+    CHECK(findings.at(0).message.rfind("the schema (read as draft-07) does not compile: $ref ", 0) == 0);
     CHECK(findings.at(0).message.find("points to nothing in this schema") != std::string::npos);
 
     CHECK(summary(handoff::lint_schema(nlohmann::json::array())) == strings{"lint.does_not_compile "});
@@ -301,7 +332,7 @@ TEST_CASE("a $ref into a document lint was not given is does_not_compile, at the
     const auto findings = lint_refs_fixture("task/order.schema.json", false);
     REQUIRE(summary(findings) == strings{"lint.does_not_compile /definitions/channel/properties/kind"});
     CHECK(findings[0].message ==
-          "the schema does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
+          "the schema (read as draft-07) does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
           "\"https://example.com/schemas/common.json\", a document handoff does not know (nothing is ever fetched over "
           "a network): register it with schema_registry::add(...) or handoff-check --schema-dir DIR");
 }
@@ -334,7 +365,8 @@ TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a lo
           strings{"lint.free_routing_string /properties/status"});
     const auto loop = lint_refs_fixture("ref_loop.schema.json");
     REQUIRE(summary(loop) == strings{"lint.does_not_compile /definitions/a"});
-    CHECK(loop[0].message == "the schema does not compile: the schema refers to itself without reading any input "
-                             "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
+    CHECK(loop[0].message ==
+          "the schema (read as draft-07) does not compile: the schema refers to itself without reading any input "
+          "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
 }
 } // namespace test_lint

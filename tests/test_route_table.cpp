@@ -85,6 +85,17 @@ TEST_CASE("a table entry the schema does not allow is an error naming both", "[r
     }
 }
 
+TEST_CASE("the field's enum is found in a tuple's place, 2020-12 prefixItems or draft-07 items",
+          "[route_table][dialects]") {
+    const auto schema = nlohmann::json::parse(R"({"type": "object", "properties": {
+        "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"enum": ["low", "high"]}]},
+        "old": {"type": "array", "items": [{"const": "only"}]}}})");
+    CHECK(handoff::allowed_values(schema, "/pair/1") == std::set<std::string>{"low", "high"});
+    CHECK(handoff::allowed_values(schema, "/old/0") == std::set<std::string>{"only"});
+    CHECK_FALSE(handoff::allowed_values(schema, "/pair/0"));
+    CHECK_FALSE(handoff::allowed_values(schema, "/pair/2"));
+}
+
 TEST_CASE("a field without enum or const, or no field at all, cannot be routed on", "[route_table]") {
     const auto summary = handoff::check_routes(ticket_schema(), "/summary", {"x"});
     REQUIRE(summary.size() == 1);

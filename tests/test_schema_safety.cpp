@@ -251,10 +251,16 @@ TEST_CASE("maxLength and minLength count every character, an escaped NUL too", "
     CHECK(s.is_valid({{"a", 12345}})); // length rules constrain strings only
 }
 
-TEST_CASE("format date, time and date-time are checked once compiled, on strings only", "[schema-safety][format]") {
-    const compiled_schema s = compiled_schema::from_json(json::parse(
+TEST_CASE("format date, time and date-time are checked once compiled, on strings only, when formats assert",
+          "[schema-safety][format]") {
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const json schema = json::parse(
         R"({"properties": {"d": {"format": "date"}, "t": {"format": "time"}, "dt": {"format": "date-time"},
-                           "e": {"format": "email"}}})"));
+                           "e": {"format": "email"}}})");
+    // By default format is an annotation, as every dialect says (validation 2020-12, 7.2.1).
+    CHECK(compiled_schema::from_json(schema).is_valid({{"d", "2024-02-30"}}));
+    const compiled_schema s = compiled_schema::from_json(schema, asserting);
     CHECK(s.is_valid({{"d", "2024-02-29"}}));
     CHECK_FALSE(s.is_valid({{"d", "2024-02-30"}}));
     CHECK_FALSE(s.is_valid({{"d", "2024-04-31"}}));
@@ -404,6 +410,71 @@ TEST_CASE("schema values that are not UTF-8 are quoted in messages, never thrown
     CHECK(problems[0].message ==
           "/partial_result/label: must be one of [\"caf\xEF\xBF\xBD\",\"tea\"] (got \"coffee\")");
     CHECK(problems[1].message.find("x\xEF\xBF\xBD") != std::string::npos);
+}
+
+TEST_CASE("$dynamicRef and $recursiveRef loops that read no input are refused when compiled",
+          "[schema-safety][dialects]") {
+    const std::string never = "would never finish validating";
+    CHECK_THAT(refusal(json::parse(R"({"$dynamicAnchor": "a", "$dynamicRef": "#a"})")),
+               Catch::Matchers::Contains(never));
+    CHECK_THAT(
+        refusal(json::parse(R"({"$dynamicAnchor": "a", "anyOf": [{"$dynamicRef": "#a"}, {"$dynamicRef": "#a"}]})")),
+        Catch::Matchers::Contains(never));
+    CHECK_THAT(refusal(json::parse(R"({"$schema": "https://json-schema.org/draft/2019-09/schema",
+                                       "$recursiveAnchor": true, "allOf": [{"$recursiveRef": "#"}]})")),
+               Catch::Matchers::Contains(never));
+    // Through a property, the same recursion reads input: fine, and bounded by the value's depth.
+    const compiled_schema tree = compiled_schema::from_json(json::parse(
+        R"({"$dynamicAnchor": "node", "properties": {"kid": {"$dynamicRef": "#node"}}, "type": "object"})"));
+    json deep = json::object();
+    for (int i = 0; i < 10'000; ++i) {
+        deep = json{{"kid", std::move(deep)}};
+    }
+    CHECK_FALSE(tree.is_valid(deep));
+    CHECK_THAT(validate(tree, deep).at(0).message, Catch::Matchers::Contains("nest deeper than 256 levels"));
+}
+
+TEST_CASE("unevaluatedProperties over deep nesting fails the depth bound, never the stack",
+          "[schema-safety][dialects]") {
+    const compiled_schema s = compiled_schema::from_json(json::parse(R"({
+        "$defs": {"n": {"anyOf": [{"properties": {"c": {"$ref": "#/$defs/n"}}}, {"type": "null"}],
+                        "unevaluatedProperties": false}},
+        "$ref": "#/$defs/n"})"));
+    CHECK(s.is_valid(json::parse(R"({"c": {"c": null}})")));
+    CHECK_FALSE(s.is_valid(json::parse(R"({"c": {"d": 1}})")));
+    json deep = nullptr;
+    for (int i = 0; i < 10'000; ++i) {
+        deep = json{{"c", std::move(deep)}};
+    }
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_FALSE(s.is_valid(deep));
+    // The depth failure is inside anyOf, which reports one fact.
+    CHECK(validate(s, deep).at(0).message ==
+          "/partial_result: fits none of the 2 schemas of anyOf (/$defs/n/anyOf/0...)");
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+}
+
+TEST_CASE("a million-entry prefixItems is refused when compiled, with the bound", "[schema-safety][dialects]") {
+    json schema = {{"prefixItems", json::array()}};
+    for (int i = 0; i < 1'000'000; ++i) {
+        schema["prefixItems"].push_back(json::object());
+    }
+    CHECK_THAT(refusal(schema), Catch::Matchers::EndsWith(
+                                    "/prefixItems/99999: the schema has more than 100000 subschemas: handoff refuses "
+                                    "it rather than hold them all"));
+    // A long tuple within the bound compiles and checks each place.
+    json tuple = {{"prefixItems", json::array()}, {"items", false}};
+    for (int i = 0; i < 10'000; ++i) {
+        tuple["prefixItems"].push_back(json{{"const", i}});
+    }
+    const compiled_schema s = compiled_schema::from_json(tuple);
+    json value = json::array();
+    for (int i = 0; i < 10'000; ++i) {
+        value.push_back(i);
+    }
+    CHECK(s.is_valid(value));
+    value.push_back(1);
+    CHECK_FALSE(s.is_valid(value));
 }
 
 } // namespace test_schema_safety

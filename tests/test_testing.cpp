@@ -201,6 +201,49 @@ TEST_CASE("The generator follows local refs, merges allOf, picks the first anyOf
     CHECK(result.at("ratio").get<double>() > 0.0);
 }
 
+TEST_CASE("The generator writes 2020-12 tuples place by place and the properties dependentRequired asks for",
+          "[testing][fixtures][dialects]") {
+    const nlohmann::json schema = nlohmann::json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object", "additionalProperties": false, "required": ["pair", "card"],
+        "$defs": {"money": {"type": "integer", "minimum": 1}},
+        "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string", "maxLength": 4}, {"const": 7}],
+                     "items": false, "minItems": 2},
+            "card": {"type": "object", "additionalProperties": false, "required": ["number"],
+                     "properties": {"number": {"type": "string", "maxLength": 4}, "cvc": {"type": "string", "maxLength": 4},
+                                    "zip": {"type": "string", "maxLength": 4}},
+                     "dependentRequired": {"number": ["cvc"], "cvc": ["zip"]}},
+            "price": {"$ref": "#/$defs/money", "maximum": 5}
+        }})");
+    const handoff::fixture_set set = fixtures_for(schema);
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    REQUIRE(result.at("pair").size() == 2);
+    CHECK(result.at("pair").at(0).is_string());
+    CHECK(result.at("pair").at(1) == 7);
+    CHECK(result.at("card").contains("cvc"));
+    CHECK(result.at("card").contains("zip"));
+    CHECK(handoff::compiled_schema::from_json(schema).accepts(result));
+}
+
+TEST_CASE("Fixtures refuse a schema the receiver refuses, with its message", "[testing][fixtures][dialects]") {
+    const nlohmann::json schema = nlohmann::json::parse(
+        R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "unevaluatedProperties": false})");
+    std::string receiver_says;
+    try {
+        (void)handoff::compiled_schema::from_json(schema);
+    } catch (const handoff::schema_error& e) {
+        receiver_says = e.what();
+    }
+    REQUIRE_FALSE(receiver_says.empty());
+    try {
+        (void)handoff::make_fixtures(schema);
+        FAIL("made fixtures");
+    } catch (const handoff::schema_error& e) {
+        CHECK(std::string(e.what()) == receiver_says);
+    }
+}
+
 TEST_CASE("A task schema no value can be generated for yields no fixtures and says where and why",
           "[testing][fixtures]") {
     SECTION("a pattern the generator cannot satisfy names its pointer and asks for a default") {

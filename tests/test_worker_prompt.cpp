@@ -196,6 +196,16 @@ TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and li
           "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n");
 }
 
+TEST_CASE("the prompt describes a 2020-12 tuple place by place", "[worker_prompt][dialects]") {
+    const auto schema = nlohmann::json::parse(R"({
+        "type": "object", "additionalProperties": false, "required": ["at"],
+        "properties": {"at": {"type": "array", "minItems": 2, "maxItems": 3,
+                              "prefixItems": [{"type": "number"}, {"type": "number"}], "items": {"type": "string", "maxLength": 5}}}})");
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "- at (required): array of 2 to 3 items; item 1: number; item 2: number; each item after those: string, at "
+          "most 5 characters\n");
+}
+
 TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and keeps one line each",
           "[worker_prompt]") {
     auto schema = nlohmann::ordered_json::parse(R"({"type": "object", "additionalProperties": false,

@@ -7,8 +7,8 @@
 #include <handoff/fixtures.hpp>
 
 #include <handoff/decision_table.hpp>
-#include <handoff/detail/text.hpp>
 #include <handoff/detail/schema/value_generator.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/fixture_manifest.hpp>
 #include <handoff/receiver.hpp>
@@ -355,7 +355,7 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
     fixture_options checked = options;
     checked.items_expected = std::max<std::uint64_t>(1, options.items_expected);
     const receiver<> receiver(task_schema, checked.receiving);
-    detail::value_generator generator(task_schema);
+    detail::value_generator generator(task_schema, checked.receiving.schema);
     const std::optional<nlohmann::json> result = generator.generate_object();
     fixture_set failed;
     if (!result) {

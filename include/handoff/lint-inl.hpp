@@ -7,10 +7,10 @@
 #include <handoff/lint.hpp>
 
 #include <handoff/decode.hpp>
-#include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/json/pointer.hpp>
-#include <handoff/detail/schema/compiler.hpp>
+#include <handoff/detail/regex/ecma_regex.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/limits.hpp>
@@ -328,8 +328,13 @@ private:
         if (has_type(types, "array") && !choice && !node.contains("maxItems")) {
             const auto items = node.find("items");
             const auto extra = node.find("additionalItems");
-            const bool tuple = items != node.end() && items->is_array() && extra != node.end() && extra->is_boolean() &&
-                               !extra->get<bool>();
+            const auto prefix = node.find("prefixItems");
+            const bool closed_tuple = // draft-07's array "items" + "additionalItems", 2020-12's "prefixItems" + "items"
+                (items != node.end() && items->is_array() && extra != node.end() && extra->is_boolean() &&
+                 !extra->get<bool>()) ||
+                (prefix != node.end() && prefix->is_array() && items != node.end() && items->is_boolean() &&
+                 !items->get<bool>());
+            const bool tuple = closed_tuple;
             if (!tuple) {
                 emit(lint_rule::unbounded_array, where,
                      "an array without \"maxItems\": bound how many items a worker may return");
@@ -344,7 +349,7 @@ private:
         }
         std::vector<std::string> names;
         add_property_names(node, names);
-        add_branch_names(node, base_inside(node, ctx.base), names);
+        add_branch_names(node, base_inside(node, ctx.base, refs_.dialect()), names);
         if (ctx.branch) {
             names.insert(names.end(), ctx.known.begin(), ctx.known.end());
         }
@@ -380,7 +385,7 @@ private:
             return; // true/false schemas
         }
         const std::size_t pushed = push_allowances(node, where);
-        const bool ref = node.contains("$ref"); // draft-07: "$ref" ignores its siblings
+        const bool ref = node.contains("$ref"); // bounds are the target's to state
         bool reported = false;
         if (ctx.admits && !ctx.refines && ctx.property) {
             reported = check_name_rules(node, where, ctx);
@@ -404,7 +409,7 @@ private:
     }
 
     void walk_children(const json& node, const std::string& where, const context& ctx) {
-        const std::string base = base_inside(node, ctx.base);
+        const std::string base = base_inside(node, ctx.base, refs_.dialect());
         walk_properties(node, where, ctx, base);
         walk_subschemas(node, where, ctx, base);
         walk_branches(node, where, ctx, base);
@@ -427,7 +432,7 @@ private:
     /// Every subschema but properties and branches.
     void walk_subschemas(const json& node, const std::string& where, const context& ctx, const std::string& base) {
         const context admitting = plain_child(ctx, base, ctx.admits);
-        for (const char* key : {"patternProperties", "dependencies"}) {
+        for (const char* key : {"patternProperties", "dependencies", "dependentSchemas"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 for (const auto& item : it->items()) {
                     walk(item.value(), pointer_child(pointer_child(where, key), item.key()), admitting);
@@ -443,14 +448,17 @@ private:
                 }
             }
         }
-        for (const char* key : {"additionalProperties", "additionalItems", "contains", "items"}) {
+        for (const char* key : {"additionalProperties", "additionalItems", "contains", "items", "unevaluatedProperties",
+                                "unevaluatedItems"}) {
             if (const auto it = node.find(key); it != node.end() && it->is_object()) {
                 walk(*it, pointer_child(where, key), admitting);
             }
         }
-        if (const auto it = node.find("items"); it != node.end() && it->is_array()) {
-            for (std::size_t i = 0; i < it->size(); ++i) {
-                walk((*it)[i], pointer_item(pointer_child(where, "items"), i), admitting);
+        for (const char* key : {"items", "prefixItems"}) {
+            if (const auto it = node.find(key); it != node.end() && it->is_array()) {
+                for (std::size_t i = 0; i < it->size(); ++i) {
+                    walk((*it)[i], pointer_item(pointer_child(where, key), i), admitting);
+                }
             }
         }
         if (const auto it = node.find("propertyNames"); it != node.end()) {
@@ -507,8 +515,8 @@ HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json&
     std::string pointer;
     std::string reason;
     try {
-        schema_compiler compiler(ref_resolver(schema, scope.base_uri, scope.registry, scope.folders()));
-        static_cast<void>(compiler.compile(schema));
+        static_cast<void>(
+            compiled_schema_access::compile(schema, scope.base_uri, scope.registry, scope.folders(), scope.options()));
         return std::nullopt;
     } catch (const schema_error& e) {
         pointer = e.pointer();
@@ -524,11 +532,15 @@ HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json&
         pointer.clear();
     }
     return lint_finding{lint_rule::does_not_compile, std::move(pointer),
-                        "the schema does not compile: " + plain_line(reason, 400)};
+                        "the schema (read as " +
+                            std::string(to_string(compiled_schema::dialect_of(schema, scope.options()))) +
+                            ") does not compile: " + plain_line(reason, 400)};
 }
 
-HANDOFF_INLINE lint_findings lint_in_scope(const nlohmann::json& schema, const ref_scope& scope,
+HANDOFF_INLINE lint_findings lint_in_scope(const nlohmann::json& schema, const ref_scope& unset_scope,
                                            const lint_options& options) {
+    ref_scope scope = unset_scope;
+    scope.dialect = options.schema.dialect;
     lint_findings findings;
     if (nests_deeper_than(schema, options.limits.max_depth)) {
         findings.push_back(lint_finding{lint_rule::too_deep, "",
@@ -568,9 +580,9 @@ HANDOFF_INLINE lint_findings lint_text_in_scope(std::string_view text, const ref
 
 } // namespace detail
 
-/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
+/// Lints a JSON Schema document (any dialect compiled_schema reads). Never throws for any document; findings come in
 /// document order (keys sorted), with lint.does_not_compile last. `$ref`s resolve inside the
-/// document (and to the built-in draft-07 metaschema) only.
+/// document (and to the built-in metaschemas) only.
 HANDOFF_INLINE lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options) {
     return detail::lint_in_scope(schema, detail::ref_scope{}, options);
 }

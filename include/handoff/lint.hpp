@@ -16,7 +16,8 @@
 // - lint.money_not_cents      a field that looks like money typed number or string instead of an
 //                             integer count of minor units (price -> price_cents)
 // - lint.required_undefined   a "required" name that no "properties" entry defines
-// - lint.does_not_compile     compiled_schema::from_json refuses the schema
+// - lint.does_not_compile     compiled_schema::from_json refuses the schema (the message says
+//                             the dialect it was read in: "the schema (read as 2020-12) ...")
 // - lint.not_json, lint.too_deep: the document is not strict JSON, or nests too deep to lint
 // - lint.bad_allow, lint.unused_allow: a malformed or stale "x-lint-allow" (below)
 //
@@ -34,6 +35,7 @@
 
 #include <handoff/config.hpp>
 #include <handoff/limits.hpp>
+#include <handoff/schema.hpp>
 #include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
@@ -128,13 +130,16 @@ struct lint_options {
     /// ending in "cents" must be an integer.
     std::vector<std::string> money_names{"price",   "amount", "total",    "subtotal", "cost",   "fee",
                                          "balance", "tax",    "discount", "payment",  "refund", "charge"};
+    /// How the schema is compiled, as compiled_schema reads it: `schema.dialect` names the
+    /// dialect of a schema without `$schema` (lint.does_not_compile says the dialect used).
+    schema_options schema{};
     /// Limits for lint_schema_text; max_depth also bounds lint_schema (the walk recurses).
     parse_limits limits{std::size_t{8} * 1024 * 1024, 256, std::size_t{1024} * 1024, 100'000, 1'000'000};
 };
 
-/// Lints a JSON Schema (draft-07) document. Never throws for any document; findings come in
+/// Lints a JSON Schema document (any dialect compiled_schema reads). Never throws for any document; findings come in
 /// document order (keys sorted), with lint.does_not_compile last. `$ref`s resolve inside the
-/// document (and to the built-in draft-07 metaschema) only.
+/// document (and to the built-in metaschemas) only.
 [[nodiscard]] lint_findings lint_schema(const nlohmann::json& schema, const lint_options& options = {});
 
 /// Lints a schema whose `$ref`s may name other documents, followed as compiled_schema follows

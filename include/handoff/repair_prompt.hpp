@@ -81,7 +81,7 @@ inline constexpr std::string_view withheld_marker = "<withheld: unexpected prope
 
 /// Re-serialises a reply's JSON with undeclared keys' values withheld and every string capped.
 /// `task_schema` is the task schema document (null: partial_result is echoed as-is, capped);
-/// its `$ref`s resolve inside it (and to the built-in draft-07 metaschema) only.
+/// its `$ref`s resolve inside it (and to the built-in metaschemas) only.
 [[nodiscard]] sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
                                             const decode_options& decoding = {}, const prompt_options& options = {});
 

@@ -33,7 +33,22 @@ HANDOFF_INLINE std::string route_table_error::describe(const std::vector<route_m
 
 namespace detail::routes {
 
-/// The field's schema: `properties` for a name, `items` for an index or "*", every `$ref` on
+/// The schema of place `token` (a number) of a tuple: 2020-12's "prefixItems" or an array
+/// "items" (draft-04 to 2019-09); null when `schema` is no tuple or has no such place.
+HANDOFF_INLINE const nlohmann::json* tuple_place(const nlohmann::json& schema, const std::string& token) {
+    if (token.empty() || token.size() > 9 || token.find_first_not_of("0123456789") != std::string::npos) {
+        return nullptr;
+    }
+    const std::size_t i = std::stoul(token);
+    for (const char* key : {"prefixItems", "items"}) {
+        if (const auto places = schema.find(key); places != schema.end() && places->is_array() && i < places->size()) {
+            return &(*places)[i];
+        }
+    }
+    return nullptr;
+}
+
+/// The field's schema: `properties` for a name, a tuple's place or `items` for an index or "*", every `$ref` on
 /// the way followed as the validator follows it. Null when the pointer leads nowhere.
 HANDOFF_INLINE const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer) {
     std::optional<ref_follower> follower;
@@ -58,6 +73,8 @@ HANDOFF_INLINE const nlohmann::json* field_schema(const nlohmann::json& root, st
             token == "*" || (!token.empty() && token.find_first_not_of("0123456789") == std::string::npos);
         if (properties != at.schema->end() && properties->is_object() && properties->contains(token)) {
             at = follower->resolve(properties->at(token), at.base);
+        } else if (const nlohmann::json* place = tuple_place(*at.schema, token)) {
+            at = follower->resolve(*place, at.base);
         } else if (index && items != at.schema->end() && items->is_object()) {
             at = follower->resolve(*items, at.base);
         } else {

@@ -6,6 +6,7 @@
 
 #include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/schema/compiler.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/validator.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_registry.hpp>
@@ -30,7 +31,7 @@ struct compiled_schema_state { // NOLINT(bugprone-exception-escape): a json dest
 };
 
 [[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state) {
-    return {state.compiled.nodes, state.options.max_pattern_subject};
+    return {state.compiled, state.options.max_pattern_subject};
 }
 
 } // namespace detail
@@ -67,6 +68,19 @@ HANDOFF_INLINE const nlohmann::json& compiled_schema::document() const noexcept 
 
 HANDOFF_INLINE const schema_options& compiled_schema::options() const noexcept { return state_->options; }
 
+HANDOFF_INLINE schema_dialect compiled_schema::dialect() const noexcept { return state_->compiled.dialect; }
+
+HANDOFF_INLINE schema_dialect compiled_schema::dialect_of(const nlohmann::json& schema, const schema_options& options) {
+    if (schema.is_object()) {
+        if (const auto declared = schema.find("$schema"); declared != schema.end() && declared->is_string()) {
+            if (const auto d = detail::official_dialect(declared->get_ref<const std::string&>())) {
+                return *d;
+            }
+        }
+    }
+    return options.dialect ? *options.dialect : detail::detect_dialect(schema);
+}
+
 HANDOFF_INLINE problem_list compiled_schema::validate(const nlohmann::json& value, std::string_view base_pointer,
                                                       step step_of_problems, const char* code) const {
     if (accepts(value)) {
@@ -97,8 +111,10 @@ HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& sc
     state->document = schema;
     state->options = options;
     try {
-        detail::schema_compiler compiler(detail::ref_resolver(state->document, uri, registry, std::move(folders)));
-        state->compiled = compiler.compile(state->document);
+        const schema_dialect dialect = dialect_of(state->document, options);
+        detail::schema_compiler compiler(
+            detail::ref_resolver(state->document, uri, registry, std::move(folders), dialect), options.assert_formats);
+        state->compiled = compiler.compile(state->document, dialect);
     } catch (const std::filesystem::filesystem_error& e) {
         throw schema_error(std::string("a schema file cannot be read: ") + e.what());
     }

@@ -35,19 +35,22 @@ struct schema_options {
 class schema_registry; // schema_registry.hpp: the documents `$ref`s may name
 
 namespace detail {
-struct compiled_schema_state; // the schema, its node tree and options (impl/schema_inl.hpp)
+struct compiled_schema_state;  // the schema, its node tree and options (impl/schema_inl.hpp)
+struct compiled_schema_access; // the library's other readers of schemas compile through this
 } // namespace detail
 
-/// A JSON Schema (draft-07) compiled once by handoff's own validator; validating never re-reads
-/// the schema. Cheap to copy (shared, immutable) and safe to use from many threads at once.
+/// A JSON Schema (draft-04, draft-06, draft-07, 2019-09 or 2020-12) compiled once by handoff's own
+/// validator; validating never re-reads the schema. Cheap to copy (shared, immutable) and safe to
+/// use from many threads at once.
 class compiled_schema {
 public:
     /// validate() lists at most this many problems, then one that counts the rest.
     static constexpr std::size_t max_listed_problems = 100;
 
-    /// Throws schema_error (pointer() says where) when `schema` is not a usable draft-07 schema:
-    /// a malformed keyword, a regex that is not ECMA-262, a `$ref` to a document that is not
-    /// in `registry`, a reference loop that reads no input, a later-draft keyword or `$schema`.
+    /// Throws schema_error (pointer() says where) when `schema` is not a usable schema of its
+    /// dialect (dialect_of): a malformed keyword, a regex that is not ECMA-262, a `$ref` to a
+    /// document that is not in `registry`, a reference loop that reads no input, a 2019-09/2020-12
+    /// keyword in a draft-04/06/07 schema, a `$schema` naming no metaschema handoff knows.
     [[nodiscard]] static compiled_schema from_json(const nlohmann::json& schema, const schema_options& options = {});
     [[nodiscard]] static compiled_schema from_json(const nlohmann::json& schema, const schema_registry& registry,
                                                    const schema_options& options = {});
@@ -63,6 +66,17 @@ public:
     [[nodiscard]] const nlohmann::json& document() const noexcept;
     [[nodiscard]] const schema_options& options() const noexcept;
 
+    /// The dialect the schema's root was read in (dialect_of).
+    [[nodiscard]] schema_dialect dialect() const noexcept;
+
+    /// The dialect a schema is read in: the one its `$schema` names (an official metaschema URI,
+    /// with or without the empty fragment); else `options.dialect`; else the one its keywords
+    /// say (2020-12 for prefixItems, $dynamicRef, or $defs and the like without an array
+    /// "items"; 2019-09 for $recursiveRef, or such keywords with an array "items"; draft-04 for
+    /// a boolean exclusiveMaximum/exclusiveMinimum; draft-07 otherwise). docs/json-schema.md
+    /// states the rule. A `$schema` naming a registered metaschema is resolved when compiling.
+    [[nodiscard]] static schema_dialect dialect_of(const nlohmann::json& schema, const schema_options& options = {});
+
     /// Validates `value`; each failure becomes a problem of `step_of_problems` whose pointer is
     /// `base_pointer` followed by the path inside `value`. Agrees with accepts() on every value.
     [[nodiscard]] problem_list validate(const nlohmann::json& value, std::string_view base_pointer,
@@ -74,6 +88,8 @@ public:
     [[nodiscard]] bool is_valid(const nlohmann::json& value) const { return accepts(value); }
 
 private:
+    friend struct detail::compiled_schema_access;
+
     [[nodiscard]] static compiled_schema compile(const nlohmann::json& schema, const std::string& uri,
                                                  const schema_registry* registry,
                                                  std::vector<std::filesystem::path> folders,

@@ -8,8 +8,9 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/read_file.hpp>
-#include <handoff/detail/schema/draft07_metaschema.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/ids.hpp>
+#include <handoff/detail/schema/metaschemas.hpp>
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/schema_error.hpp>
@@ -17,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>  // path, recursive_directory_iterator, weakly_canonical
+#include <functional>  // less
+#include <map>         // map
 #include <memory>      // make_shared, make_unique
 #include <optional>    // optional
 #include <string>      // string
@@ -57,6 +60,26 @@ HANDOFF_INLINE const schema_location* id_index_box::find(const std::string& uri)
     return index_ ? index_->find(uri) : nullptr;
 }
 
+/// The built-in metaschemas, parsed once, with the ids they declare.
+struct builtin_documents {
+    std::map<std::string, nlohmann::json, std::less<>> documents;
+    id_index ids;
+};
+
+[[nodiscard]] HANDOFF_INLINE const builtin_documents& builtins() {
+    static const builtin_documents all = [] {
+        builtin_documents out;
+        for (const builtin_metaschema& m : builtin_metaschemas) {
+            out.documents.emplace(std::string(m.uri), parse_document(m.text).value());
+        }
+        for (const auto& [uri, document] : out.documents) {
+            out.ids.scan(document, uri, uri, dialect_inside(document, std::nullopt));
+        }
+        return out;
+    }();
+    return all;
+}
+
 } // namespace detail
 
 HANDOFF_INLINE void schema_registry::add(std::string_view uri, const nlohmann::json& document) {
@@ -85,7 +108,9 @@ HANDOFF_INLINE const nlohmann::json* schema_registry::find_document(std::string_
     if (const auto it = documents_.find(key); it != documents_.end()) {
         return it->second.get();
     }
-    return key == detail::draft07_metaschema_uri ? &metaschema() : nullptr;
+    const auto& built_in = detail::builtins().documents;
+    const auto it = built_in.find(key);
+    return it != built_in.end() ? &it->second : nullptr;
 }
 
 HANDOFF_INLINE const nlohmann::json* schema_registry::resolve(std::string_view reference,
@@ -100,6 +125,9 @@ schema_registry::locate(const std::string& absolute_reference) const {
     const std::string document = normalize(parts.document);
     if (!parts.fragment.empty() && parts.fragment.front() != '/') {
         const detail::schema_location* named = ids_.find(document + "#" + parts.fragment);
+        if (named == nullptr) {
+            named = detail::builtins().ids.find(document + "#" + parts.fragment);
+        }
         return named ? std::optional<detail::schema_location>(*named) : std::nullopt;
     }
     if (const nlohmann::json* root = find_document(document)) {
@@ -113,8 +141,8 @@ schema_registry::locate(const std::string& absolute_reference) const {
 
 HANDOFF_INLINE std::string schema_registry::normalize(std::string_view uri) {
     std::string key = detail::split_fragment(detail::resolve_uri("", uri)).document;
-    if (key == "https://json-schema.org/draft-07/schema") {
-        key = std::string(detail::draft07_metaschema_uri);
+    if (const auto d = detail::official_dialect(key)) {
+        key = std::string(detail::metaschema_uri(*d)); // one spelling of each official metaschema
     }
     return key;
 }
@@ -123,9 +151,10 @@ HANDOFF_INLINE std::string schema_registry::file_uri(const std::filesystem::path
     return "file://" + std::filesystem::weakly_canonical(std::filesystem::absolute(path)).generic_string();
 }
 
-HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() {
-    static const nlohmann::json document = detail::parse_document(detail::draft07_metaschema_text).value();
-    return document;
+HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() { return metaschema(schema_dialect::draft07); }
+
+HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema(schema_dialect dialect) {
+    return detail::builtins().documents.find(detail::metaschema_uri(dialect))->second;
 }
 
 HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesystem::path& path) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/config.hpp>
+#include <handoff/schema_dialect.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,8 @@ private:
 } // namespace detail
 
 /// The schema documents `$ref`s may name besides the schema itself, by URI, filled by the user:
-/// handoff never fetches anything over a network. The draft-07 metaschema is built in. A URI
+/// handoff never fetches anything over a network. The official metaschemas of the five dialects
+/// (2019-09's and 2020-12's vocabulary metaschemas too) are built in. A URI
 /// registered here wins over a `$id` that another document claims for itself.
 class schema_registry {
 public:
@@ -63,7 +65,7 @@ public:
     /// The document registered (or built in) under `uri`, or null.
     [[nodiscard]] const nlohmann::json* find_document(std::string_view uri) const;
 
-    /// The schema `reference` names, read against `base_uri` as draft-07 does: a registered
+    /// The schema `reference` names, read against `base_uri` as compiled_schema reads it: a registered
     /// document, a `$id` one of them declares, then a JSON pointer or a "#name" inside it. Null
     /// when nothing is registered under that URI or the fragment leads nowhere.
     [[nodiscard]] const nlohmann::json* resolve(std::string_view reference, std::string_view base_uri) const;
@@ -74,8 +76,8 @@ public:
     /// The folders of add_directory, canonical.
     [[nodiscard]] const std::vector<std::filesystem::path>& directories() const noexcept { return directories_; }
 
-    /// A URI as a map key: scheme and host lower-case, dot segments removed, no fragment; the
-    /// https spelling of the draft-07 metaschema is the http one.
+    /// A URI as a map key: scheme and host lower-case, dot segments removed, no fragment; an
+    /// official metaschema has one spelling (http or https, as published).
     [[nodiscard]] static std::string normalize(std::string_view uri);
 
     /// file:// URI of a path, made absolute and canonical.
@@ -83,6 +85,8 @@ public:
 
     /// The parsed draft-07 metaschema.
     [[nodiscard]] static const nlohmann::json& metaschema();
+    /// The parsed official metaschema of `dialect`.
+    [[nodiscard]] static const nlohmann::json& metaschema(schema_dialect dialect);
 
     /// Reads a JSON file; throws schema_error when it is unreadable or not JSON.
     [[nodiscard]] static nlohmann::json read_json_file(const std::filesystem::path& path);

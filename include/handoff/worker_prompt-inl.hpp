@@ -19,7 +19,7 @@ namespace handoff {
 
 namespace detail {
 
-/// Describes a JSON Schema (draft-07) in plain sentences, one list item per property.
+/// Describes a JSON Schema (any dialect compiled_schema reads) in plain sentences, one list item per property.
 /// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
 /// Every schema comes with the base URI around it, against which its "$ref" resolves.
 template <class Json>
@@ -215,11 +215,21 @@ private:
             if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
                 out += " of " + len;
             }
-            if (const auto items = s.find("items"); items != s.end() && items->is_object()) {
-                if (depth >= options_.max_depth) {
-                    return out + " (nested too deep to list: see the schema)";
-                }
-                out += "; each item: " + phrase(*items, base, indent, depth + 1, nested);
+            // A tuple: 2020-12's "prefixItems", or draft-04 to 2019-09's array "items".
+            const auto prefix = s.find("prefixItems");
+            const auto items = s.find("items");
+            const auto places = prefix != s.end() && prefix->is_array() ? prefix
+                                : items != s.end() && items->is_array() ? items
+                                                                        : s.end();
+            if ((places != s.end() || (items != s.end() && items->is_object())) && depth >= options_.max_depth) {
+                return out + " (nested too deep to list: see the schema)";
+            }
+            for (std::size_t i = 0; places != s.end() && i < places->size(); ++i) {
+                out += "; item " + std::to_string(i + 1) + ": " + phrase((*places)[i], base, indent, depth + 1, nested);
+            }
+            if (items != s.end() && items->is_object()) {
+                out += places != s.end() ? "; each item after those: " : "; each item: ";
+                out += phrase(*items, base, indent, depth + 1, nested);
             }
             return out;
         }

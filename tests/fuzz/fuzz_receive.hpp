@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The fuzz_receive harness (built into fuzz_harnesses.cpp's binary): step 1 and the whole
-// receipt check, tolerant and strict, with a task schema that exercises every regex path.
+// receipt check, tolerant and strict, with a task schema that exercises every regex path, and
+// with a 2020-12 task schema that reaches the later dialects' keywords (unevaluated*, tuples,
+// $dynamicRef).
 //
 // Besides crashes and sanitizer reports, it aborts on a broken promise: a receipt that cannot
 // be written as JSON, a message that is unsafe to log, an ACCEPT without a result, a decode
@@ -87,6 +89,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
     static const handoff::receiver<> tolerant(task_schema());
     static const handoff::receiver<> strict(task_schema(), strict_options());
     static const handoff::receiver<> plain;
+    static const handoff::receiver<> dialect_2020(fixture_schema("dialect_2020.schema.json"));
 
     const std::string_view text(reinterpret_cast<const char*>(data), size);
 
@@ -114,6 +117,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
     check_receipt(tolerant.receive(text));
     check_receipt(strict.receive(text));
     check_receipt(plain.receive(text));
+    check_receipt(dialect_2020.receive(text));
     return 0;
 }
 

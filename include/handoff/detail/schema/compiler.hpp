@@ -2,20 +2,24 @@
 #pragma once
 
 // Schema JSON -> a vector of schema_node. Each schema object is compiled once (memoised by
-// address), its keywords through one table (keyword -> compile function), every `$ref`
-// resolved to a node index here, never at run time. Whatever would make validation wrong or
-// endless is a schema_error naming the pointer: a malformed keyword value, a regex that is not
-// ECMA-262, an unknown reference, a reference that loops without reading input, a keyword of a
-// later draft that draft-07 would silently ignore, a `$schema` other than draft-07.
+// address) in the dialect in force there (its own `$schema`, else the one around it), its
+// keywords through one table (keyword -> compile function), every `$ref` resolved to a node index
+// here, never at run time; a `$dynamicRef`/`$recursiveRef` keeps the targets the dynamic scope
+// may choose from. Whatever would make validation wrong or endless is a schema_error naming the
+// pointer: a malformed keyword value, a regex that is not ECMA-262, an unknown reference, a
+// reference that loops without reading input, a later-draft keyword in an earlier dialect, a
+// `$schema` naming no metaschema handoff knows.
 
-#include <handoff/detail/schema/ref_resolver.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/node.hpp>
+#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>       // uint8_t
+#include <cstdint>       // uint8_t, int32_t
+#include <map>           // map
 #include <string>        // string
 #include <unordered_map> // unordered_map
 #include <utility>       // move
@@ -27,25 +31,58 @@ namespace handoff::detail {
 /// stack overflow.
 inline constexpr int max_schema_depth = 512;
 
+/// A schema compiles to at most this many subschemas (each costs a node of some hundred bytes):
+/// a million-entry "prefixItems" is a schema_error, never a gigabyte.
+inline constexpr std::size_t max_schema_nodes = 100000;
+
 struct compiled_nodes {
     std::vector<schema_node> nodes;
     node_index root = no_node;
+    schema_dialect dialect = schema_dialect::draft07; // the root's
+    /// For `$dynamicRef`/`$recursiveRef`: per schema resource (schema_node::resource), its
+    /// `$dynamicAnchor`s by name and the root that says `"$recursiveAnchor": true`.
+    bool uses_dynamic_scope = false;
+    std::vector<std::map<std::string, node_index, std::less<>>> dynamic_anchors;
+    std::vector<node_index> recursive_anchors;
+};
+
+/// How a schema object is read: its dialect, the vocabularies in use, whether format asserts.
+struct reading {
+    schema_dialect dialect = schema_dialect::draft07;
+    std::uint8_t vocabularies = vocab_official;
+    bool assert_formats = false;
 };
 
 class schema_compiler {
 public:
-    explicit schema_compiler(ref_resolver resolver) : resolver_(std::move(resolver)) {}
+    schema_compiler(ref_resolver resolver, bool assert_formats)
+        : resolver_(std::move(resolver)), assert_formats_(assert_formats) {}
 
-    /// Compiles `root` (the document at the resolver's base URI).
-    [[nodiscard]] compiled_nodes compile(const nlohmann::json& root) {
-        const node_index top = compile_at(root, resolver_.root_base(), resolver_.root_where(""), 0);
+    /// Compiles `root` (the document at the resolver's base URI), read in `dialect` unless it
+    /// declares its own.
+    [[nodiscard]] compiled_nodes compile(const nlohmann::json& root, schema_dialect dialect) {
+        const reading around{dialect, vocab_official, assert_formats_};
+        const reading inside = reading_of(root, around, resolver_.root_where(""));
+        const node_index top = compile_at(root, resolver_.root_base(), resolver_.root_where(""), 0, around);
+        if (uses_dynamic_scope_) {
+            compile_resources_in_scope(around);
+        }
         check_in_place_cycles();
-        return compiled_nodes{std::move(nodes_), top};
+        compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
+        out.dynamic_anchors.resize(resources_.size());
+        out.recursive_anchors.assign(resources_.size(), no_node);
+        for (const auto& [key, node] : dynamic_anchors_) {
+            out.dynamic_anchors[static_cast<std::size_t>(key.first)].emplace(key.second, node);
+        }
+        for (const auto& [resource, node] : recursive_anchors_) {
+            out.recursive_anchors[static_cast<std::size_t>(resource)] = node;
+        }
+        return out;
     }
 
     /// Compiles the schema at `where`, or returns the node already compiled for it.
     [[nodiscard]] node_index compile_at(const nlohmann::json& s, const std::string& parent_base,
-                                        const std::string& where, int depth) {
+                                        const std::string& where, int depth, const reading& around) {
         if (const auto it = memo_.find(&s); it != memo_.end()) {
             return it->second;
         }
@@ -55,20 +92,32 @@ public:
         if (!s.is_object() && !s.is_boolean()) {
             throw schema_error(where, "a schema must be an object or a boolean, not " + std::string(s.type_name()));
         }
+        if (nodes_.size() == max_schema_nodes) {
+            throw schema_error(where, "the schema has more than " + std::to_string(max_schema_nodes) +
+                                          " subschemas: handoff refuses it rather than hold them all");
+        }
         const auto self = static_cast<node_index>(nodes_.size());
         nodes_.emplace_back();
         nodes_.back().where = where;
+        nodes_.back().resource = resource_of(parent_base);
         memo_.emplace(&s, self);
         if (s.is_boolean()) {
             nodes_[static_cast<std::size_t>(self)].boolean = s.get<bool>();
             return self;
         }
-        const keyword_context ctx{*this, self, s, base_inside(s, parent_base), where, depth};
-        if (const auto ref = s.find("$ref"); ref != s.end()) {
-            compile_ref(ctx, *ref); // draft-07: every sibling of $ref is ignored
+        const reading r = reading_of(s, around, where);
+        const std::string base = base_inside(s, parent_base, r.dialect);
+        node(self).resource = resource_of(base);
+        const keyword_context ctx{*this, self, s, base, where, depth, r.dialect, r.vocabularies, r.assert_formats};
+        if (const auto ref = s.find("$ref"); ref != s.end() && ref_overrides_siblings(r.dialect)) {
+            node(self).ref = compile_ref(ctx, *ref, "$ref"); // every sibling of $ref is ignored
             return self;
         }
         compile_keywords(ctx);
+        if (r.dialect == schema_dialect::draft04) {
+            keywords::exclusive_bounds_of_draft04(ctx);
+        }
+        compile_refs(ctx);
         return self;
     }
 
@@ -76,14 +125,150 @@ public:
     [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const std::string& pattern, const std::string& where);
 
 private:
-    void compile_ref(const keyword_context& ctx, const nlohmann::json& ref) {
+    /// The reading inside `s`: its `$schema`, if it has one, names the dialect (an official
+    /// metaschema) or a metaschema whose `$vocabulary` says which keywords apply (core 2020-12,
+    /// section 8.1.2); anything else is refused.
+    [[nodiscard]] reading reading_of(const nlohmann::json& s, const reading& around, const std::string& where) {
+        const auto declared = s.is_object() ? s.find("$schema") : s.end();
+        if (!s.is_object() || declared == s.end()) {
+            return around;
+        }
+        if (!declared->is_string()) {
+            throw schema_error(pointer_child(where, "$schema"), "\"$schema\" must be a string");
+        }
+        const std::string& uri = declared->get_ref<const std::string&>();
+        if (const auto d = official_dialect(uri)) {
+            return reading{*d, vocab_official, assert_formats_};
+        }
+        return reading_of_metaschema(uri, pointer_child(where, "$schema"));
+    }
+
+    [[nodiscard]] reading reading_of_metaschema(const std::string& uri, const std::string& where) {
+        std::optional<schema_location> meta;
+        try {
+            meta = resolver_.locate(uri, "", where);
+        } catch (const schema_error&) {
+            meta.reset();
+        }
+        const auto declared =
+            meta && meta->schema->is_object() ? meta->schema->find("$schema") : nlohmann::json::const_iterator{};
+        const std::optional<schema_dialect> d =
+            meta && meta->schema->is_object() && declared != meta->schema->end() && declared->is_string()
+                ? official_dialect(declared->get_ref<const std::string&>())
+                : std::nullopt;
+        if (!d) {
+            throw schema_error(where, "\"$schema\" names " + quote_untrusted(uri, 200) +
+                                          ", which is neither the metaschema of a dialect handoff validates "
+                                          "(draft-04, draft-06, draft-07, 2019-09, 2020-12) nor a registered "
+                                          "metaschema written in one of them");
+        }
+        reading out{*d, vocab_official, assert_formats_};
+        const auto vocabularies = meta->schema->find("$vocabulary");
+        if (vocabularies == meta->schema->end() || !vocabularies->is_object()) {
+            return out;
+        }
+        out.vocabularies = vocab_core;
+        for (auto it = vocabularies->begin(); it != vocabularies->end(); ++it) {
+            const auto known = std::find_if(std::begin(known_vocabularies), std::end(known_vocabularies),
+                                            [&](const vocabulary_name& v) { return v.uri == it.key(); });
+            const bool required = it->is_boolean() && it->get<bool>();
+            if (known == std::end(known_vocabularies)) {
+                if (required) {
+                    throw schema_error(where, "the metaschema " + quote_untrusted(uri, 200) +
+                                                  " requires the vocabulary " + quote_untrusted(it.key(), 200) +
+                                                  ", which handoff does not know");
+                }
+                continue;
+            }
+            out.vocabularies |= known->bit;
+            const bool format_2019 = it.key() == "https://json-schema.org/draft/2019-09/vocab/format";
+            if (required && (known->bit == vocab_format_assertion || format_2019)) {
+                out.assert_formats = true;
+                out.vocabularies |= vocab_format_annotation;
+            }
+        }
+        return out;
+    }
+
+    [[nodiscard]] std::int32_t resource_of(const std::string& base) {
+        const auto [it, added] = resource_ids_.emplace(base, static_cast<std::int32_t>(resources_.size()));
+        if (added) {
+            resources_.push_back(base);
+        }
+        return it->second;
+    }
+
+    [[nodiscard]] node_index compile_ref(const keyword_context& ctx, const nlohmann::json& ref,
+                                         std::string_view keyword) {
         if (!ref.is_string()) {
-            throw schema_error(ctx.at("$ref"), "$ref must be a string");
+            throw schema_error(ctx.at(keyword), "\"" + std::string(keyword) + "\" must be a string");
         }
         // An unresolvable reference is reported at the schema that holds it.
         const schema_location target = resolver_.locate(ref.get_ref<const std::string&>(), ctx.base, ctx.where);
-        const node_index to = compile_at(*target.schema, target.parent_base, target.where, ctx.depth + 1);
-        node(ctx.self).ref = to;
+        const reading around{dialect_inside(*target.schema, ctx.dialect).value_or(ctx.dialect), ctx.vocabularies,
+                             ctx.assert_formats};
+        return compile_at(*target.schema, target.parent_base, target.where, ctx.depth + 1, around);
+    }
+
+    /// From 2019-09 on: `$ref` applies beside the other keywords; `$dynamicRef` (2020-12, core
+    /// section 8.2.3.2) and `$recursiveRef` (2019-09, core section 8.2.4.2) start from a static
+    /// target the dynamic scope may replace. Anchors are recorded for the walk to search.
+    void compile_refs(const keyword_context& ctx) {
+        const auto& s = ctx.schema;
+        if (const auto a = s.find("$dynamicAnchor"); a != s.end() && ctx.dialect == schema_dialect::draft2020_12) {
+            dynamic_anchors_.emplace(std::make_pair(node(ctx.self).resource, a->get<std::string>()), ctx.self);
+        }
+        if (const auto a = s.find("$recursiveAnchor");
+            a != s.end() && a->is_boolean() && a->get<bool>() && ctx.dialect == schema_dialect::draft2019_09) {
+            recursive_anchors_.emplace(node(ctx.self).resource, ctx.self);
+        }
+        if (const auto ref = s.find("$ref"); ref != s.end()) {
+            const node_index to = compile_ref(ctx, *ref, "$ref");
+            node(ctx.self).applied_ref = to;
+            node(ctx.self).groups |= group_logic;
+        }
+        const bool in_2020 = ctx.dialect == schema_dialect::draft2020_12;
+        const auto dynamic = s.find(in_2020 ? "$dynamicRef" : "$recursiveRef");
+        if (dynamic == s.end() || (!in_2020 && ctx.dialect != schema_dialect::draft2019_09)) {
+            return;
+        }
+        const node_index to = compile_ref(ctx, *dynamic, dynamic.key());
+        schema_node& n = node(ctx.self);
+        n.dynamic_target = to;
+        n.groups |= group_logic;
+        const std::string fragment = split_fragment(dynamic->get<std::string>()).fragment;
+        const std::optional<schema_location> target =
+            resolver_.locate(dynamic->get<std::string>(), ctx.base, ctx.where);
+        const nlohmann::json& t = *target->schema;
+        if (in_2020 && !fragment.empty() && fragment.front() != '/' && t.is_object() &&
+            t.value("$dynamicAnchor", nlohmann::json()) == fragment) {
+            n.dynamic = dynamic_kind::dynamic; // "bookended": the static target is itself a dynamic anchor
+            n.dynamic_anchor = fragment;
+            uses_dynamic_scope_ = true;
+        } else if (!in_2020 && t.is_object() && t.value("$recursiveAnchor", nlohmann::json()) == true) {
+            n.dynamic = dynamic_kind::recursive;
+            uses_dynamic_scope_ = true;
+        }
+    }
+
+    /// A resource in the dynamic scope may hold a `$dynamicAnchor` no `$ref` reached: every
+    /// resource a compiled node belongs to is compiled whole.
+    void compile_resources_in_scope(const reading& around) {
+        for (std::size_t r = 0; r < resources_.size(); ++r) {
+            const std::string uri = resources_[r];
+            if (uri.empty() || uri == resolver_.root_base()) {
+                continue;
+            }
+            std::optional<schema_location> root;
+            try {
+                root = resolver_.locate(uri, "", "");
+            } catch (const schema_error&) {
+                continue; // a base URI no document holds (a relative `$id` on an anonymous root)
+            }
+            const reading inside{dialect_inside(*root->schema, around.dialect).value_or(around.dialect), vocab_official,
+                                 assert_formats_};
+            static_cast<void>(compile_at(*root->schema, root->parent_base, root->where, 0, inside));
+        }
     }
 
     void compile_keywords(const keyword_context& ctx) {
@@ -95,7 +280,8 @@ private:
     }
 
     /// In-place applicators ($ref, allOf, anyOf, oneOf, not, if/then/else, schema
-    /// dependencies) evaluate the same value again; a cycle of them never ends.
+    /// dependencies, $dynamicRef and $recursiveRef to any target they may take) evaluate the
+    /// same value again; a cycle of them never ends.
     void check_in_place_cycles() {
         std::vector<std::uint8_t> state(nodes_.size(), 0); // 0 new, 1 on the path, 2 done
         for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -131,14 +317,15 @@ private:
         }
     }
 
-    [[nodiscard]] static std::vector<node_index> in_place_children(const schema_node& n) {
+    [[nodiscard]] std::vector<node_index> in_place_children(const schema_node& n) const {
         std::vector<node_index> out(n.all_of);
         for (const std::vector<node_index>* list : {&n.any_of, &n.one_of}) {
             for (node_index i : *list) {
                 out.push_back(i);
             }
         }
-        for (node_index i : {n.ref, n.not_schema, n.if_schema, n.then_schema, n.else_schema}) {
+        for (node_index i :
+             {n.ref, n.applied_ref, n.dynamic_target, n.not_schema, n.if_schema, n.then_schema, n.else_schema}) {
             if (i != no_node) {
                 out.push_back(i);
             }
@@ -148,13 +335,30 @@ private:
                 out.push_back(d.schema);
             }
         }
+        if (n.dynamic == dynamic_kind::dynamic) {
+            for (const auto& [key, anchor] : dynamic_anchors_) {
+                if (key.second == n.dynamic_anchor) {
+                    out.push_back(anchor);
+                }
+            }
+        } else if (n.dynamic == dynamic_kind::recursive) {
+            for (const auto& [resource, anchor] : recursive_anchors_) {
+                out.push_back(anchor);
+            }
+        }
         return out;
     }
 
     ref_resolver resolver_;
+    bool assert_formats_;
     std::vector<schema_node> nodes_;
     std::unordered_map<const nlohmann::json*, node_index> memo_;
     std::unordered_map<std::string, std::shared_ptr<const ecma_regex>> regexes_;
+    std::vector<std::string> resources_;
+    std::map<std::string, std::int32_t> resource_ids_;
+    std::map<std::pair<std::int32_t, std::string>, node_index> dynamic_anchors_;
+    std::map<std::int32_t, node_index> recursive_anchors_;
+    bool uses_dynamic_scope_ = false;
 };
 
 inline std::shared_ptr<const ecma_regex> schema_compiler::regex(const std::string& pattern, const std::string& where) {
@@ -172,7 +376,7 @@ inline std::shared_ptr<const ecma_regex> schema_compiler::regex(const std::strin
 
 // The keyword functions need the whole compiler (to compile subschemas); defined here, after it.
 inline node_index keyword_context::sub(const nlohmann::json& s, const std::string& location) const {
-    return compiler.compile_at(s, base, location, depth + 1);
+    return compiler.compile_at(s, base, location, depth + 1, reading{dialect, vocabularies, assert_formats});
 }
 
 inline schema_node& keyword_context::node() const { return compiler.node(self); }

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Where draft-07 finds a schema from a URI: the `$id`s a document declares (a new base URI, or
-// a location-independent "#name"), and JSON pointers walked from a document root, each `$id`
-// on the way changing the base. A `$id` beside a `$ref` is ignored, as draft-07 ignores every
-// sibling of `$ref`; `$id`s are only looked for where a schema can stand (inside `enum` or an
-// unknown keyword, `{"$id": ...}` is data).
+// Where a schema is found from a URI: the ids a document declares (a new base URI, or a
+// location-independent "#name": draft-04's "id", "$id" later, 2019-09's "$anchor", 2020-12's
+// "$dynamicAnchor"), and JSON pointers walked from a document root, each id on the way changing
+// the base. Up to draft-07 an id beside a `$ref` is ignored, as every sibling of `$ref` is; from
+// 2019-09 on it applies (core 2019-09, section 8.2.4.1). Ids are only looked for where a schema
+// can stand (inside `enum` or an unknown keyword, `{"$id": ...}` is data). A dialect of nullopt
+// reads a document whose dialect is not known yet (a registered one): "$id", else "id", beside
+// `$ref` or not (an extra name for a schema is harmless; a missing one breaks a 2019-09 `$ref`).
 
 #include <handoff/detail/json/pointer.hpp>
-#include <handoff/detail/text.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/detail/text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -47,15 +51,19 @@ inline constexpr subschema_keyword subschema_keywords[] = {
     {"contains", subschema_shape::single},
     {"definitions", subschema_shape::map},
     {"dependencies", subschema_shape::map_or_array},
+    {"dependentSchemas", subschema_shape::map},
     {"else", subschema_shape::single},
     {"if", subschema_shape::single},
     {"items", subschema_shape::single_or_array},
     {"not", subschema_shape::single},
     {"oneOf", subschema_shape::array},
     {"patternProperties", subschema_shape::map},
+    {"prefixItems", subschema_shape::array},
     {"properties", subschema_shape::map},
     {"propertyNames", subschema_shape::single},
     {"then", subschema_shape::single},
+    {"unevaluatedItems", subschema_shape::single},
+    {"unevaluatedProperties", subschema_shape::single},
     {"$defs", subschema_shape::map},
 };
 
@@ -64,13 +72,47 @@ inline constexpr subschema_keyword subschema_keywords[] = {
     return document_uri.empty() ? std::string(pointer) : std::string(document_uri) + "#" + std::string(pointer);
 }
 
-/// The base URI inside `schema` given the one around it.
-[[nodiscard]] inline std::string base_inside(const nlohmann::json& schema, const std::string& parent_base) {
-    if (!schema.is_object() || schema.contains("$ref")) {
-        return parent_base;
+/// The dialect in force inside `schema`: an official `$schema` it declares, else the one
+/// around it.
+[[nodiscard]] inline std::optional<schema_dialect> dialect_inside(const nlohmann::json& schema,
+                                                                  std::optional<schema_dialect> around) {
+    if (schema.is_object()) {
+        if (const auto s = schema.find("$schema"); s != schema.end() && s->is_string()) {
+            if (const auto d = official_dialect(s->get_ref<const std::string&>())) {
+                return d;
+            }
+        }
     }
-    const auto id = schema.find("$id");
-    if (id == schema.end() || !id->is_string()) {
+    return around;
+}
+
+/// The id member of `schema` that sets a base URI in `dialect`, or null.
+[[nodiscard]] inline const nlohmann::json* id_member(const nlohmann::json& schema,
+                                                     std::optional<schema_dialect> dialect) {
+    if (!schema.is_object()) {
+        return nullptr;
+    }
+    if (schema.contains("$ref") && dialect && ref_overrides_siblings(*dialect)) {
+        return nullptr;
+    }
+    const auto dollar = schema.find("$id");
+    const auto plain = schema.find("id");
+    const nlohmann::json* id = nullptr;
+    if (!dialect) {
+        id = dollar != schema.end() ? &*dollar : plain != schema.end() ? &*plain : nullptr;
+    } else if (*dialect == schema_dialect::draft04) {
+        id = plain != schema.end() ? &*plain : nullptr;
+    } else {
+        id = dollar != schema.end() ? &*dollar : nullptr;
+    }
+    return id != nullptr && id->is_string() ? id : nullptr;
+}
+
+/// The base URI inside `schema` given the one around it.
+[[nodiscard]] inline std::string base_inside(const nlohmann::json& schema, const std::string& parent_base,
+                                             std::optional<schema_dialect> dialect) {
+    const nlohmann::json* id = id_member(schema, dialect_inside(schema, dialect));
+    if (id == nullptr) {
         return parent_base;
     }
     return split_fragment(resolve_uri(parent_base, id->get_ref<const std::string&>())).document;
@@ -79,8 +121,9 @@ inline constexpr subschema_keyword subschema_keywords[] = {
 /// Every `$id` of the documents scanned, by absolute URI ("doc" or "doc#name").
 class id_index {
 public:
-    void scan(const nlohmann::json& root, const std::string& base, const std::string& document_uri) {
-        scan_at(root, base, document_uri, "", 0);
+    void scan(const nlohmann::json& root, const std::string& base, const std::string& document_uri,
+              std::optional<schema_dialect> dialect = std::nullopt) {
+        scan_at(root, base, document_uri, "", dialect, 0);
     }
 
     [[nodiscard]] const schema_location* find(const std::string& uri) const {
@@ -90,16 +133,25 @@ public:
 
 private:
     void scan_at(const nlohmann::json& s, const std::string& parent_base, const std::string& doc,
-                 const std::string& pointer, int depth) {
+                 const std::string& pointer, std::optional<schema_dialect> around, int depth) {
         if (!s.is_object() || depth > 1000) {
             return; // deeper than any schema handoff compiles (the compiler reports that)
         }
-        const std::string base = base_inside(s, parent_base);
-        if (const auto id = s.find("$id"); id != s.end() && id->is_string() && !s.contains("$ref")) {
+        const std::optional<schema_dialect> dialect = dialect_inside(s, around);
+        const std::string base = base_inside(s, parent_base, dialect);
+        const schema_location here{&s, parent_base, location_of(doc, pointer)};
+        if (const nlohmann::json* id = id_member(s, dialect)) {
             const std::string full = resolve_uri(parent_base, id->get_ref<const std::string&>());
             const uri_split parts = split_fragment(full);
             const std::string key = parts.fragment.empty() ? parts.document : full;
-            ids_.emplace(key, schema_location{&s, parent_base, location_of(doc, pointer)});
+            ids_.emplace(key, here);
+        }
+        if (!dialect || (bit_of(*dialect) & from_2019_09) != 0) {
+            for (const char* anchor : {"$anchor", "$dynamicAnchor"}) {
+                if (const auto a = s.find(anchor); a != s.end() && a->is_string()) {
+                    ids_.emplace(base + "#" + a->get<std::string>(), here);
+                }
+            }
         }
         for (const subschema_keyword& k : subschema_keywords) {
             const auto it = s.find(k.name);
@@ -109,7 +161,7 @@ private:
             std::string at = pointer;
             append_pointer_token(at, k.name);
             if (it->is_object() && k.shape != subschema_shape::map && k.shape != subschema_shape::map_or_array) {
-                scan_at(*it, base, doc, at, depth + 1);
+                scan_at(*it, base, doc, at, dialect, depth + 1);
                 continue;
             }
             if (!it->is_object() && !it->is_array()) {
@@ -118,7 +170,7 @@ private:
             for (auto m = it->begin(); m != it->end(); ++m) {
                 std::string member = at;
                 append_pointer_token(member, it->is_object() ? m.key() : std::to_string(&*m - &*it->begin()));
-                scan_at(*m, base, doc, member, depth + 1);
+                scan_at(*m, base, doc, member, dialect, depth + 1);
             }
         }
     }
@@ -131,7 +183,8 @@ private:
 /// token leads nowhere.
 /// `where` names `root` for messages ("uri#" for a document root, "uri#/pointer" inside one).
 [[nodiscard]] inline std::optional<schema_location> walk_pointer(const nlohmann::json& root, std::string base,
-                                                                 const std::string& where, std::string_view fragment) {
+                                                                 const std::string& where, std::string_view fragment,
+                                                                 std::optional<schema_dialect> dialect = std::nullopt) {
     const std::string pointer = percent_decode(fragment);
     const nlohmann::json* at = &root;
     std::size_t i = 0;
@@ -141,7 +194,8 @@ private:
         }
         const std::size_t end = std::min(pointer.find('/', i + 1), pointer.size());
         const std::string token = unescape_pointer_token(std::string_view(pointer).substr(i + 1, end - i - 1));
-        base = base_inside(*at, base);
+        dialect = dialect_inside(*at, dialect);
+        base = base_inside(*at, base, dialect);
         if (at->is_object()) {
             const auto it = at->find(token);
             if (it == at->end()) {

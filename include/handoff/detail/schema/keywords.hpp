@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The draft-07 keywords, one compile function each, found through one sorted table. Each
+// The keywords of the five dialects, one compile function each, found through one table that
+// says in which dialects (and, for 2019-09 and 2020-12, in which vocabulary) each applies. Each
 // function checks the keyword's value (a malformed one is a schema_error at its pointer) and
-// writes it into the node. Keywords not in the table are annotations, except the later-draft
-// keywords below, which fail loudly.
+// writes it into the node. Keywords not in the table, or not of the schema's dialect, are
+// annotations, except a 2019-09/2020-12 keyword in a draft-04/06/07 schema, which fails loudly:
+// the author expected it to apply.
 
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/json/writer.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/node.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
@@ -34,6 +37,9 @@ struct keyword_context {
     std::string base;
     std::string where;
     int depth;
+    schema_dialect dialect;
+    std::uint8_t vocabularies; // vocabulary_bit: the keywords that apply (2019-09 on)
+    bool assert_formats;
 
     [[nodiscard]] node_index sub(const nlohmann::json& s, const std::string& location) const;
     [[nodiscard]] schema_node& node() const; // re-fetched after sub(): the vector may grow
@@ -121,7 +127,7 @@ inline void type(const keyword_context& c, const nlohmann::json& v) {
                 return;
             }
         }
-        c.fail("type", "\"type\" must name draft-07 types (null, boolean, integer, number, string, array, "
+        c.fail("type", "\"type\" must name JSON Schema types (null, boolean, integer, number, string, array, "
                        "object), not " +
                            quote_untrusted(json_text(name)));
     };
@@ -166,13 +172,43 @@ inline void maximum(const keyword_context& c, const nlohmann::json& v) {
     c.node().maximum = number(c, "maximum", v);
     c.node().groups |= group_number;
 }
+/// draft-04: a boolean that makes "minimum"/"maximum" exclusive (validation draft-04, 5.1.2-3);
+/// applied after every keyword is read (exclusive_bounds_of_draft04). Later: a number.
 inline void exclusive_minimum(const keyword_context& c, const nlohmann::json& v) {
+    if (c.dialect == schema_dialect::draft04) {
+        if (!v.is_boolean()) {
+            c.fail("exclusiveMinimum", "\"exclusiveMinimum\" must be a boolean in draft-04");
+        }
+        return;
+    }
     c.node().exclusive_minimum = number(c, "exclusiveMinimum", v);
     c.node().groups |= group_number;
 }
 inline void exclusive_maximum(const keyword_context& c, const nlohmann::json& v) {
+    if (c.dialect == schema_dialect::draft04) {
+        if (!v.is_boolean()) {
+            c.fail("exclusiveMaximum", "\"exclusiveMaximum\" must be a boolean in draft-04");
+        }
+        return;
+    }
     c.node().exclusive_maximum = number(c, "exclusiveMaximum", v);
     c.node().groups |= group_number;
+}
+
+inline void exclusive_bounds_of_draft04(const keyword_context& c) {
+    schema_node& n = c.node();
+    const auto flag = [&](const char* k) {
+        const auto it = c.schema.find(k);
+        return it != c.schema.end() && it->is_boolean() && it->get<bool>();
+    };
+    if (flag("exclusiveMinimum") && n.minimum) {
+        n.exclusive_minimum = std::move(n.minimum);
+        n.minimum.reset();
+    }
+    if (flag("exclusiveMaximum") && n.maximum) {
+        n.exclusive_maximum = std::move(n.maximum);
+        n.maximum.reset();
+    }
 }
 
 inline void min_length(const keyword_context& c, const nlohmann::json& v) {
@@ -194,14 +230,26 @@ inline void format(const keyword_context& c, const nlohmann::json& v) {
     if (!v.is_string()) {
         c.fail("format", "\"format\" must be a string");
     }
+    if (!c.assert_formats) {
+        return; // an annotation (validation 2020-12, section 7.2.1)
+    }
     c.node().format = format_of(v.get_ref<const std::string&>());
     if (c.node().format != format_kind::none) {
         c.node().groups |= group_string;
     }
 }
 
+/// 2020-12: the schema of every item after those of "prefixItems" (core 2020-12, 10.3.1.2).
+/// Earlier: one schema for every item, or an array of schemas (the tuple form).
 inline void items(const keyword_context& c, const nlohmann::json& v) {
-    if (v.is_array()) {
+    if (c.dialect == schema_dialect::draft2020_12) {
+        if (v.is_array()) {
+            c.fail("items", "\"items\" must be a schema in 2020-12 (the array form is \"prefixItems\")");
+        }
+        const node_index i = schema_at(c, "items", v);
+        c.node().additional_items = i;
+        c.node().items_is_tuple = true;
+    } else if (v.is_array()) {
         std::vector<node_index> tuple = schema_array(c, "items", v, false);
         c.node().tuple_items = std::move(tuple);
         c.node().items_is_tuple = true;
@@ -209,6 +257,13 @@ inline void items(const keyword_context& c, const nlohmann::json& v) {
         const node_index i = schema_at(c, "items", v);
         c.node().items = i;
     }
+    c.node().groups |= group_array;
+}
+
+inline void prefix_items(const keyword_context& c, const nlohmann::json& v) {
+    std::vector<node_index> tuple = schema_array(c, "prefixItems", v, true);
+    c.node().tuple_items = std::move(tuple);
+    c.node().items_is_tuple = true;
     c.node().groups |= group_array;
 }
 
@@ -238,7 +293,17 @@ inline void unique_items(const keyword_context& c, const nlohmann::json& v) {
 inline void contains(const keyword_context& c, const nlohmann::json& v) {
     const node_index i = schema_at(c, "contains", v);
     c.node().contains = i;
+    c.node().contains_evaluates = c.dialect == schema_dialect::draft2020_12;
     c.node().groups |= group_array;
+}
+
+/// Bounds on how many items fit "contains"; without "contains" they do nothing (validation
+/// 2020-12, sections 6.4.4-5).
+inline void min_contains(const keyword_context& c, const nlohmann::json& v) {
+    c.node().min_contains = non_negative(c, "minContains", v);
+}
+inline void max_contains(const keyword_context& c, const nlohmann::json& v) {
+    c.node().max_contains = non_negative(c, "maxContains", v);
 }
 
 inline void min_properties(const keyword_context& c, const nlohmann::json& v) {
@@ -312,6 +377,42 @@ inline void dependencies(const keyword_context& c, const nlohmann::json& v) {
     c.node().groups |= group_object;
 }
 
+inline void dependent_required(const keyword_context& c, const nlohmann::json& v) {
+    if (!v.is_object()) {
+        c.fail("dependentRequired", "\"dependentRequired\" must be an object of string arrays");
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string at = c.at("dependentRequired");
+        append_pointer_token(at, it.key());
+        c.node().dependencies.push_back(dependency_rule{it.key(), string_array("dependentRequired", *it, at), no_node});
+    }
+    c.node().groups |= group_object;
+}
+
+inline void dependent_schemas(const keyword_context& c, const nlohmann::json& v) {
+    if (!v.is_object()) {
+        c.fail("dependentSchemas", "\"dependentSchemas\" must be an object of schemas");
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        std::string at = c.at("dependentSchemas");
+        append_pointer_token(at, it.key());
+        const node_index i = c.sub(*it, at);
+        c.node().dependencies.push_back(dependency_rule{it.key(), {}, i});
+    }
+    c.node().groups |= group_object;
+}
+
+inline void unevaluated_items(const keyword_context& c, const nlohmann::json& v) {
+    const node_index i = schema_at(c, "unevaluatedItems", v);
+    c.node().unevaluated_items = i;
+    c.node().groups |= group_unevaluated;
+}
+inline void unevaluated_properties(const keyword_context& c, const nlohmann::json& v) {
+    const node_index i = schema_at(c, "unevaluatedProperties", v);
+    c.node().unevaluated_properties = i;
+    c.node().groups |= group_unevaluated;
+}
+
 inline void property_names(const keyword_context& c, const nlohmann::json& v) {
     const node_index i = schema_at(c, "propertyNames", v);
     c.node().property_names = i;
@@ -355,46 +456,51 @@ inline void not_schema(const keyword_context& c, const nlohmann::json& v) {
 
 /// Compiled for their errors only: a definition is reached through a `$ref`, which compiles
 /// it (the memo returns this node).
-inline void definitions(const keyword_context& c, const nlohmann::json& v) {
+inline void definitions_named(const keyword_context& c, std::string_view k, const nlohmann::json& v) {
     if (!v.is_object()) {
-        c.fail("definitions", "\"definitions\" must be an object of schemas");
+        c.fail(k, "\"" + std::string(k) + "\" must be an object of schemas");
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
-        std::string at = c.at("definitions");
+        std::string at = c.at(k);
         append_pointer_token(at, it.key());
         static_cast<void>(c.sub(*it, at));
     }
 }
+inline void definitions(const keyword_context& c, const nlohmann::json& v) { definitions_named(c, "definitions", v); }
+inline void defs(const keyword_context& c, const nlohmann::json& v) { definitions_named(c, "$defs", v); }
 
-inline void id(const keyword_context& c, const nlohmann::json& v) {
+inline void string_valued(const keyword_context& c, std::string_view k, const nlohmann::json& v) {
     if (!v.is_string()) {
-        c.fail("$id", "\"$id\" must be a string");
+        c.fail(k, "\"" + std::string(k) + "\" must be a string");
     }
 }
-
-/// draft-07 is the one dialect handoff validates: any other `$schema` means keywords it reads
-/// differently (or not at all).
-inline void dialect(const keyword_context& c, const nlohmann::json& v) {
-    static constexpr std::string_view accepted[] = {
-        "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema",
-        "https://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema"};
-    for (std::string_view a : accepted) {
-        if (v.is_string() && v.get_ref<const std::string&>() == a) {
-            return;
-        }
+inline void id(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$id", v); }
+inline void draft04_id(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "id", v); }
+inline void anchor(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$anchor", v); }
+inline void dynamic_anchor(const keyword_context& c, const nlohmann::json& v) { string_valued(c, "$dynamicAnchor", v); }
+inline void recursive_anchor(const keyword_context& c, const nlohmann::json& v) {
+    if (!v.is_boolean()) {
+        c.fail("$recursiveAnchor", "\"$recursiveAnchor\" must be a boolean");
     }
-    c.fail("$schema", "handoff validates draft-07 only (\"$schema\": \"http://json-schema.org/draft-07/schema#\"), "
-                      "not " +
-                          quote_untrusted(json_text(v), 120) +
-                          ": keywords of other drafts would be ignored or read differently");
 }
+inline void vocabulary(const keyword_context& c, const nlohmann::json& v) {
+    if (!v.is_object()) {
+        c.fail("$vocabulary", "\"$vocabulary\" must be an object");
+    }
+}
+/// `$schema` is read by the compiler before any keyword (compiler.hpp: dialect_of).
+inline void declared_schema(const keyword_context& /*c*/, const nlohmann::json& /*v*/) {}
+/// `$ref`, `$dynamicRef` and `$recursiveRef` are resolved by the compiler (compile_refs).
+inline void reference(const keyword_context& /*c*/, const nlohmann::json& /*v*/) {}
 
-/// A keyword of 2019-09 or 2020-12 that draft-07 ignores: validating on would accept what the
-/// author meant to refuse.
+/// A keyword of 2019-09 or 2020-12 in an earlier dialect, which ignores it: validating on would
+/// accept what the author meant to refuse.
 inline void later_draft(const keyword_context& c, std::string_view keyword) {
-    c.fail(keyword, "\"" + std::string(keyword) +
-                        "\" is a keyword of JSON Schema 2019-09/2020-12 that draft-07 ignores: the schema would "
-                        "accept what it was written to refuse (rewrite it in draft-07 terms)");
+    c.fail(keyword, "\"" + std::string(keyword) + "\" is a keyword of JSON Schema 2019-09/2020-12 that " +
+                        std::string(to_string(c.dialect)) +
+                        " ignores: the schema would accept what it was written to refuse (declare "
+                        "\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", or rewrite it in " +
+                        std::string(to_string(c.dialect)) + " terms)");
 }
 
 } // namespace keywords
@@ -403,63 +509,76 @@ using keyword_function = void (*)(const keyword_context&, const nlohmann::json&)
 
 struct keyword_entry {
     std::string_view name;
-    keyword_function compile; // null: a later-draft keyword, refused
+    keyword_function compile;
+    std::uint8_t dialects;    // dialect_bit: where the keyword applies
+    std::uint8_t vocabulary;  // vocabulary_bit (2019-09 on)
+    std::uint8_t refused = 0; // dialect_bit: where it is a schema_error (a later-draft keyword)
 };
 
-/// Every keyword draft-07 defines that constrains or holds schemas, and the later-draft ones.
+inline constexpr std::uint8_t app = vocab_applicator;
+inline constexpr std::uint8_t val = vocab_validation;
+
+/// Every keyword that constrains or holds schemas, in the dialects that define it (core and
+/// validation specifications of each, https://json-schema.org/specification-links).
 inline constexpr keyword_entry keyword_table[] = {
-    {"$dynamicAnchor", nullptr},
-    {"$dynamicRef", nullptr},
-    {"$id", keywords::id},
-    {"$recursiveAnchor", nullptr},
-    {"$recursiveRef", nullptr},
-    {"$schema", keywords::dialect},
-    {"$anchor", nullptr},
-    {"additionalItems", keywords::additional_items},
-    {"additionalProperties", keywords::additional_properties},
-    {"allOf", keywords::all_of},
-    {"anyOf", keywords::any_of},
-    {"const", keywords::const_value},
-    {"contains", keywords::contains},
-    {"definitions", keywords::definitions},
-    {"dependencies", keywords::dependencies},
-    {"dependentRequired", nullptr},
-    {"dependentSchemas", nullptr},
-    {"else", keywords::else_schema},
-    {"enum", keywords::enum_values},
-    {"exclusiveMaximum", keywords::exclusive_maximum},
-    {"exclusiveMinimum", keywords::exclusive_minimum},
-    {"format", keywords::format},
-    {"if", keywords::if_schema},
-    {"items", keywords::items},
-    {"maxContains", nullptr},
-    {"maxItems", keywords::max_items},
-    {"maxLength", keywords::max_length},
-    {"maxProperties", keywords::max_properties},
-    {"maximum", keywords::maximum},
-    {"minContains", nullptr},
-    {"minItems", keywords::min_items},
-    {"minLength", keywords::min_length},
-    {"minProperties", keywords::min_properties},
-    {"minimum", keywords::minimum},
-    {"multipleOf", keywords::multiple_of},
-    {"not", keywords::not_schema},
-    {"oneOf", keywords::one_of},
-    {"pattern", keywords::pattern},
-    {"patternProperties", keywords::pattern_properties},
-    {"prefixItems", nullptr},
-    {"properties", keywords::properties},
-    {"propertyNames", keywords::property_names},
-    {"required", keywords::required},
-    {"then", keywords::then_schema},
-    {"type", keywords::type},
-    {"unevaluatedItems", nullptr},
-    {"unevaluatedProperties", nullptr},
-    {"uniqueItems", keywords::unique_items},
+    {"$anchor", keywords::anchor, from_2019_09, vocab_core, up_to_draft07},
+    {"$defs", keywords::defs, from_2019_09, vocab_core, 0},
+    {"$dynamicAnchor", keywords::dynamic_anchor, in_2020_12, vocab_core, up_to_draft07},
+    {"$dynamicRef", keywords::reference, in_2020_12, vocab_core, up_to_draft07},
+    {"$id", keywords::id, from_draft06, vocab_core},
+    {"$recursiveAnchor", keywords::recursive_anchor, in_2019_09, vocab_core, up_to_draft07},
+    {"$recursiveRef", keywords::reference, in_2019_09, vocab_core, up_to_draft07},
+    {"$ref", keywords::reference, in_all_dialects, vocab_core},
+    {"$schema", keywords::declared_schema, in_all_dialects, vocab_core},
+    {"$vocabulary", keywords::vocabulary, from_2019_09, vocab_core},
+    {"additionalItems", keywords::additional_items, up_to_2019_09, app},
+    {"additionalProperties", keywords::additional_properties, in_all_dialects, app},
+    {"allOf", keywords::all_of, in_all_dialects, app},
+    {"anyOf", keywords::any_of, in_all_dialects, app},
+    {"const", keywords::const_value, from_draft06, val},
+    {"contains", keywords::contains, from_draft06, app},
+    {"definitions", keywords::definitions, in_all_dialects, vocab_core},
+    // Split into dependentRequired/dependentSchemas in 2019-09, but kept by the 2019-09 and 2020-12
+    // metaschemas "to prevent incompatible extensions": applied in every dialect, never ignored.
+    {"dependencies", keywords::dependencies, in_all_dialects, app},
+    {"dependentRequired", keywords::dependent_required, from_2019_09, val, up_to_draft07},
+    {"dependentSchemas", keywords::dependent_schemas, from_2019_09, app, up_to_draft07},
+    {"else", keywords::else_schema, from_draft07, app},
+    {"enum", keywords::enum_values, in_all_dialects, val},
+    {"exclusiveMaximum", keywords::exclusive_maximum, in_all_dialects, val},
+    {"exclusiveMinimum", keywords::exclusive_minimum, in_all_dialects, val},
+    {"format", keywords::format, in_all_dialects, vocab_format_annotation | vocab_format_assertion},
+    {"id", keywords::draft04_id, in_draft04, vocab_core},
+    {"if", keywords::if_schema, from_draft07, app},
+    {"items", keywords::items, in_all_dialects, app},
+    {"maxContains", keywords::max_contains, from_2019_09, val, up_to_draft07},
+    {"maxItems", keywords::max_items, in_all_dialects, val},
+    {"maxLength", keywords::max_length, in_all_dialects, val},
+    {"maxProperties", keywords::max_properties, in_all_dialects, val},
+    {"maximum", keywords::maximum, in_all_dialects, val},
+    {"minContains", keywords::min_contains, from_2019_09, val, up_to_draft07},
+    {"minItems", keywords::min_items, in_all_dialects, val},
+    {"minLength", keywords::min_length, in_all_dialects, val},
+    {"minProperties", keywords::min_properties, in_all_dialects, val},
+    {"minimum", keywords::minimum, in_all_dialects, val},
+    {"multipleOf", keywords::multiple_of, in_all_dialects, val},
+    {"not", keywords::not_schema, in_all_dialects, app},
+    {"oneOf", keywords::one_of, in_all_dialects, app},
+    {"pattern", keywords::pattern, in_all_dialects, val},
+    {"patternProperties", keywords::pattern_properties, in_all_dialects, app},
+    {"prefixItems", keywords::prefix_items, in_2020_12, app, up_to_draft07},
+    {"properties", keywords::properties, in_all_dialects, app},
+    {"propertyNames", keywords::property_names, from_draft06, app},
+    {"required", keywords::required, in_all_dialects, val},
+    {"then", keywords::then_schema, from_draft07, app},
+    {"type", keywords::type, in_all_dialects, val},
+    {"unevaluatedItems", keywords::unevaluated_items, from_2019_09, vocab_unevaluated, up_to_draft07},
+    {"unevaluatedProperties", keywords::unevaluated_properties, from_2019_09, vocab_unevaluated, up_to_draft07},
+    {"uniqueItems", keywords::unique_items, in_all_dialects, val},
 };
 
 [[nodiscard]] inline const keyword_entry* find_keyword(std::string_view name) {
-    for (const keyword_entry& k : keyword_table) { // 48 entries, short names: a scan is enough
+    for (const keyword_entry& k : keyword_table) { // 52 entries, short names: a scan is enough
         if (k.name == name) {
             return &k;
         }
@@ -467,10 +586,15 @@ inline constexpr keyword_entry keyword_table[] = {
     return nullptr;
 }
 
-/// Runs the entry: a later-draft keyword fails, any other compiles.
+/// Runs the entry in the schema's dialect and vocabularies: a later-draft keyword of an earlier
+/// dialect fails; a keyword of another dialect or of a vocabulary not in use is an annotation.
 inline void compile_keyword(const keyword_entry& k, const keyword_context& c, const nlohmann::json& v) {
-    if (k.compile == nullptr) {
+    const std::uint8_t d = bit_of(c.dialect);
+    if ((k.refused & d) != 0) {
         keywords::later_draft(c, k.name);
+    }
+    if ((k.dialects & d) == 0 || ((d & from_2019_09) != 0 && (k.vocabulary & c.vocabularies) == 0)) {
+        return;
     }
     k.compile(c, v);
 }

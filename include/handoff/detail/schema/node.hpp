@@ -6,9 +6,9 @@
 // subschema an index into the same vector of nodes, so `$ref`s (recursive ones included) are
 // resolved once and cost an index at run time.
 
+#include <handoff/detail/json/number.hpp>
 #include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/format_check.hpp>
-#include <handoff/detail/json/number.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -75,19 +75,30 @@ struct dependency_rule {
 
 /// Which groups of keywords a node has, so the walk skips whole groups with one test.
 enum node_group : std::uint8_t {
-    group_values = 1U,  // enum, const
-    group_number = 2U,  // bounds, multipleOf
-    group_string = 4U,  // lengths, pattern, format
-    group_array = 8U,   // items ... contains
-    group_object = 16U, // properties ... propertyNames
-    group_logic = 32U,  // allOf, anyOf, oneOf, not, if
+    group_values = 1U,       // enum, const
+    group_number = 2U,       // bounds, multipleOf
+    group_string = 4U,       // lengths, pattern, format
+    group_array = 8U,        // items ... contains
+    group_object = 16U,      // properties ... propertyNames
+    group_logic = 32U,       // allOf, anyOf, oneOf, not, if, $ref beside others, $dynamicRef
+    group_unevaluated = 64U, // unevaluatedItems, unevaluatedProperties
 };
+
+/// `$dynamicRef` (2020-12) and `$recursiveRef` (2019-09): a target known at compile time that
+/// the dynamic scope may replace at run time.
+enum class dynamic_kind : std::uint8_t { none, dynamic, recursive };
 
 struct schema_node {
     std::string where;           // schema location, for messages
     std::optional<bool> boolean; // a boolean schema (true or false), nothing else set
-    node_index ref = no_node;    // `$ref`: the only keyword that applies
+    node_index ref = no_node;    // `$ref` up to draft-07: the only keyword that applies
     std::uint8_t groups = 0;
+    std::int32_t resource = 0; // the schema resource (base URI) the node belongs to
+
+    node_index applied_ref = no_node; // `$ref` from 2019-09 on: one applicator among the others
+    dynamic_kind dynamic = dynamic_kind::none;
+    node_index dynamic_target = no_node; // the target when the dynamic scope names none
+    std::string dynamic_anchor;          // the `$dynamicAnchor` name searched for
     std::uint8_t types = type_any;
 
     std::vector<nlohmann::json> enum_values;
@@ -110,6 +121,9 @@ struct schema_node {
     std::uint64_t max_items = std::numeric_limits<std::uint64_t>::max();
     bool unique_items = false;
     node_index contains = no_node;
+    std::uint64_t min_contains = 1;
+    std::uint64_t max_contains = std::numeric_limits<std::uint64_t>::max();
+    bool contains_evaluates = false; // 2020-12: items that fit `contains` count as evaluated
 
     std::vector<property_rule> properties; // sorted by name, as nlohmann's std::map is
     std::size_t required_count = 0;        // properties with required == true
@@ -119,6 +133,11 @@ struct schema_node {
     node_index property_names = no_node;
     std::uint64_t min_properties = 0;
     std::uint64_t max_properties = std::numeric_limits<std::uint64_t>::max();
+
+    // From 2019-09 on (core 2019-09, section 9.3.2): properties and items that no other keyword
+    // of the schema or its in-place subschemas evaluated.
+    node_index unevaluated_items = no_node;
+    node_index unevaluated_properties = no_node;
 
     std::vector<node_index> all_of, any_of, one_of;
     node_index not_schema = no_node;

@@ -8,8 +8,8 @@
 // anything over a network.
 
 #include <handoff/detail/schema/ids.hpp>
-#include <handoff/detail/text.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
@@ -29,12 +29,15 @@ class ref_resolver {
 public:
     /// `root_uri`: where `root` lives ("" when unknown, then only fragments and absolute
     /// references resolve); `folders`: where files may be loaded from (canonical).
+    /// `dialect`: the root's (nullopt: read "$id", else "id").
     ref_resolver(const nlohmann::json& root, const std::string& root_uri, const schema_registry* registry,
-                 std::vector<std::filesystem::path> folders)
+                 std::vector<std::filesystem::path> folders, std::optional<schema_dialect> dialect = std::nullopt)
         : root_(&root), root_uri_(schema_registry::normalize(root_uri)), registry_(registry),
-          folders_(std::move(folders)) {
-        local_ids_.scan(root, root_uri_, root_uri_);
+          folders_(std::move(folders)), dialect_(dialect) {
+        local_ids_.scan(root, root_uri_, root_uri_, dialect_);
     }
+
+    [[nodiscard]] std::optional<schema_dialect> dialect() const noexcept { return dialect_; }
 
     [[nodiscard]] const std::string& root_base() const noexcept { return root_uri_; }
     [[nodiscard]] std::string root_where(const std::string& pointer) const { return location_of(root_uri_, pointer); }
@@ -76,10 +79,10 @@ private:
             return registry().locate(absolute);
         }
         if (document == root_uri_) {
-            return walk_pointer(*root_, root_uri_, location_of(root_uri_, ""), fragment);
+            return walk_pointer(*root_, root_uri_, location_of(root_uri_, ""), fragment, dialect_);
         }
         if (const schema_location* by_id = local_ids_.find(document)) {
-            return walk_pointer(*by_id->schema, by_id->parent_base, by_id->where, fragment);
+            return walk_pointer(*by_id->schema, by_id->parent_base, by_id->where, fragment, dialect_);
         }
         if (auto in_registry = registry().locate(absolute)) {
             return in_registry;
@@ -129,6 +132,7 @@ private:
     std::string root_uri_;
     const schema_registry* registry_;
     std::vector<std::filesystem::path> folders_;
+    std::optional<schema_dialect> dialect_;
     id_index local_ids_;
     std::map<std::string, std::shared_ptr<const nlohmann::json>> loaded_;
     id_index loaded_ids_;

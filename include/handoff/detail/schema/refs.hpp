@@ -8,9 +8,10 @@
 // max_ref_hops. A reference that leads nowhere is a value that says why: never an exception,
 // never an endless loop.
 
-#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/ids.hpp>
+#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
@@ -38,6 +39,14 @@ struct ref_scope {
     const schema_registry* registry = nullptr;
     /// The schema's own URI; relative references resolve against it ("" when unknown).
     std::string base_uri;
+    /// The dialect of a root without `$schema`, as schema_options::dialect.
+    std::optional<schema_dialect> dialect{};
+
+    [[nodiscard]] schema_options options() const {
+        schema_options o;
+        o.dialect = dialect;
+        return o;
+    }
 
     /// The folders referenced files may be loaded from.
     [[nodiscard]] std::vector<std::filesystem::path> folders() const {
@@ -66,7 +75,11 @@ struct ref_target {
 class ref_follower {
 public:
     ref_follower(const nlohmann::json& root, const ref_scope& scope)
-        : resolver_(root, scope.base_uri, scope.registry, scope.folders()) {}
+        : resolver_(root, scope.base_uri, scope.registry, scope.folders(),
+                    compiled_schema::dialect_of(root, scope.options())) {}
+
+    /// The dialect the root document is read in.
+    [[nodiscard]] std::optional<schema_dialect> dialect() const noexcept { return resolver_.dialect(); }
 
     /// The root document's URI, normalized: the base URI around the root schema.
     [[nodiscard]] const std::string& document_uri() const noexcept { return resolver_.root_base(); }
@@ -79,7 +92,7 @@ public:
         for (int hops = 0;; ++hops) {
             const auto ref = at->is_object() ? at->find("$ref") : at->end();
             if (!at->is_object() || ref == at->end()) {
-                return ref_target{at, base_inside(*at, base), {}};
+                return ref_target{at, base_inside(*at, base, resolver_.dialect()), {}};
             }
             if (!ref->is_string()) {
                 return ref_target{nullptr, {}, "\"$ref\" is not a string"};

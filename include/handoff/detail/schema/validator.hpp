@@ -6,21 +6,30 @@
 // applicators whose failure is one fact (anyOf, oneOf, not, contains, if) are decided with a
 // boolean sub-walk and reported as one problem; those that descend (properties, items, allOf,
 // then/else, $ref) report what failed inside.
+//
+// Annotations (which properties and items were evaluated) are collected only below a schema
+// with unevaluatedProperties/unevaluatedItems, through its in-place subschemas: elsewhere the
+// `evaluated*` is null and the walk is the one of a schema without them. The dynamic scope (the
+// schema resources entered, outermost first) is kept only when the schema has a `$dynamicRef`
+// or `$recursiveRef` that can use it.
 
 #include <handoff/detail/json/equal.hpp>
 #include <handoff/detail/json/writer.hpp>
+#include <handoff/detail/schema/compiler.hpp>
 #include <handoff/detail/schema/node.hpp>
 #include <handoff/detail/schema/sinks.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // sort
-#include <cstddef>   // size_t
-#include <cstdint>   // uint64_t
-#include <numeric>   // iota
-#include <string>    // string
-#include <vector>    // vector
+#include <algorithm>   // sort
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <limits>      // numeric_limits
+#include <numeric>     // iota
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -50,12 +59,37 @@ inline constexpr int max_validation_depth = 256;
            (v.is_string() ? quote_untrusted(v.get_ref<const std::string&>()) : quote_untrusted(json_text(v), 40)) + ")";
 }
 
+/// The properties and items of one instance that keywords evaluated (core 2020-12, sections
+/// 11.2-11.3): what unevaluatedProperties and unevaluatedItems leave alone.
+struct evaluated {
+    bool all_properties = false;
+    std::vector<std::string_view> properties; // keys of the instance, which outlives the walk
+    bool all_items = false;
+    std::size_t items_prefix = 0;   // items [0, prefix) evaluated
+    std::vector<std::size_t> items; // more items evaluated (by `contains`, 2020-12)
+
+    void merge(const evaluated& o) {
+        all_properties = all_properties || o.all_properties;
+        properties.insert(properties.end(), o.properties.begin(), o.properties.end());
+        all_items = all_items || o.all_items;
+        items_prefix = std::max(items_prefix, o.items_prefix);
+        items.insert(items.end(), o.items.begin(), o.items.end());
+    }
+    [[nodiscard]] bool has_property(std::string_view key) const {
+        return all_properties || std::find(properties.begin(), properties.end(), key) != properties.end();
+    }
+    [[nodiscard]] bool has_item(std::size_t k) const {
+        return all_items || k < items_prefix || std::find(items.begin(), items.end(), k) != items.end();
+    }
+};
+
 class schema_validator {
 public:
-    schema_validator(const std::vector<schema_node>& nodes, std::uint64_t pattern_bound)
-        : nodes_(nodes), pattern_bound_(pattern_bound) {}
+    schema_validator(const compiled_nodes& compiled, std::uint64_t pattern_bound)
+        : nodes_(compiled.nodes), compiled_(compiled), pattern_bound_(pattern_bound),
+          dynamic_scope_(compiled.uses_dynamic_scope) {}
 
-    bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth) const {
+    bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev = nullptr) const {
         const schema_node& n = nodes_[static_cast<std::size_t>(i)];
         if (depth > max_validation_depth) {
             return sink.fail([] {
@@ -68,8 +102,30 @@ public:
                    sink.fail([] { return std::string("no value is allowed here (the schema is false)"); });
         }
         if (n.ref != no_node) {
-            return walk(v, n.ref, sink, depth + 1);
+            return walk(v, n.ref, sink, depth + 1, ev);
         }
+        const scope_entry entered(*this, n.resource);
+        if ((n.groups & group_unevaluated) == 0) {
+            return walk_keywords(v, n, sink, depth, ev);
+        }
+        // What this schema's keywords and in-place subschemas evaluate, then unevaluated*.
+        evaluated own;
+        bool ok = walk_keywords(v, n, sink, depth, &own);
+        if (!ok && !sink.collecting()) {
+            return false;
+        }
+        ok = check_unevaluated(v, n, sink, depth, own) && ok;
+        if (ev != nullptr) {
+            ev->merge(own);
+        }
+        return ok;
+    }
+
+private:
+    /// The keywords of object schema `n` but unevaluated*; `out`, when not null, collects what
+    /// they evaluated.
+    bool walk_keywords(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                       evaluated* out) const {
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
@@ -91,19 +147,102 @@ public:
         if ((n.groups & group_string) != 0 && v.is_string() && !keep(check_string(v, n, sink))) {
             return false;
         }
-        if ((n.groups & group_array) != 0 && v.is_array() && !keep(check_array(v, n, sink, depth))) {
+        if ((n.groups & group_array) != 0 && v.is_array() && !keep(check_array(v, n, sink, depth, out))) {
             return false;
         }
-        if ((n.groups & group_object) != 0 && v.is_object() && !keep(check_object(v, n, sink, depth))) {
+        if ((n.groups & group_object) != 0 && v.is_object() && !keep(check_object(v, n, sink, depth, out))) {
             return false;
         }
-        if ((n.groups & group_logic) != 0 && !keep(check_logic(v, n, sink, depth))) {
+        if ((n.groups & group_logic) != 0 && !keep(check_logic(v, n, sink, depth, out))) {
             return false;
         }
         return ok;
     }
 
-private:
+    /// Enters the node's schema resource into the dynamic scope for the node's walk.
+    class scope_entry {
+    public:
+        scope_entry(const schema_validator& w, std::int32_t resource) : w_(w) {
+            pushed_ = w.dynamic_scope_ && (w.scope_.empty() || w.scope_.back() != resource);
+            if (pushed_) {
+                w.scope_.push_back(resource);
+            }
+        }
+        scope_entry(const scope_entry&) = delete;
+        scope_entry& operator=(const scope_entry&) = delete;
+        scope_entry(scope_entry&&) = delete;
+        scope_entry& operator=(scope_entry&&) = delete;
+        ~scope_entry() {
+            if (pushed_) {
+                w_.scope_.pop_back();
+            }
+        }
+
+    private:
+        const schema_validator& w_;
+        bool pushed_ = false;
+    };
+
+    /// The schema a `$dynamicRef` or `$recursiveRef` applies here: for `$dynamicRef`, the
+    /// outermost resource of the dynamic scope with a `$dynamicAnchor` of that name (core 2020-12,
+    /// section 8.2.3.2); for `$recursiveRef`, the outermost of the resources, innermost first, that
+    /// say `"$recursiveAnchor": true` without a gap (core 2019-09, section 8.2.4.2.2).
+    [[nodiscard]] node_index dynamic_target_of(const schema_node& n) const {
+        if (n.dynamic == dynamic_kind::dynamic) {
+            for (const std::int32_t r : scope_) {
+                const auto& anchors = compiled_.dynamic_anchors[static_cast<std::size_t>(r)];
+                if (const auto it = anchors.find(n.dynamic_anchor); it != anchors.end()) {
+                    return it->second;
+                }
+            }
+        } else if (n.dynamic == dynamic_kind::recursive) {
+            node_index target = n.dynamic_target;
+            for (auto r = scope_.rbegin(); r != scope_.rend(); ++r) {
+                const node_index anchor = compiled_.recursive_anchors[static_cast<std::size_t>(*r)];
+                if (anchor == no_node) {
+                    break;
+                }
+                target = anchor;
+            }
+            return target;
+        }
+        return n.dynamic_target;
+    }
+
+    bool check_unevaluated(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                           evaluated& own) const {
+        bool ok = true;
+        if (n.unevaluated_properties != no_node && v.is_object()) {
+            const bool closed = nodes_[static_cast<std::size_t>(n.unevaluated_properties)].boolean == false;
+            for (auto it = v.begin(); it != v.end() && (ok || sink.collecting()); ++it) {
+                if (own.has_property(it.key())) {
+                    continue;
+                }
+                const std::size_t mark = sink.enter(it.key());
+                ok = (closed ? sink.fail([&] {
+                         return "the property " + quote_untrusted(it.key()) +
+                                " is not allowed here (unevaluatedProperties is false)";
+                     })
+                             : walk(*it, n.unevaluated_properties, sink, depth + 1)) &&
+                     ok;
+                sink.leave(mark);
+            }
+            own.all_properties = true;
+        }
+        if (n.unevaluated_items != no_node && v.is_array()) {
+            for (std::size_t k = 0; k < v.size() && (ok || sink.collecting()); ++k) {
+                if (own.has_item(k)) {
+                    continue;
+                }
+                const std::size_t mark = sink.enter(k);
+                ok = walk(v[k], n.unevaluated_items, sink, depth + 1) && ok;
+                sink.leave(mark);
+            }
+            own.all_items = true;
+        }
+        return ok;
+    }
+
     bool check_values(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         if (n.const_value && !json_equal(v, *n.const_value)) {
             return sink.fail([&] { return "must be " + quote_untrusted(json_text(*n.const_value), 80) + got(v); });
@@ -214,7 +353,7 @@ private:
                ok;
     }
 
-    bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const {
+    bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const {
         const std::size_t size = v.size();
         bool ok = true;
         const auto keep = [&](bool passed) {
@@ -243,27 +382,48 @@ private:
                 return false;
             }
         }
+        if (out != nullptr) {
+            if (!n.items_is_tuple) {
+                out->all_items = out->all_items || n.items != no_node;
+            } else {
+                out->items_prefix = std::max(out->items_prefix, std::min(size, n.tuple_items.size()));
+                out->all_items = out->all_items || (n.additional_items != no_node && size > n.tuple_items.size());
+            }
+        }
         if (n.unique_items && !keep(check_unique(v, sink))) {
             return false;
         }
-        if (n.contains != no_node && !keep(contains(v, n.contains, depth) || sink.fail([&] {
-                return std::string("must contain at least one item that fits the "
-                                   "schema at ") +
-                       message_location(n.contains);
-            }))) {
-            return false;
-        }
-        return ok;
+        return n.contains == no_node ? ok : check_contains(v, n, sink, depth, out) && ok;
     }
 
-    [[nodiscard]] bool contains(const nlohmann::json& v, node_index schema, int depth) const {
-        for (const nlohmann::json& item : v) {
-            walk_sink b;
-            if (walk(item, schema, b, depth + 1)) {
-                return true;
+    /// How many items fit `contains`, against minContains (1 unless said) and maxContains.
+    bool check_contains(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                        evaluated* out) const {
+        const bool mark = out != nullptr && n.contains_evaluates;
+        const bool bounded_above = n.max_contains != std::numeric_limits<std::uint64_t>::max();
+        std::uint64_t fits = 0;
+        for (std::size_t k = 0; k < v.size(); ++k) {
+            if (!passes(v[k], n.contains, depth)) {
+                continue;
+            }
+            ++fits;
+            if (mark) {
+                out->items.push_back(k);
+            } else if (!bounded_above && fits >= n.min_contains) {
+                break;
             }
         }
-        return false;
+        if (fits < n.min_contains) {
+            return sink.fail([&] {
+                return "must contain at least " + std::to_string(n.min_contains) + " item" +
+                       (n.min_contains == 1 ? "" : "s") + " that fit" + (n.min_contains == 1 ? "s" : "") +
+                       " the schema at " + message_location(n.contains) + ", not " + std::to_string(fits);
+            });
+        }
+        return fits <= n.max_contains || sink.fail([&] {
+            return "must contain at most " + std::to_string(n.max_contains) + " items that fit the schema at " +
+                   message_location(n.contains) + ", not " + std::to_string(fits);
+        });
     }
 
     bool check_unique(const nlohmann::json& v, walk_sink& sink) const {
@@ -289,31 +449,36 @@ private:
         return true;
     }
 
-    bool check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
+    bool check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
 
     bool check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
-                      const property_rule* prop, walk_sink& sink, int depth) const;
+                      const property_rule* prop, walk_sink& sink, int depth, evaluated* out) const;
 
-    bool check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
+    bool check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                            evaluated* out) const;
 
-    bool check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
-    bool check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
-    bool check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth) const;
+    bool check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
+    bool check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const;
     [[nodiscard]] std::string message_location(node_index i) const {
         return message_pointer(nodes_[static_cast<std::size_t>(i)].where);
     }
 
-    [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth) const {
+    [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth, evaluated* ev = nullptr) const {
         walk_sink b;
-        return walk(v, i, b, depth + 1);
+        return walk(v, i, b, depth + 1, ev);
     }
 
     const std::vector<schema_node>& nodes_;
+    const compiled_nodes& compiled_;
     std::uint64_t pattern_bound_;
+    bool dynamic_scope_; // whether any $dynamicRef/$recursiveRef reads the scope: else none is kept
+    mutable std::vector<std::int32_t> scope_; // the dynamic scope: one validator per walk, one thread
 };
 
-inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth) const {
+inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     const auto& members = v.get_ref<const nlohmann::json::object_t&>();
     bool ok = true;
     const auto keep = [&](bool passed) {
@@ -343,13 +508,16 @@ inline bool schema_validator::check_object(const nlohmann::json& v, const schema
         required_seen += prop != nullptr && prop->required ? 1U : 0U;
         if (plain && prop != nullptr && prop->schema != no_node) {
             // The common case: a declared property, no pattern rules: straight into its schema.
+            if (out != nullptr) {
+                out->properties.emplace_back(key);
+            }
             const std::size_t mark = sink.enter(key);
             const bool passed = walk(value, prop->schema, sink, depth + 1);
             sink.leave(mark);
             if (!keep(passed)) {
                 return false;
             }
-        } else if (!keep(check_member(key, value, n, prop, sink, depth))) {
+        } else if (!keep(check_member(key, value, n, prop, sink, depth, out))) {
             return false;
         }
     }
@@ -361,11 +529,12 @@ inline bool schema_validator::check_object(const nlohmann::json& v, const schema
             }
         }
     }
-    return keep(check_dependencies(v, n, sink, depth)) && ok;
+    return keep(check_dependencies(v, n, sink, depth, out)) && ok;
 }
 
 inline bool schema_validator::check_member(const std::string& key, const nlohmann::json& value, const schema_node& n,
-                                           const property_rule* prop, walk_sink& sink, int depth) const {
+                                           const property_rule* prop, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     bool ok = true;
     bool matched = false;
     const std::size_t mark = sink.enter(key);
@@ -394,6 +563,9 @@ inline bool schema_validator::check_member(const std::string& key, const nlohman
             return false;
         }
     }
+    if (out != nullptr && (matched || n.additional_properties != no_node)) {
+        out->properties.emplace_back(key);
+    }
     if (!matched && n.additional_properties != no_node) {
         // "additionalProperties": false is the common case: say which rule, not "false schema".
         const bool closed = nodes_[static_cast<std::size_t>(n.additional_properties)].boolean == false;
@@ -415,7 +587,7 @@ inline bool schema_validator::check_member(const std::string& key, const nlohman
 }
 
 inline bool schema_validator::check_dependencies(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                                 int depth) const {
+                                                 int depth, evaluated* out) const {
     bool ok = true;
     for (const dependency_rule& d : n.dependencies) {
         if (!v.contains(d.name)) {
@@ -433,7 +605,7 @@ inline bool schema_validator::check_dependencies(const nlohmann::json& v, const 
             }
         }
         if (d.schema != no_node) {
-            ok = walk(v, d.schema, sink, depth + 1) && ok;
+            ok = walk(v, d.schema, sink, depth + 1, out) && ok;
             if (!ok && !sink.collecting()) {
                 return false;
             }
@@ -442,23 +614,44 @@ inline bool schema_validator::check_dependencies(const nlohmann::json& v, const 
     return ok;
 }
 
-inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                          int depth) const {
+inline bool schema_validator::check_refs(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                         evaluated* out) const {
     bool ok = true;
+    if (n.applied_ref != no_node) {
+        ok = walk(v, n.applied_ref, sink, depth + 1, out);
+        if (!ok && !sink.collecting()) {
+            return false;
+        }
+    }
+    if (n.dynamic_target != no_node) {
+        ok = walk(v, dynamic_target_of(n), sink, depth + 1, out) && ok;
+    }
+    return ok;
+}
+
+inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                          evaluated* out) const {
+    bool ok = true;
+    if (n.applied_ref != no_node || n.dynamic_target != no_node) {
+        ok = check_refs(v, n, sink, depth, out);
+        if (!ok && !sink.collecting()) {
+            return false;
+        }
+    }
     for (node_index s : n.all_of) {
-        ok = walk(v, s, sink, depth + 1) && ok;
+        ok = walk(v, s, sink, depth + 1, out) && ok;
         if (!ok && !sink.collecting()) {
             return false;
         }
     }
     if (!n.any_of.empty()) {
-        ok = check_any_of(v, n, sink, depth) && ok;
+        ok = check_any_of(v, n, sink, depth, out) && ok;
         if (!ok && !sink.collecting()) {
             return false;
         }
     }
     if (!n.one_of.empty()) {
-        ok = check_one_of(v, n, sink, depth) && ok;
+        ok = check_one_of(v, n, sink, depth, out) && ok;
         if (!ok && !sink.collecting()) {
             return false;
         }
@@ -472,32 +665,52 @@ inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_
         }
     }
     if (n.if_schema != no_node) {
-        const node_index branch = passes(v, n.if_schema, depth) ? n.then_schema : n.else_schema;
+        evaluated kept;
+        const bool fits = passes(v, n.if_schema, depth, out != nullptr ? &kept : nullptr);
+        if (fits && out != nullptr) {
+            out->merge(kept);
+        }
+        const node_index branch = fits ? n.then_schema : n.else_schema;
         if (branch != no_node) {
-            ok = walk(v, branch, sink, depth + 1) && ok;
+            ok = walk(v, branch, sink, depth + 1, out) && ok;
         }
     }
     return ok;
 }
 
-inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth) const {
+/// With annotations wanted, every branch is tried: each one that fits adds what it evaluated.
+inline bool schema_validator::check_any_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
+    bool any = false;
     for (node_index s : n.any_of) {
-        if (passes(v, s, depth)) {
-            return true;
+        evaluated branch;
+        if (passes(v, s, depth, out != nullptr ? &branch : nullptr)) {
+            any = true;
+            if (out == nullptr) {
+                return true;
+            }
+            out->merge(branch);
         }
     }
-    return sink.fail([&] {
+    return any || sink.fail([&] {
         return "fits none of the " + std::to_string(n.any_of.size()) + " schemas of anyOf (" +
                message_location(n.any_of.front()) + "...)";
     });
 }
 
-inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
-                                           int depth) const {
+inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
+                                           evaluated* out) const {
     std::size_t fits = 0;
+    evaluated fitting;
     for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {
-        fits += passes(v, n.one_of[k], depth) ? 1U : 0U;
+        evaluated branch;
+        if (passes(v, n.one_of[k], depth, out != nullptr ? &branch : nullptr)) {
+            ++fits;
+            fitting = std::move(branch);
+        }
+    }
+    if (fits == 1 && out != nullptr) {
+        out->merge(fitting);
     }
     return fits == 1 || sink.fail([&] {
         return std::string(fits == 0 ? "fits none" : "fits more than one") + " of the " +

@@ -3,6 +3,7 @@
 
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/json/writer.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/schema.hpp>
 
@@ -19,17 +20,22 @@
 
 namespace handoff::detail {
 
-/// Builds one value that fits a JSON Schema (draft-07), for fixtures. Every candidate is checked
-/// by the same validator the receiver uses, so a value is returned only when it really fits;
-/// when nothing fits, `failure()` names the deepest subschema that could not be satisfied.
+/// Builds one value that fits a JSON Schema (any dialect compiled_schema reads), for fixtures.
+/// Every candidate is checked by the same validator the receiver uses, in the root's dialect, so
+/// a value is returned only when it really fits; when nothing fits, `failure()` names the
+/// deepest subschema that could not be satisfied.
 ///
 /// Candidates, in order: `const`, `enum` values, `default`, `examples`, then values synthesised
-/// from the type and its bounds (required properties only, then every property; arrays at their
-/// smallest useful length). `$ref` follows local pointers, `allOf` is merged into one schema,
-/// `anyOf`/`oneOf` try each branch merged with the rest of the schema.
+/// from the type and its bounds (required properties only, then every property, each with the
+/// properties `dependentRequired`/`dependencies` ask of it; arrays at their smallest useful
+/// length, tuples place by place: "prefixItems" in 2020-12, an array "items" before). `$ref`
+/// follows local pointers (merged with its siblings from 2019-09 on), `allOf` is merged into
+/// one schema, `anyOf`/`oneOf` try each branch merged with the rest of the schema.
 class value_generator {
 public:
-    explicit value_generator(const nlohmann::json& root) : root_(root) {
+    explicit value_generator(const nlohmann::json& root, const schema_options& options = {})
+        : root_(root), options_(options) {
+        options_.dialect = compiled_schema::dialect_of(root, options); // subschemas read as the root
         if (root.is_object()) {
             for (const char* key : {"definitions", "$defs"}) {
                 if (root.contains(key)) {
@@ -73,8 +79,15 @@ private:
         }
         if (const auto ref = schema.find("$ref"); ref != schema.end()) {
             const nlohmann::json* target = resolve(*ref);
-            return target != nullptr ? generate(*target, ref->get<std::string>().substr(1), depth + 1)
-                                     : fail(at, "$ref " + json_text(*ref) + " is not a local pointer into this schema");
+            if (target == nullptr) {
+                return fail(at, "$ref " + json_text(*ref) + " is not a local pointer into this schema");
+            }
+            if (ref_overrides_siblings(*options_.dialect) || schema.size() == 1) {
+                return generate(*target, ref->get<std::string>().substr(1), depth + 1);
+            }
+            nlohmann::json merged = schema; // from 2019-09 on, the siblings of $ref apply too
+            merged.erase("$ref");
+            return generate(merge(merged, *target), pointer_child(at, "$ref"), depth + 1);
         }
         if (const auto all = schema.find("allOf"); all != schema.end() && all->is_array()) {
             nlohmann::json merged = schema;
@@ -156,7 +169,7 @@ private:
         if (schema.contains("properties") || schema.contains("required")) {
             return {"object"};
         }
-        if (schema.contains("items")) {
+        if (schema.contains("items") || schema.contains("prefixItems")) {
             return {"array"};
         }
         if (schema.contains("minLength") || schema.contains("maxLength") || schema.contains("format")) {
@@ -253,16 +266,20 @@ private:
     void arrays(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
         const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minItems").value_or(0.0)));
         const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxItems").value_or(1.0e6)));
+        // The tuple's places and the schema of every item after them, as the dialect reads them.
+        const bool in_2020 = *options_.dialect == schema_dialect::draft2020_12;
         const nlohmann::json items = schema.value("items", nlohmann::json(true));
+        const nlohmann::json places = in_2020            ? schema.value("prefixItems", nlohmann::json::array())
+                                      : items.is_array() ? items
+                                                         : nlohmann::json::array();
+        const nlohmann::json rest =
+            in_2020 || !items.is_array() ? items : schema.value("additionalItems", nlohmann::json(true));
         const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
         // One element shows the item shape; the minimum length is the fallback.
         for (const std::size_t length : {std::min(std::max<std::size_t>(1, min), max), min}) {
             nlohmann::json array = nlohmann::json::array();
             for (std::size_t i = 0; i < length; ++i) {
-                const bool tuple = items.is_array();
-                const nlohmann::json& item_schema =
-                    tuple ? (i < items.size() ? items.at(i) : schema.value("additionalItems", nlohmann::json(true)))
-                          : items;
+                const nlohmann::json& item_schema = i < places.size() ? places.at(i) : rest;
                 auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
                 if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
                     item = distinct_variant(item_schema, array, *item);
@@ -306,8 +323,37 @@ private:
             for (auto it = properties.begin(); all && it != properties.end(); ++it) {
                 add(it.key());
             }
+            add_dependents(schema, object, add);
             if (complete) {
                 out.push_back(std::move(object));
+            }
+        }
+    }
+
+    /// The names `dependentRequired` (2019-09 on) and the array form of `dependencies` (draft-04
+    /// to draft-07) ask for beside those present, until none is missing.
+    template <class Add>
+    static void add_dependents(const nlohmann::json& schema, const nlohmann::json& object, const Add& add) {
+        for (std::size_t round = 0; round <= object.size(); ++round) {
+            const std::size_t before = object.size();
+            for (const char* key : {"dependentRequired", "dependencies"}) {
+                const auto rules = schema.find(key);
+                if (rules == schema.end() || !rules->is_object()) {
+                    continue;
+                }
+                for (auto it = rules->begin(); it != rules->end(); ++it) {
+                    if (!object.contains(it.key()) || !it->is_array()) {
+                        continue;
+                    }
+                    for (const nlohmann::json& name : *it) {
+                        if (name.is_string()) {
+                            add(name.get<std::string>());
+                        }
+                    }
+                }
+            }
+            if (object.size() == before) {
+                return;
             }
         }
     }
@@ -397,7 +443,7 @@ private:
             }
         }
         try {
-            return compiled_schema::from_json(copy);
+            return compiled_schema::from_json(copy, options_);
         } catch (const schema_error&) {
             return std::nullopt;
         }
@@ -476,6 +522,7 @@ private:
     }
 
     const nlohmann::json& root_;
+    schema_options options_; // the root's dialect named: a subschema alone is read as in place
     nlohmann::json definitions_ = nlohmann::json::object();
     std::string failure_;
 };
