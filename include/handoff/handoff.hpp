@@ -41,6 +41,7 @@
 #include <handoff/schema_registry.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/stop_class.hpp>
+#include <handoff/stream_check.hpp>
 #include <handoff/testing.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>

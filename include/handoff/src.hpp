@@ -31,6 +31,7 @@
 #include <handoff/provider_schema-inl.hpp>
 #include <handoff/receipt_json-inl.hpp>
 #include <handoff/detail/envelope/receive_steps-inl.hpp>
+#include <handoff/detail/stream/checker-inl.hpp>
 #include <handoff/repair_loop-inl.hpp>
 #include <handoff/repair_prompt-inl.hpp>
 #include <handoff/report_html-inl.hpp>

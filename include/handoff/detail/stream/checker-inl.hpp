@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The streaming check's definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp).
+
+#include <handoff/decode.hpp>
+#include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/json/builder.hpp>
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/stream/checker.hpp>
+
+#include <charconv>    // from_chars
+#include <cstdint>     // int64_t, uint64_t
+#include <limits>      // numeric_limits
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+
+namespace handoff::detail::stream {
+
+HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_schema* task_schema)
+    : options_(options), task_schema_(task_schema), where_(options.strict) {
+    // Nulls a provider wrote for absent optionals are removed before step 2 reads the reply
+    // (receiver_options::from): the streaming check would judge values receive never sees.
+    envelope_checks_ = !options_.from.has_value();
+    if (task_schema_ != nullptr && envelope_checks_) {
+        paths_.emplace(*task_schema_);
+    }
+}
+
+HANDOFF_INLINE void checker::push(std::string_view chunk) {
+    const std::size_t limit = options_.limits.max_bytes;
+    // One byte past the limit decides the receipt; more would only cost memory.
+    const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
+    if (text_.size() < keep) {
+        text_.append(chunk.substr(0, keep - text_.size()));
+    }
+    for (const char c : chunk) {
+        const std::size_t offset = seen_++;
+        if (verdict_ || unsure_) {
+            continue;
+        }
+        if (offset >= limit) {
+            decode_result located;
+            static_cast<void>(locate_json(text_, decode_options{options_.strict, options_.limits}, located));
+            doom(located.problems.front(), offset);
+            continue;
+        }
+        byte(c);
+    }
+}
+
+HANDOFF_INLINE void checker::byte(char c) {
+    const std::size_t offset = seen_ - 1;
+    if (options_.strict && text_[0] == utf8_bom[0] && offset < utf8_bom.size()) {
+        // A strict reply that starts with a byte order mark fails on the mark, not as JSON.
+        if (utf8_bom.substr(0, offset + 1) != std::string_view(text_).substr(0, offset + 1)) {
+            parse_failure(offset, true);
+        } else if (offset + 1 == utf8_bom.size()) {
+            parse_failure(offset, true);
+        }
+        return;
+    }
+    where_.set_offset(offset);
+    switch (where_.feed(c, tokens_.done())) {
+    case byte_role::prose: return;
+    case byte_role::unsure: unsure_ = true; return;
+    case byte_role::stray_brace:
+    case byte_role::fence_cut: parse_failure(offset, true); return;
+    case byte_role::json: break;
+    }
+    token out[tokenizer::max_tokens_per_byte];
+    const std::size_t n = tokens_.feed(c, offset, out);
+    for (std::size_t i = 0; i < n && !verdict_ && !unsure_; ++i) {
+        token_read(out[i]);
+    }
+    if (tokens_.failed() && !verdict_ && !unsure_) {
+        parse_failure(offset, options_.strict);
+    }
+}
+
+HANDOFF_INLINE void checker::token_read(const token& t) {
+    switch (t.kind) {
+    case token_kind::open_object: open(true, t.start); break;
+    case token_kind::open_array: open(false, t.start); break;
+    case token_kind::key: key(t); break;
+    case token_kind::scalar: scalar(t); break;
+    case token_kind::close_object:
+    case token_kind::close_array: close(t.start); break;
+    }
+}
+
+/// The limits json_builder applies when a value starts: nesting, the value count, the items of
+/// the array it is put in. True when one is exceeded.
+HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, std::size_t values,
+                                const nlohmann::json* array) {
+    return depth >= limits.max_depth || values + 1 > limits.max_values ||
+           (array != nullptr && array->size() >= limits.max_container_items);
+}
+
+HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
+    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
+    if (over_limits(options_.limits, stack_.size(), values_, array)) {
+        parse_failure(offset, false);
+        return;
+    }
+    ++values_;
+    frame child = child_frame(object);
+    const bool envelope_value = stack_.empty() || stack_.back().where == region::envelope_object ||
+                                stack_.back().where == region::envelope_list;
+    if (envelope_checks_ && envelope_value) {
+        // A container where the contract wants a scalar (or the other container) is wrong
+        // whatever it holds: the message names only its kind.
+        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child.pointer, offset,
+                         true);
+    }
+    stack_.push_back(std::move(child));
+}
+
+HANDOFF_INLINE void checker::key(const token& t) {
+    const std::size_t offset = t.end - 1;
+    const std::optional<std::string> k = key_text(t);
+    frame& f = stack_.back();
+    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items ||
+        f.value.contains(*k)) {
+        parse_failure(offset, false);
+        return;
+    }
+    f.key = *k;
+    if (f.where != region::envelope_object) {
+        return;
+    }
+    f.key_index = f.fields.index_of(f.key);
+    if (envelope_checks_ && f.key_index == f.fields.size()) {
+        envelope_failure(probe(nullptr), child_pointer(f), offset);
+    }
+}
+
+HANDOFF_INLINE void checker::scalar(const token& t) {
+    // A number ends at the byte after it; a string or a literal at its last byte.
+    const std::size_t offset = t.scalar == scalar_kind::number ? t.end : t.end - 1;
+    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
+    std::optional<nlohmann::json> v;
+    if (!over_limits(options_.limits, 0, values_, array)) {
+        v = scalar_value(t);
+    }
+    if (!v) {
+        parse_failure(offset, false);
+        return;
+    }
+    ++values_;
+    value_done(std::move(*v), offset);
+}
+
+HANDOFF_INLINE void checker::close(std::size_t offset) {
+    frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (f.where == region::task_root) {
+        result_closed_ = true;
+    }
+    value_done(std::move(f.value), offset);
+}
+
+HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
+    if (stack_.empty()) {
+        if (envelope_checks_) {
+            envelope_failure(v, "", offset); // the whole envelope: step 2 exactly as receive runs it
+        }
+        return;
+    }
+    const frame& parent = stack_.back();
+    if (envelope_checks_ && (parent.where == region::envelope_object || parent.where == region::envelope_list)) {
+        check_envelope_value(parent, v, offset);
+    }
+    if (paths_ && schema_ok_ != false && !verdict_) {
+        check_task_value(parent, v, offset);
+    }
+    if (verdict_) {
+        return;
+    }
+    frame& into = stack_.back();
+    if (into.object) {
+        into.value[into.key] = std::move(v);
+    } else {
+        into.value.push_back(std::move(v));
+    }
+}
+
+HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
+    const std::string pointer = child_pointer(parent);
+    const bool top = stack_.size() == 1 && parent.where == region::envelope_object;
+    using key = contract::envelope_key;
+    if (top && parent.key_index == contract::index(key::partial_result)) {
+        // Only its kind matters to step 2; the task schema judges the rest.
+        envelope_failure(probe(v.is_object() ? nlohmann::json::object() : v), pointer, offset);
+        return;
+    }
+    envelope_failure(probe(v), pointer, offset);
+    if (!top || verdict_) {
+        return;
+    }
+    if (parent.key_index == contract::index(key::schema_ok) && v.is_boolean()) {
+        schema_ok_ = v.get<bool>();
+    }
+    if (parent.key_index == contract::index(key::status) || parent.key_index == contract::index(key::reason_code)) {
+        // reason_code's rule depends on status: judged again whenever either arrives.
+        status_and_reason_[parent.key] = v;
+        if (status_and_reason_.contains("status") && status_and_reason_.contains("reason_code")) {
+            envelope_failure(status_and_reason_, "/reason_code", offset);
+        }
+    }
+}
+
+HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
+    const compiled_schema* schema = nullptr;
+    if (parent.where == region::envelope_object && stack_.size() == 1 &&
+        parent.key_index == contract::index(contract::envelope_key::partial_result)) {
+        schema = v.is_object() ? &paths_->root_schema() : nullptr; // the whole result: step 3 itself
+    } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
+        const nlohmann::json* part = parent.object ? task_paths::member(parent.part, parent.key)
+                                                   : task_paths::item(parent.part, parent.value.size());
+        schema = paths_->compiled(part);
+    }
+    if (schema == nullptr || schema->accepts(v)) {
+        return;
+    }
+    problem_list problems = schema->validate(v, child_pointer(parent), step::task_schema);
+    if (!problems.empty()) {
+        doom(std::move(problems.front()), offset);
+    }
+}
+
+HANDOFF_INLINE std::string checker::child_pointer(const frame& parent) const {
+    return parent.object ? pointer_child(parent.pointer, parent.key)
+                         : pointer_item(parent.pointer, parent.value.size());
+}
+
+HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
+    frame child;
+    child.object = object;
+    if (stack_.empty()) {
+        child.where = object ? region::envelope_object : region::unchecked;
+        child.fields = contract::envelope;
+        child.value = object ? nlohmann::json::object() : nlohmann::json::array();
+        return child;
+    }
+    const frame& parent = stack_.back();
+    child.pointer = child_pointer(parent);
+    child.value = object ? nlohmann::json::object() : nlohmann::json::array();
+    if (parent.where == region::envelope_object && parent.key_index < parent.fields.size()) {
+        const contract::field& rule = parent.fields[parent.key_index];
+        if (rule.type == contract::json_type::object && object) {
+            child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
+            child.fields = rule.members;
+            child.part = paths_ ? paths_->root() : nullptr;
+        } else if (rule.type == contract::json_type::array && !object) {
+            child.where = region::envelope_list;
+        }
+    } else if (parent.where == region::task_root || parent.where == region::task) {
+        child.where = region::task;
+        child.part = parent.object ? task_paths::member(parent.part, parent.key)
+                                   : task_paths::item(parent.part, parent.value.size());
+    }
+    return child;
+}
+
+HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
+    for (std::size_t i = stack_.size(); i-- > 0;) {
+        const frame& f = stack_[i];
+        nlohmann::json wrapper;
+        if (f.object) {
+            wrapper = i == 0 ? status_and_reason_ : nlohmann::json::object();
+            wrapper[f.key] = std::move(v);
+        } else {
+            // Only the item's index matters to the check: the items before it stand as nulls.
+            wrapper = nlohmann::json::array();
+            for (std::size_t k = 0; k < f.value.size(); ++k) {
+                wrapper.push_back(nullptr);
+            }
+            wrapper.push_back(std::move(v));
+        }
+        v = std::move(wrapper);
+    }
+    return v;
+}
+
+/// Whether a string's text is its value: no escape, and plain ASCII (any other byte goes
+/// through nlohmann's parser, which checks the UTF-8).
+HANDOFF_INLINE bool plain_string(std::string_view raw, bool escaped) {
+    if (escaped) {
+        return false;
+    }
+    for (const char c : raw) {
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            return false;
+        }
+    }
+    return true;
+}
+
+HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& t) const {
+    const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    switch (t.scalar) {
+    case scalar_kind::literal: return raw[0] == 'n' ? nlohmann::json(nullptr) : nlohmann::json(raw[0] == 't');
+    case scalar_kind::string:
+        if (plain_string(raw, t.escaped) && raw.size() - 2 <= options_.limits.max_string_bytes) {
+            return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+        }
+        break;
+    case scalar_kind::number:
+        if (raw.size() <= 18 && raw.find_first_of(".eE") == std::string_view::npos) {
+            std::int64_t n = 0;
+            std::from_chars(raw.data(), raw.data() + raw.size(), n);
+            // nlohmann's parser reads a '-' integer as signed, any other as unsigned.
+            return raw[0] == '-' ? nlohmann::json(n) : nlohmann::json(static_cast<std::uint64_t>(n));
+        }
+        break;
+    }
+    json_builder builder(options_.limits);
+    if (read_json(raw, builder)) {
+        return std::nullopt;
+    }
+    return builder.take_value();
+}
+
+HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) const {
+    const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    if (plain_string(raw, t.escaped)) {
+        return std::string(raw.substr(1, raw.size() - 2));
+    }
+    json_builder builder(options_.limits);
+    if (read_json(raw, builder)) {
+        return std::nullopt;
+    }
+    return builder.take_value().get<std::string>();
+}
+
+HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole) {
+    std::optional<problem> why;
+    if (whole) {
+        decode_result decoded =
+            decode(std::string_view(text_).substr(0, offset + 1), {options_.strict, options_.limits});
+        if (!decoded.ok()) {
+            why = std::move(decoded.problems.front());
+        }
+    } else {
+        const std::size_t start = where_.json_start();
+        json_builder builder(options_.limits);
+        why = read_json(std::string_view(text_).substr(start, offset + 1 - start), builder, start);
+    }
+    // The parser must fail on the bytes seen; where it only ran out of them, the tokenizer and
+    // the parser disagree, and the streaming check leaves the verdict to the whole text.
+    if (!why || why->message.find("unexpected end of input") != std::string::npos) {
+        unsure_ = true;
+        return;
+    }
+    doom(std::move(*why), offset);
+}
+
+HANDOFF_INLINE void checker::envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
+                                              bool type_only) {
+    problem_list problems;
+    static_cast<void>(envelope_checker(problems).check(doc));
+    const std::string below = pointer + "/";
+    for (problem& p : problems) {
+        const bool here = p.pointer == pointer || (!type_only && p.pointer.compare(0, below.size(), below) == 0);
+        if (here && (!type_only || p.code == codes::envelope_type)) {
+            doom(std::move(p), offset);
+            return;
+        }
+    }
+}
+
+HANDOFF_INLINE void checker::doom(problem p, std::size_t offset) {
+    if (!verdict_) {
+        verdict_ = stream_verdict{std::move(p), offset};
+    }
+}
+
+/// The largest array in `v` (itself included): its item count and pointer.
+HANDOFF_INLINE void largest_array(const nlohmann::json& v, const std::string& pointer, stream_salvage& out) {
+    if (v.is_array() && (out.largest_array.empty() || v.size() > out.complete_items)) {
+        out.complete_items = v.size();
+        out.largest_array = pointer;
+    }
+    if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            largest_array(v[i], pointer_item(pointer, i), out);
+        }
+    } else if (v.is_object()) {
+        for (const auto& member : v.items()) {
+            largest_array(member.value(), pointer_child(pointer, member.key()), out);
+        }
+    }
+}
+
+HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
+    if (tokens_.done() || stack_.empty()) {
+        return std::nullopt;
+    }
+    stream_salvage out;
+    std::size_t root = 0;
+    while (root < stack_.size() && stack_[root].where != region::task_root) {
+        ++root;
+    }
+    const nlohmann::json& envelope = stack_.front().value;
+    if (root < stack_.size()) {
+        out.partial_result = stack_[root].value;
+        // A member cut short is kept when it is an array: its whole items are complete values.
+        if (root + 1 < stack_.size() && !stack_[root + 1].object) {
+            out.partial_result[stack_[root].key] = stack_[root + 1].value;
+        }
+    } else if (result_closed_ && envelope.contains("partial_result") && envelope["partial_result"].is_object()) {
+        out.partial_result = envelope["partial_result"];
+    } else {
+        return std::nullopt;
+    }
+    largest_array(out.partial_result, "/partial_result", out);
+    return out;
+}
+
+} // namespace handoff::detail::stream
