@@ -28,6 +28,7 @@
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_reply.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/provider_stream.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>

@@ -29,6 +29,7 @@
 #include <handoff/provider_nulls-inl.hpp>
 #include <handoff/provider_reply-inl.hpp>
 #include <handoff/provider_schema-inl.hpp>
+#include <handoff/provider_stream-inl.hpp>
 #include <handoff/receipt_json-inl.hpp>
 #include <handoff/detail/envelope/receive_steps-inl.hpp>
 #include <handoff/detail/stream/checker-inl.hpp>
