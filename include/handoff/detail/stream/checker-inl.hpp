@@ -15,7 +15,7 @@
 #include <limits>      // numeric_limits
 #include <string>      // string
 #include <string_view> // string_view
-#include <utility>     // move
+#include <utility>     // exchange, move
 
 namespace handoff::detail::stream {
 
@@ -25,7 +25,7 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     // (receiver_options::from): the streaming check would judge values receive never sees.
     envelope_checks_ = !options_.from.has_value();
     if (task_schema_ != nullptr && envelope_checks_) {
-        paths_.emplace(*task_schema_);
+        paths_ = shared_task_paths(*task_schema_);
     }
 }
 
@@ -99,6 +99,76 @@ HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, s
            (array != nullptr && array->size() >= limits.max_container_items);
 }
 
+/// Whether `v` plainly keeps `rule` (envelope_contract.hpp): the common case, decided without
+/// building a problem. A member's own values were judged as they completed, and an unknown key
+/// when it was read, so an object only needs its required fields.
+HANDOFF_INLINE bool keeps_rule(const contract::field& rule, const nlohmann::json& v) {
+    using contract::json_type;
+    if (v.is_null()) {
+        return rule.nullable;
+    }
+    switch (rule.type) {
+    case json_type::boolean: return v.is_boolean();
+    case json_type::integer:
+        return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0) ||
+               (v.is_number_float() && contract::count_from_double(v.get<double>()));
+    case json_type::number: {
+        const double x = v.is_number() ? v.get<double>() : 0.0;
+        return v.is_number() && x >= rule.minimum.value_or(x) && x <= rule.maximum.value_or(x);
+    }
+    case json_type::string: {
+        if (!v.is_string()) {
+            return false;
+        }
+        const std::string& s = v.get_ref<const std::string&>();
+        const contract::word_list words = contract::words_of(rule.words);
+        bool word = words.size() == 0;
+        for (const std::string_view w : words) {
+            word = word || w == s;
+        }
+        const std::uint64_t length = count_code_points(s);
+        return word && length >= rule.min_length.value_or(0) && length <= rule.max_length.value_or(length);
+    }
+    case json_type::array: return v.is_array() && v.size() <= rule.max_items.value_or(v.size());
+    case json_type::object:
+        if (!v.is_object()) {
+            return false;
+        }
+        for (const contract::field& member : rule.members) {
+            if (member.required && !v.contains(member.name)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+/// An item of a list field: a string bounded as the list's field says.
+HANDOFF_INLINE contract::field item_rule(const contract::field& list) {
+    contract::field item{list.name, contract::json_type::string};
+    item.min_length = list.min_length;
+    item.max_length = list.max_length;
+    return item;
+}
+
+/// The envelope itself as a field: an object of the envelope's fields (for keeps_rule).
+HANDOFF_INLINE const contract::field& root_rule() {
+    static constexpr contract::field envelope =
+        contract::field{"", contract::json_type::object}.require().of(contract::envelope);
+    return envelope;
+}
+
+/// Whether the whole envelope keeps reason_code's rule: a reason code when capped, none
+/// otherwise (the field's own type and words were judged when it completed).
+HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& envelope) {
+    const auto status = envelope.find("status");
+    const auto reason = envelope.find("reason_code");
+    const bool capped = status != envelope.end() && *status == to_string(contract::reason_code_required_when);
+    const bool has_reason = reason != envelope.end() && reason->is_string();
+    return capped == has_reason;
+}
+
 HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
     if (over_limits(options_.limits, stack_.size(), values_, array)) {
@@ -107,11 +177,13 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     }
     ++values_;
     frame child = child_frame(object);
-    const bool envelope_value = stack_.empty() || stack_.back().where == region::envelope_object ||
-                                stack_.back().where == region::envelope_list;
-    if (envelope_checks_ && envelope_value) {
-        // A container where the contract wants a scalar (or the other container) is wrong
-        // whatever it holds: the message names only its kind.
+    // A container where the contract wants a scalar (or the other container) is wrong
+    // whatever it holds: the message names only its kind.
+    const bool wrong_kind =
+        child.where == region::unchecked &&
+        (stack_.empty() || stack_.back().where == region::envelope_list ||
+         (stack_.back().where == region::envelope_object && stack_.back().key_index < stack_.back().fields.size()));
+    if (envelope_checks_ && wrong_kind) {
         envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child.pointer, offset,
                          true);
     }
@@ -165,7 +237,19 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
     if (stack_.empty()) {
         if (envelope_checks_) {
-            envelope_failure(v, "", offset); // the whole envelope: step 2 exactly as receive runs it
+            // The whole envelope: step 2 exactly as receive runs it. Only partial_result's
+            // kind matters to it, so its content is set aside rather than copied.
+            nlohmann::json result;
+            const auto at = v.is_object() ? v.find("partial_result") : v.end();
+            if (at != v.end() && at->is_object()) {
+                result = std::exchange(*at, nlohmann::json::object());
+            }
+            if (!keeps_rule(root_rule(), v) || !reason_code_kept(v)) {
+                envelope_failure(v, "", offset);
+            }
+            if (at != v.end() && !result.is_null()) {
+                *at = std::move(result);
+            }
         }
         return;
     }
@@ -188,15 +272,21 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
 }
 
 HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
-    const std::string pointer = child_pointer(parent);
     const bool top = stack_.size() == 1 && parent.where == region::envelope_object;
     using key = contract::envelope_key;
-    if (top && parent.key_index == contract::index(key::partial_result)) {
-        // Only its kind matters to step 2; the task schema judges the rest.
-        envelope_failure(probe(v.is_object() ? nlohmann::json::object() : v), pointer, offset);
-        return;
+    if (parent.where == region::envelope_object && parent.key_index >= parent.fields.size()) {
+        return; // an unknown key: its verdict was given when the key was read
     }
-    envelope_failure(probe(v), pointer, offset);
+    const contract::field& rule = parent.where == region::envelope_list
+                                      ? stack_[stack_.size() - 2].fields[stack_[stack_.size() - 2].key_index]
+                                      : parent.fields[parent.key_index];
+    // A list's items are strings bounded as the list's field says.
+    const bool kept = parent.where == region::envelope_list ? keeps_rule(item_rule(rule), v) : keeps_rule(rule, v);
+    if (!kept) {
+        const bool result = top && parent.key_index == contract::index(key::partial_result);
+        // Only partial_result's kind matters to step 2; the task schema judges the rest.
+        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(parent), offset);
+    }
     if (!top || verdict_) {
         return;
     }
@@ -206,7 +296,10 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
     if (parent.key_index == contract::index(key::status) || parent.key_index == contract::index(key::reason_code)) {
         // reason_code's rule depends on status: judged again whenever either arrives.
         status_and_reason_[parent.key] = v;
-        if (status_and_reason_.contains("status") && status_and_reason_.contains("reason_code")) {
+        const auto status = status_and_reason_.find("status");
+        const auto reason = status_and_reason_.find("reason_code");
+        if (status != status_and_reason_.end() && reason != status_and_reason_.end() &&
+            (*status == to_string(contract::reason_code_required_when)) != reason->is_string()) {
             envelope_failure(status_and_reason_, "/reason_code", offset);
         }
     }

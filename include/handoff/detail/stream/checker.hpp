@@ -15,6 +15,7 @@
 
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
+#include <memory>      // shared_ptr
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
@@ -110,7 +111,7 @@ private:
 
     receiver_options options_;
     const compiled_schema* task_schema_;
-    std::optional<task_paths> paths_;
+    std::shared_ptr<const task_paths> paths_;
     locator where_;
     tokenizer tokens_;
     std::vector<frame> stack_;
