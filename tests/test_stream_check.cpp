@@ -147,6 +147,36 @@ TEST_CASE("prose before the object and a code fence around it are never a verdic
     CHECK_FALSE(stream_bytes(sections_receiver(), "Some prose with no brace at all, for a long while").has_value());
 }
 
+TEST_CASE("a fence closed inside a string before any brace makes decode read the whole text, and the stream "
+          "follows",
+          "[stream]") {
+    // partial_result's first item quotes a fence; no '}' came before it, so decode ignores the
+    // fence it opened and reads the object from the whole text: the reply passes.
+    std::string envelope = read_fixture("envelopes/ok_complete.json");
+    envelope.replace(envelope.find("\"section 1\""), 11, "\"section ``` 1\"");
+    const std::string text = "Here:\n```json\n" + envelope + "\n```\n";
+    REQUIRE_FALSE(handoff_fuzz::stream::fails_steps_1_to_3(sections_receiver().receive(text)));
+    CHECK_FALSE(stream_bytes(sections_receiver(), text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(sections_receiver(), text, 2).empty());
+}
+
+TEST_CASE("a fence closed inside a string after a brace cuts the JSON short, at its third backtick", "[stream]") {
+    std::string envelope = read_fixture("envelopes/ok_complete.json");
+    envelope.replace(envelope.find("\"outline\""), 9, "\"out ``` line\"");
+    const std::string text = "```json\n" + envelope + "\n```\n";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "out ```"));
+    CHECK(verdict->what.step == handoff::step::parse);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a brace on a fence's info line is a layout the stream leaves to the whole text", "[stream]") {
+    const std::string text = "```{json}\n{\"status\": \"okay\"}\n```";
+    CHECK_FALSE(stream_bytes(sections_receiver(), text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(sections_receiver(), text, 0).empty());
+}
+
 TEST_CASE("a status outside its vocabulary is doomed when its closing quote arrives", "[stream]") {
     const std::string text = R"({"status": "okay", "reason_code": null, "partial_result": null})";
     const auto verdict = stream_bytes(sections_receiver(), text);

@@ -66,8 +66,8 @@ HANDOFF_INLINE void checker::byte(char c) {
     switch (where_.feed(c, tokens_.done())) {
     case byte_role::prose: return;
     case byte_role::unsure: unsure_ = true; return;
-    case byte_role::stray_brace:
-    case byte_role::fence_cut: parse_failure(offset, true); return;
+    case byte_role::stray_brace: parse_failure(offset, true); return;
+    case byte_role::fence_cut: parse_failure(offset, true, true); return;
     case byte_role::json: break;
     }
     token out[tokenizer::max_tokens_per_byte];
@@ -429,7 +429,7 @@ HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) cons
     return builder.take_value().get<std::string>();
 }
 
-HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole) {
+HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool cut) {
     std::optional<problem> why;
     if (whole) {
         decode_result decoded =
@@ -443,8 +443,9 @@ HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole) {
         why = read_json(std::string_view(text_).substr(start, offset + 1 - start), builder, start);
     }
     // The parser must fail on the bytes seen; where it only ran out of them, the tokenizer and
-    // the parser disagree, and the streaming check leaves the verdict to the whole text.
-    if (!why || why->message.find("unexpected end of input") != std::string::npos) {
+    // the parser disagree, and the streaming check leaves the verdict to the whole text. A JSON
+    // span a fence cut short (`cut`) does run out: that is its failure.
+    if (!why || (!cut && why->message.find("unexpected end of input") != std::string::npos)) {
         unsure_ = true;
         return;
     }

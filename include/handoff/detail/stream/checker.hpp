@@ -103,8 +103,9 @@ private:
     [[nodiscard]] std::optional<std::string> key_text(const token& t) const;
 
     /// A parse failure certain at `offset`: the problem nlohmann's parser, run as step 1 runs
-    /// it, reports for the JSON text read so far (`whole`: the JSON span is already fixed).
-    void parse_failure(std::size_t offset, bool whole);
+    /// it, reports for the JSON text read so far (`whole`: step 1 from the reply's start, as in
+    /// strict mode or once the span is fixed; `cut`: the span ends here, inside the object).
+    void parse_failure(std::size_t offset, bool whole, bool cut = false);
     void envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
                           bool type_only = false);
     void doom(problem p, std::size_t offset);
