@@ -19,6 +19,16 @@
 
 namespace handoff::detail::stream {
 
+/// How many bytes at the start of `s` a string may hold as they are: up to its closing quote,
+/// an escape or a control byte (which must be escaped).
+HANDOFF_INLINE std::size_t plain_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && s[n] != '"' && s[n] != '\\' && static_cast<unsigned char>(s[n]) >= 0x20) {
+        ++n;
+    }
+    return n;
+}
+
 HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_schema* task_schema)
     : options_(options), task_schema_(task_schema), where_(options.strict) {
     // Nulls a provider wrote for absent optionals are removed before step 2 reads the reply
@@ -36,18 +46,39 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
     if (text_.size() < keep) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }
-    for (const char c : chunk) {
-        const std::size_t offset = seen_++;
+    for (std::size_t i = 0; i < chunk.size();) {
         if (verdict_ || unsure_) {
-            continue;
+            seen_ += chunk.size() - i; // the verdict is given: the rest is only kept for finish()
+            return;
         }
+        const std::size_t offset = seen_;
         if (offset >= limit) {
             decode_result located;
             static_cast<void>(locate_json(text_, decode_options{options_.strict, options_.limits}, located));
             doom(located.problems.front(), offset);
             continue;
         }
-        byte(c);
+        // The bytes of a string up to its quote, escape or control byte, and whitespace between
+        // tokens, change nothing but the offset (unless a fence is being watched): they are
+        // passed over at once.
+        const std::string_view rest = chunk.substr(i, limit - offset);
+        const bool opaque = where_.strings_opaque();
+        const std::size_t plain = !opaque                     ? 0
+                                  : tokens_.in_plain_string() ? plain_run(rest)
+                                  : tokens_.between_tokens()  ? rest.find_first_not_of(" \t\n\r")
+                                                              : 0;
+        if (plain > 0) {
+            if (plain == std::string_view::npos) {
+                seen_ += rest.size();
+                i += rest.size();
+                continue;
+            }
+            seen_ += plain;
+            i += plain;
+            continue;
+        }
+        ++seen_;
+        byte(chunk[i++]);
     }
 }
 

@@ -62,6 +62,12 @@ public:
         return byte_role::unsure;
     }
 
+    /// Whether the bytes of a JSON string matter only to the tokenizer: inside the object, no
+    /// fence being watched for (a fence closing inside a string would change the span).
+    [[nodiscard]] bool strings_opaque() const noexcept {
+        return phase_ == phase::strict || (phase_ == phase::json && !fenced_);
+    }
+
     /// Where the JSON text starts in the reply (valid once a byte was json).
     [[nodiscard]] std::size_t json_start() const noexcept { return start_; }
     void set_offset(std::size_t offset) noexcept { offset_ = offset; }

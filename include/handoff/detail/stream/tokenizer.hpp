@@ -57,6 +57,11 @@ public:
     }
 
     [[nodiscard]] bool failed() const noexcept { return state_ == state::failed; }
+    /// Inside a string, after no backslash: any byte but a quote, a backslash or a control
+    /// byte leaves the state as it is.
+    [[nodiscard]] bool in_plain_string() const noexcept { return state_ == state::string; }
+    /// Between tokens (no string, number or literal open): whitespace changes nothing.
+    [[nodiscard]] bool between_tokens() const noexcept { return state_ <= state::after_value || state_ == state::done; }
     /// The root value is complete: what follows it is not JSON of this value.
     [[nodiscard]] bool done() const noexcept { return state_ == state::done; }
     /// Containers open now (the root object counts one).
