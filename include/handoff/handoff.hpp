@@ -28,6 +28,7 @@
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_reply.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/provider_stream.hpp>
 #include <handoff/receipt.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
@@ -41,6 +42,7 @@
 #include <handoff/schema_registry.hpp>
 #include <handoff/semantic.hpp>
 #include <handoff/stop_class.hpp>
+#include <handoff/stream_check.hpp>
 #include <handoff/testing.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>

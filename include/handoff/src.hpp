@@ -20,6 +20,7 @@
 #include <handoff/decode-inl.hpp>
 #include <handoff/detail/envelope/receive_steps-inl.hpp>
 #include <handoff/detail/provider/nulled_optionals-inl.hpp>
+#include <handoff/detail/stream/checker-inl.hpp>
 #include <handoff/envelope_schema-inl.hpp>
 #include <handoff/failure_class-inl.hpp>
 #include <handoff/fixture_manifest-inl.hpp>
@@ -30,6 +31,7 @@
 #include <handoff/provider_nulls-inl.hpp>
 #include <handoff/provider_reply-inl.hpp>
 #include <handoff/provider_schema-inl.hpp>
+#include <handoff/provider_stream-inl.hpp>
 #include <handoff/receipt_json-inl.hpp>
 #include <handoff/repair_loop-inl.hpp>
 #include <handoff/repair_prompt-inl.hpp>

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: MIT
-// One libFuzzer binary for both harnesses, fuzz_receive (fuzz_receive.hpp) and fuzz_fast_path
-// (fuzz_fast_path.hpp). Each reaches most of the library header-only, whose instrumented
-// compilation is most of a harness's build: in one translation unit it is compiled once. The
-// binary runs the harness it is named after (scripts/test.sh links it under both names):
+// One libFuzzer binary for the harnesses, fuzz_receive (fuzz_receive.hpp), fuzz_fast_path
+// (fuzz_fast_path.hpp) and fuzz_stream (fuzz_stream.hpp). Each reaches most of the library
+// header-only, whose instrumented compilation is most of a harness's build: in one translation
+// unit it is compiled once. The binary runs the harness it is named after (scripts/test.sh
+// links it under each name):
 //
 //   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 //     -Iinclude -Itests -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" \
 //     tests/fuzz/fuzz_harnesses.cpp -o fuzz_receive
-//   ln -f fuzz_receive fuzz_fast_path
+//   ln -f fuzz_receive fuzz_fast_path && ln -f fuzz_receive fuzz_stream
 //   ./fuzz_receive CORPUS -dict=tests/fuzz/envelope.dict -max_len=16384
 
 #include "fuzz/fuzz_fast_path.hpp"
 #include "fuzz/fuzz_receive.hpp"
+#include "fuzz/fuzz_stream.hpp"
 
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -29,6 +31,7 @@ struct harness {
 constexpr harness harnesses[] = {
     {"fuzz_receive", &handoff_fuzz::receive::one_input},
     {"fuzz_fast_path", &handoff_fuzz::fast_path::one_input},
+    {"fuzz_stream", &handoff_fuzz::stream::one_input},
 };
 
 const harness* chosen = nullptr;

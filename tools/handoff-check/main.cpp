@@ -10,6 +10,7 @@
 #include "prompt_command.hpp"
 #include "report_command.hpp"
 #include "schema_command.hpp"
+#include "stream_command.hpp"
 
 #include <ios>         // ios
 #include <string_view> // string_view
@@ -22,8 +23,9 @@ struct command {
 };
 
 constexpr command commands[] = {
-    {"lint", handoff_cli::run_lint},     {"prompt", handoff_cli::run_prompt},     {"schema", handoff_cli::run_schema},
-    {"report", handoff_cli::run_report}, {"fixtures", handoff_cli::run_fixtures},
+    {"lint", handoff_cli::run_lint},         {"prompt", handoff_cli::run_prompt},
+    {"schema", handoff_cli::run_schema},     {"report", handoff_cli::run_report},
+    {"fixtures", handoff_cli::run_fixtures}, {"stream", handoff_cli::run_stream_command},
 };
 
 } // namespace

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// The streaming check's definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp).
+
+#include <handoff/decode.hpp>
+#include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/json/builder.hpp>
+#include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/stream/checker.hpp>
+
+#include <charconv>    // from_chars
+#include <cstdint>     // int64_t, uint64_t
+#include <limits>      // numeric_limits
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // exchange, move
+
+namespace handoff::detail::stream {
+
+/// How many bytes at the start of `s` a string may hold as they are: up to its closing quote,
+/// an escape or a control byte (which must be escaped).
+HANDOFF_INLINE std::size_t plain_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && s[n] != '"' && s[n] != '\\' && static_cast<unsigned char>(s[n]) >= 0x20) {
+        ++n;
+    }
+    return n;
+}
+
+HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_schema* task_schema)
+    : options_(options), task_schema_(task_schema), where_(options.strict) {
+    // Nulls a provider wrote for absent optionals are removed before step 2 reads the reply
+    // (receiver_options::from): the streaming check would judge values receive never sees.
+    envelope_checks_ = !options_.from.has_value();
+    if (task_schema_ != nullptr && envelope_checks_) {
+        paths_ = shared_task_paths(*task_schema_);
+    }
+}
+
+HANDOFF_INLINE void checker::push(std::string_view chunk) {
+    const std::size_t limit = options_.limits.max_bytes;
+    // One byte past the limit decides the receipt; more would only cost memory.
+    const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
+    if (text_.size() < keep) {
+        text_.append(chunk.substr(0, keep - text_.size()));
+    }
+    for (std::size_t i = 0; i < chunk.size();) {
+        if (verdict_ || unsure_) {
+            seen_ += chunk.size() - i; // the verdict is given: the rest is only kept for finish()
+            return;
+        }
+        const std::size_t offset = seen_;
+        if (offset >= limit) {
+            decode_result located;
+            static_cast<void>(locate_json(text_, decode_options{options_.strict, options_.limits}, located));
+            doom(located.problems.front(), offset);
+            continue;
+        }
+        // The bytes of a string up to its quote, escape or control byte, and whitespace between
+        // tokens, change nothing but the offset (unless a fence is being watched): they are
+        // passed over at once.
+        const std::string_view rest = chunk.substr(i, limit - offset);
+        const bool opaque = where_.strings_opaque();
+        const std::size_t plain = !opaque                     ? 0
+                                  : tokens_.in_plain_string() ? plain_run(rest)
+                                  : tokens_.between_tokens()  ? rest.find_first_not_of(" \t\n\r")
+                                                              : 0;
+        if (plain > 0) {
+            if (plain == std::string_view::npos) {
+                seen_ += rest.size();
+                i += rest.size();
+                continue;
+            }
+            seen_ += plain;
+            i += plain;
+            continue;
+        }
+        ++seen_;
+        byte(chunk[i++]);
+    }
+}
+
+HANDOFF_INLINE void checker::byte(char c) {
+    const std::size_t offset = seen_ - 1;
+    if (options_.strict && text_[0] == utf8_bom[0] && offset < utf8_bom.size()) {
+        // A strict reply that starts with a byte order mark fails on the mark, not as JSON.
+        if (utf8_bom.substr(0, offset + 1) != std::string_view(text_).substr(0, offset + 1)) {
+            parse_failure(offset, true);
+        } else if (offset + 1 == utf8_bom.size()) {
+            parse_failure(offset, true);
+        }
+        return;
+    }
+    where_.set_offset(offset);
+    switch (where_.feed(c, tokens_.done())) {
+    case byte_role::prose: return;
+    case byte_role::unsure: unsure_ = true; return;
+    case byte_role::stray_brace: parse_failure(offset, true); return;
+    case byte_role::fence_cut: parse_failure(offset, true, true); return;
+    case byte_role::json: break;
+    }
+    token out[tokenizer::max_tokens_per_byte];
+    const std::size_t n = tokens_.feed(c, offset, out);
+    for (std::size_t i = 0; i < n && !verdict_ && !unsure_; ++i) {
+        token_read(out[i]);
+    }
+    if (tokens_.failed() && !verdict_ && !unsure_) {
+        parse_failure(offset, options_.strict);
+    }
+}
+
+HANDOFF_INLINE void checker::token_read(const token& t) {
+    switch (t.kind) {
+    case token_kind::open_object: open(true, t.start); break;
+    case token_kind::open_array: open(false, t.start); break;
+    case token_kind::key: key(t); break;
+    case token_kind::scalar: scalar(t); break;
+    case token_kind::close_object:
+    case token_kind::close_array: close(t.start); break;
+    }
+}
+
+/// The limits json_builder applies when a value starts: nesting, the value count, the items of
+/// the array it is put in. True when one is exceeded.
+HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, std::size_t values,
+                                const nlohmann::json* array) {
+    return depth >= limits.max_depth || values + 1 > limits.max_values ||
+           (array != nullptr && array->size() >= limits.max_container_items);
+}
+
+/// Whether `v` plainly keeps `rule` (envelope_contract.hpp): the common case, decided without
+/// building a problem. A member's own values were judged as they completed, and an unknown key
+/// when it was read, so an object only needs its required fields.
+HANDOFF_INLINE bool keeps_rule(const contract::field& rule, const nlohmann::json& v) {
+    using contract::json_type;
+    if (v.is_null()) {
+        return rule.nullable;
+    }
+    switch (rule.type) {
+    case json_type::boolean: return v.is_boolean();
+    case json_type::integer:
+        return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0) ||
+               (v.is_number_float() && contract::count_from_double(v.get<double>()));
+    case json_type::number: {
+        const double x = v.is_number() ? v.get<double>() : 0.0;
+        return v.is_number() && x >= rule.minimum.value_or(x) && x <= rule.maximum.value_or(x);
+    }
+    case json_type::string: {
+        if (!v.is_string()) {
+            return false;
+        }
+        const std::string& s = v.get_ref<const std::string&>();
+        const contract::word_list words = contract::words_of(rule.words);
+        bool word = words.size() == 0;
+        for (const std::string_view w : words) {
+            word = word || w == s;
+        }
+        const std::uint64_t length = count_code_points(s);
+        return word && length >= rule.min_length.value_or(0) && length <= rule.max_length.value_or(length);
+    }
+    case json_type::array: return v.is_array() && v.size() <= rule.max_items.value_or(v.size());
+    case json_type::object:
+        if (!v.is_object()) {
+            return false;
+        }
+        for (const contract::field& member : rule.members) {
+            if (member.required && !v.contains(member.name)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return false;
+}
+
+/// An item of a list field: a string bounded as the list's field says.
+HANDOFF_INLINE contract::field item_rule(const contract::field& list) {
+    contract::field item{list.name, contract::json_type::string};
+    item.min_length = list.min_length;
+    item.max_length = list.max_length;
+    return item;
+}
+
+/// The envelope itself as a field: an object of the envelope's fields (for keeps_rule).
+HANDOFF_INLINE const contract::field& root_rule() {
+    static constexpr contract::field envelope =
+        contract::field{"", contract::json_type::object}.require().of(contract::envelope);
+    return envelope;
+}
+
+/// Whether the whole envelope keeps reason_code's rule: a reason code when capped, none
+/// otherwise (the field's own type and words were judged when it completed).
+HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& envelope) {
+    const auto status = envelope.find("status");
+    const auto reason = envelope.find("reason_code");
+    const bool capped = status != envelope.end() && *status == to_string(contract::reason_code_required_when);
+    const bool has_reason = reason != envelope.end() && reason->is_string();
+    return capped == has_reason;
+}
+
+HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
+    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
+    if (over_limits(options_.limits, stack_.size(), values_, array)) {
+        parse_failure(offset, false);
+        return;
+    }
+    ++values_;
+    frame child = child_frame(object);
+    // A container where the contract wants a scalar (or the other container) is wrong
+    // whatever it holds: the message names only its kind.
+    const bool wrong_kind =
+        child.where == region::unchecked &&
+        (stack_.empty() || stack_.back().where == region::envelope_list ||
+         (stack_.back().where == region::envelope_object && stack_.back().key_index < stack_.back().fields.size()));
+    if (envelope_checks_ && wrong_kind) {
+        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child.pointer, offset,
+                         true);
+    }
+    stack_.push_back(std::move(child));
+}
+
+HANDOFF_INLINE void checker::key(const token& t) {
+    const std::size_t offset = t.end - 1;
+    const std::optional<std::string> k = key_text(t);
+    frame& f = stack_.back();
+    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items ||
+        f.value.contains(*k)) {
+        parse_failure(offset, false);
+        return;
+    }
+    f.key = *k;
+    if (f.where != region::envelope_object) {
+        return;
+    }
+    f.key_index = f.fields.index_of(f.key);
+    if (envelope_checks_ && f.key_index == f.fields.size()) {
+        envelope_failure(probe(nullptr), child_pointer(f), offset);
+    }
+}
+
+HANDOFF_INLINE void checker::scalar(const token& t) {
+    // A number ends at the byte after it; a string or a literal at its last byte.
+    const std::size_t offset = t.scalar == scalar_kind::number ? t.end : t.end - 1;
+    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
+    std::optional<nlohmann::json> v;
+    if (!over_limits(options_.limits, 0, values_, array)) {
+        v = scalar_value(t);
+    }
+    if (!v) {
+        parse_failure(offset, false);
+        return;
+    }
+    ++values_;
+    value_done(std::move(*v), offset);
+}
+
+HANDOFF_INLINE void checker::close(std::size_t offset) {
+    frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (f.where == region::task_root) {
+        result_closed_ = true;
+    }
+    value_done(std::move(f.value), offset);
+}
+
+HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
+    if (stack_.empty()) {
+        if (envelope_checks_) {
+            // The whole envelope: step 2 exactly as receive runs it. Only partial_result's
+            // kind matters to it, so its content is set aside rather than copied.
+            nlohmann::json result;
+            const auto at = v.is_object() ? v.find("partial_result") : v.end();
+            if (at != v.end() && at->is_object()) {
+                result = std::exchange(*at, nlohmann::json::object());
+            }
+            if (!keeps_rule(root_rule(), v) || !reason_code_kept(v)) {
+                envelope_failure(v, "", offset);
+            }
+            if (at != v.end() && !result.is_null()) {
+                *at = std::move(result);
+            }
+        }
+        return;
+    }
+    const frame& parent = stack_.back();
+    if (envelope_checks_ && (parent.where == region::envelope_object || parent.where == region::envelope_list)) {
+        check_envelope_value(parent, v, offset);
+    }
+    if (paths_ && schema_ok_ != false && !verdict_) {
+        check_task_value(parent, v, offset);
+    }
+    if (verdict_) {
+        return;
+    }
+    frame& into = stack_.back();
+    if (into.object) {
+        into.value[into.key] = std::move(v);
+    } else {
+        into.value.push_back(std::move(v));
+    }
+}
+
+HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
+    const bool top = stack_.size() == 1 && parent.where == region::envelope_object;
+    using key = contract::envelope_key;
+    if (parent.where == region::envelope_object && parent.key_index >= parent.fields.size()) {
+        return; // an unknown key: its verdict was given when the key was read
+    }
+    const contract::field& rule = parent.where == region::envelope_list
+                                      ? stack_[stack_.size() - 2].fields[stack_[stack_.size() - 2].key_index]
+                                      : parent.fields[parent.key_index];
+    // A list's items are strings bounded as the list's field says.
+    const bool kept = parent.where == region::envelope_list ? keeps_rule(item_rule(rule), v) : keeps_rule(rule, v);
+    if (!kept) {
+        const bool result = top && parent.key_index == contract::index(key::partial_result);
+        // Only partial_result's kind matters to step 2; the task schema judges the rest.
+        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(parent), offset);
+    }
+    if (!top || verdict_) {
+        return;
+    }
+    if (parent.key_index == contract::index(key::schema_ok) && v.is_boolean()) {
+        schema_ok_ = v.get<bool>();
+    }
+    if (parent.key_index == contract::index(key::status) || parent.key_index == contract::index(key::reason_code)) {
+        // reason_code's rule depends on status: judged again whenever either arrives.
+        status_and_reason_[parent.key] = v;
+        const auto status = status_and_reason_.find("status");
+        const auto reason = status_and_reason_.find("reason_code");
+        if (status != status_and_reason_.end() && reason != status_and_reason_.end() &&
+            (*status == to_string(contract::reason_code_required_when)) != reason->is_string()) {
+            envelope_failure(status_and_reason_, "/reason_code", offset);
+        }
+    }
+}
+
+HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
+    const compiled_schema* schema = nullptr;
+    if (parent.where == region::envelope_object && stack_.size() == 1 &&
+        parent.key_index == contract::index(contract::envelope_key::partial_result)) {
+        schema = v.is_object() ? &paths_->root_schema() : nullptr; // the whole result: step 3 itself
+    } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
+        const nlohmann::json* part = parent.object ? task_paths::member(parent.part, parent.key)
+                                                   : task_paths::item(parent.part, parent.value.size());
+        schema = paths_->compiled(part);
+    }
+    if (schema == nullptr || schema->accepts(v)) {
+        return;
+    }
+    problem_list problems = schema->validate(v, child_pointer(parent), step::task_schema);
+    if (!problems.empty()) {
+        doom(std::move(problems.front()), offset);
+    }
+}
+
+HANDOFF_INLINE std::string checker::child_pointer(const frame& parent) const {
+    return parent.object ? pointer_child(parent.pointer, parent.key)
+                         : pointer_item(parent.pointer, parent.value.size());
+}
+
+HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
+    frame child;
+    child.object = object;
+    if (stack_.empty()) {
+        child.where = object ? region::envelope_object : region::unchecked;
+        child.fields = contract::envelope;
+        child.value = object ? nlohmann::json::object() : nlohmann::json::array();
+        return child;
+    }
+    const frame& parent = stack_.back();
+    child.pointer = child_pointer(parent);
+    child.value = object ? nlohmann::json::object() : nlohmann::json::array();
+    if (parent.where == region::envelope_object && parent.key_index < parent.fields.size()) {
+        const contract::field& rule = parent.fields[parent.key_index];
+        if (rule.type == contract::json_type::object && object) {
+            child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
+            child.fields = rule.members;
+            child.part = paths_ ? paths_->root() : nullptr;
+        } else if (rule.type == contract::json_type::array && !object) {
+            child.where = region::envelope_list;
+        }
+    } else if (parent.where == region::task_root || parent.where == region::task) {
+        child.where = region::task;
+        child.part = parent.object ? task_paths::member(parent.part, parent.key)
+                                   : task_paths::item(parent.part, parent.value.size());
+    }
+    return child;
+}
+
+HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
+    for (std::size_t i = stack_.size(); i-- > 0;) {
+        const frame& f = stack_[i];
+        nlohmann::json wrapper;
+        if (f.object) {
+            wrapper = i == 0 ? status_and_reason_ : nlohmann::json::object();
+            wrapper[f.key] = std::move(v);
+        } else {
+            // Only the item's index matters to the check: the items before it stand as nulls.
+            wrapper = nlohmann::json::array();
+            for (std::size_t k = 0; k < f.value.size(); ++k) {
+                wrapper.push_back(nullptr);
+            }
+            wrapper.push_back(std::move(v));
+        }
+        v = std::move(wrapper);
+    }
+    return v;
+}
+
+/// Whether a string's text is its value: no escape, and plain ASCII (any other byte goes
+/// through nlohmann's parser, which checks the UTF-8).
+HANDOFF_INLINE bool plain_string(std::string_view raw, bool escaped) {
+    if (escaped) {
+        return false;
+    }
+    for (const char c : raw) {
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            return false;
+        }
+    }
+    return true;
+}
+
+HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& t) const {
+    const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    switch (t.scalar) {
+    case scalar_kind::literal: return raw[0] == 'n' ? nlohmann::json(nullptr) : nlohmann::json(raw[0] == 't');
+    case scalar_kind::string:
+        if (plain_string(raw, t.escaped) && raw.size() - 2 <= options_.limits.max_string_bytes) {
+            return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+        }
+        break;
+    case scalar_kind::number:
+        if (raw.size() <= 18 && raw.find_first_of(".eE") == std::string_view::npos) {
+            std::int64_t n = 0;
+            std::from_chars(raw.data(), raw.data() + raw.size(), n);
+            // nlohmann's parser reads a '-' integer as signed, any other as unsigned.
+            return raw[0] == '-' ? nlohmann::json(n) : nlohmann::json(static_cast<std::uint64_t>(n));
+        }
+        break;
+    }
+    json_builder builder(options_.limits);
+    if (read_json(raw, builder)) {
+        return std::nullopt;
+    }
+    return builder.take_value();
+}
+
+HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) const {
+    const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    if (plain_string(raw, t.escaped)) {
+        return std::string(raw.substr(1, raw.size() - 2));
+    }
+    json_builder builder(options_.limits);
+    if (read_json(raw, builder)) {
+        return std::nullopt;
+    }
+    return builder.take_value().get<std::string>();
+}
+
+HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool cut) {
+    std::optional<problem> why;
+    if (whole) {
+        decode_result decoded =
+            decode(std::string_view(text_).substr(0, offset + 1), {options_.strict, options_.limits});
+        if (!decoded.ok()) {
+            why = std::move(decoded.problems.front());
+        }
+    } else {
+        const std::size_t start = where_.json_start();
+        json_builder builder(options_.limits);
+        why = read_json(std::string_view(text_).substr(start, offset + 1 - start), builder, start);
+    }
+    // The parser must fail on the bytes seen; where it only ran out of them, the tokenizer and
+    // the parser disagree, and the streaming check leaves the verdict to the whole text. A JSON
+    // span a fence cut short (`cut`) does run out: that is its failure.
+    if (!why || (!cut && why->message.find("unexpected end of input") != std::string::npos)) {
+        unsure_ = true;
+        return;
+    }
+    doom(std::move(*why), offset);
+}
+
+HANDOFF_INLINE void checker::envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
+                                              bool type_only) {
+    problem_list problems;
+    static_cast<void>(envelope_checker(problems).check(doc));
+    const std::string below = pointer + "/";
+    for (problem& p : problems) {
+        const bool here = p.pointer == pointer || (!type_only && p.pointer.compare(0, below.size(), below) == 0);
+        if (here && (!type_only || p.code == codes::envelope_type)) {
+            doom(std::move(p), offset);
+            return;
+        }
+    }
+}
+
+HANDOFF_INLINE void checker::doom(problem p, std::size_t offset) {
+    if (!verdict_) {
+        verdict_ = stream_verdict{std::move(p), offset};
+    }
+}
+
+/// The largest array in `v` (itself included): its item count and pointer.
+HANDOFF_INLINE void largest_array(const nlohmann::json& v, const std::string& pointer, stream_salvage& out) {
+    if (v.is_array() && (out.largest_array.empty() || v.size() > out.complete_items)) {
+        out.complete_items = v.size();
+        out.largest_array = pointer;
+    }
+    if (v.is_array()) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            largest_array(v[i], pointer_item(pointer, i), out);
+        }
+    } else if (v.is_object()) {
+        for (const auto& member : v.items()) {
+            largest_array(member.value(), pointer_child(pointer, member.key()), out);
+        }
+    }
+}
+
+HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
+    if (tokens_.done() || stack_.empty()) {
+        return std::nullopt;
+    }
+    stream_salvage out;
+    std::size_t root = 0;
+    while (root < stack_.size() && stack_[root].where != region::task_root) {
+        ++root;
+    }
+    const nlohmann::json& envelope = stack_.front().value;
+    if (root < stack_.size()) {
+        out.partial_result = stack_[root].value;
+        // A member cut short is kept when it is an array: its whole items are complete values.
+        if (root + 1 < stack_.size() && !stack_[root + 1].object) {
+            out.partial_result[stack_[root].key] = stack_[root + 1].value;
+        }
+    } else if (result_closed_ && envelope.contains("partial_result") && envelope["partial_result"].is_object()) {
+        out.partial_result = envelope["partial_result"];
+    } else {
+        return std::nullopt;
+    }
+    largest_array(out.partial_result, "/partial_result", out);
+    return out;
+}
+
+} // namespace handoff::detail::stream

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/config.hpp>
+#include <handoff/detail/stream/locator.hpp>
+#include <handoff/detail/stream/task_paths.hpp>
+#include <handoff/detail/stream/tokenizer.hpp>
+#include <handoff/envelope_contract.hpp>
+#include <handoff/limits.hpp>
+#include <handoff/problem.hpp>
+#include <handoff/receiver_options.hpp>
+#include <handoff/schema.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <memory>      // shared_ptr
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff {
+
+/// A reply that no continuation can make pass steps 1 to 3: the problem `receive` reports for
+/// it (once the reply is well-formed JSON to its end) and the offset of the byte that made the
+/// failure certain.
+struct stream_verdict {
+    problem what;
+    std::size_t offset = 0;
+};
+
+/// What a reply cut in the middle kept: the part of partial_result whose values were complete
+/// (members read to their end, whole array items, each checked against the task schema where
+/// the schema applies to it alone), and the largest array in it. Never a result: the receipt
+/// of a cut reply is a parse failure.
+struct stream_salvage {
+    nlohmann::json partial_result = nlohmann::json::object();
+    /// Complete items in the largest array of partial_result, and its pointer.
+    std::size_t complete_items = 0;
+    std::string largest_array;
+};
+
+namespace detail::stream {
+
+/// The streaming check's state, independent of the task type: the reply so far, a tokenizer
+/// with one frame per open container, and the verdict once one is certain. Every value of the
+/// envelope is checked by envelope_checker itself on a small document holding it, so a
+/// verdict's problem is the one step 2 reports; task values by the compiled task schema.
+class checker {
+public:
+    checker(const receiver_options& options, const compiled_schema* task_schema);
+
+    void push(std::string_view chunk);
+
+    [[nodiscard]] const std::optional<stream_verdict>& doomed() const noexcept { return verdict_; }
+    /// The reply so far (at most one byte past the byte limit: more cannot change the receipt).
+    [[nodiscard]] std::string_view text() const noexcept { return text_; }
+    [[nodiscard]] std::size_t bytes_seen() const noexcept { return seen_; }
+    /// Whether the JSON object closed: false for a reply cut in the middle.
+    [[nodiscard]] bool object_closed() const noexcept { return tokens_.done(); }
+    /// The complete, passing part of partial_result, when the reply stopped inside the object.
+    [[nodiscard]] std::optional<stream_salvage> salvage() const;
+
+private:
+    /// Which rules apply to the values of one container.
+    enum class region : std::uint8_t { envelope_object, envelope_list, task_root, task, unchecked };
+
+    struct frame {
+        region where = region::unchecked;
+        bool object = true;
+        contract::table fields;               // envelope_object: its fields
+        const nlohmann::json* part = nullptr; // task: the task schema's part for this value
+        std::string pointer;
+        nlohmann::json value;
+        std::vector<std::string> keys; // decoded, for repeated keys
+        std::string key;               // the member being read
+        std::size_t key_index = 0;     // its row in `fields`
+    };
+
+    void byte(char c);
+    void token_read(const token& t);
+    void open(bool object, std::size_t offset);
+    void key(const token& t);
+    void scalar(const token& t);
+    void close(std::size_t offset);
+    /// A value of the current container is complete (the root when the stack is empty).
+    void value_done(nlohmann::json&& v, std::size_t offset);
+    void check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
+    void check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
+
+    /// Where the child being read sits, and the rules that apply to it.
+    [[nodiscard]] std::string child_pointer(const frame& parent) const;
+    [[nodiscard]] frame child_frame(bool object) const;
+    /// `v` placed where the child being read sits, in a document holding only what the
+    /// envelope's rules about that place read (the status and reason code, for reason_code).
+    [[nodiscard]] nlohmann::json probe(nlohmann::json v) const;
+
+    /// The value of a scalar token, as nlohmann's parser reads it; nullopt when the parser
+    /// refuses it (a number beyond range, invalid UTF-8): then a parse problem is certain.
+    [[nodiscard]] std::optional<nlohmann::json> scalar_value(const token& t) const;
+    [[nodiscard]] std::optional<std::string> key_text(const token& t) const;
+
+    /// A parse failure certain at `offset`: the problem nlohmann's parser, run as step 1 runs
+    /// it, reports for the JSON text read so far (`whole`: step 1 from the reply's start, as in
+    /// strict mode or once the span is fixed; `cut`: the span ends here, inside the object).
+    void parse_failure(std::size_t offset, bool whole, bool cut = false);
+    void envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
+                          bool type_only = false);
+    void doom(problem p, std::size_t offset);
+
+    receiver_options options_;
+    const compiled_schema* task_schema_;
+    std::shared_ptr<const task_paths> paths_;
+    locator where_;
+    tokenizer tokens_;
+    std::vector<frame> stack_;
+    std::string text_;
+    std::size_t seen_ = 0;
+    std::size_t values_ = 0;
+    std::optional<stream_verdict> verdict_;
+    bool unsure_ = false;
+    /// The top-level words read so far, which decide reason_code's rule.
+    nlohmann::json status_and_reason_ = nlohmann::json::object();
+    std::optional<bool> schema_ok_;
+    /// partial_result, once complete (it is moved into the envelope's frame).
+    bool result_closed_ = false;
+    bool envelope_checks_ = true;
+};
+
+} // namespace detail::stream
+} // namespace handoff
+
+#if !defined(HANDOFF_COMPILED_LIB)
+#include <handoff/detail/stream/checker-inl.hpp>
+#endif

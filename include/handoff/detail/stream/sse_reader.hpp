@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>     // size_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff::detail::stream {
+
+/// One server-sent event: its `event:` name (empty when none) and its `data:` lines joined.
+struct sse_event {
+    std::string name;
+    std::string data;
+};
+
+/// Server-sent events as the HTML standard's event stream interpretation reads them
+/// (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+/// lines end at CR, LF or CRLF; a blank line dispatches the event; "data" lines join with LF;
+/// one space after the colon is dropped; a line starting with ':' is a comment. Bytes may
+/// arrive split anywhere. A line longer than `max_line` is cut (its event is still read).
+class sse_reader {
+public:
+    explicit sse_reader(std::size_t max_line) : max_line_(max_line) {}
+
+    /// Reads `bytes`; appends each event they complete to `out`.
+    void push(std::string_view bytes, std::vector<sse_event>& out) {
+        for (const char c : bytes) {
+            if (after_cr_ && c == '\n') {
+                after_cr_ = false;
+                continue; // the LF of a CRLF
+            }
+            after_cr_ = c == '\r';
+            if (c == '\r' || c == '\n') {
+                line_done(out);
+            } else if (line_.size() < max_line_) {
+                line_.push_back(c);
+            }
+        }
+    }
+
+    /// The end of the stream: an event not followed by a blank line is not dispatched
+    /// (the standard), but a last data line without its line end is read.
+    void finish(std::vector<sse_event>& out) {
+        if (!line_.empty()) {
+            line_done(out);
+        }
+        line_done(out);
+    }
+
+private:
+    void line_done(std::vector<sse_event>& out) {
+        if (line_.empty()) {
+            if (has_data_) {
+                out.push_back(std::move(event_));
+            }
+            event_ = sse_event{};
+            has_data_ = false;
+            return;
+        }
+        const std::string_view line = line_;
+        const std::size_t colon = line.find(':');
+        const std::string_view field = line.substr(0, colon);
+        std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ') {
+            value.remove_prefix(1);
+        }
+        if (field == "data") {
+            event_.data.append(has_data_ ? "\n" : "").append(value);
+            has_data_ = true;
+        } else if (field == "event") {
+            event_.name = std::string(value);
+        }
+        line_.clear();
+    }
+
+    std::size_t max_line_;
+    std::string line_;
+    sse_event event_;
+    bool has_data_ = false;
+    bool after_cr_ = false;
+};
+
+} // namespace handoff::detail::stream

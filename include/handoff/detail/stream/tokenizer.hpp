@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff::detail::stream {
+
+/// What one byte finished, opened or closed in the JSON text. Offsets count in the whole reply.
+enum class token_kind : std::uint8_t { open_object, open_array, close_object, close_array, key, scalar };
+
+/// The kinds of scalar, so a reader need not look at the bytes again.
+enum class scalar_kind : std::uint8_t { string, number, literal };
+
+/// One token: for a key or a scalar, [start, end) is its text (a string with its quotes).
+struct token {
+    token_kind kind = token_kind::scalar;
+    scalar_kind scalar = scalar_kind::literal;
+    std::size_t start = 0;
+    std::size_t end = 0;
+    /// A string with a backslash in it: its text is not its value.
+    bool escaped = false;
+};
+
+/// An incremental JSON tokenizer (RFC 8259 grammar): one byte at a time, any chunking, state
+/// bounded by the nesting depth. It checks the grammar only; string contents (UTF-8, surrogate
+/// pairs) and number ranges are left to nlohmann's parser, which reads every text in the end,
+/// so the tokenizer never refuses a text that parser accepts.
+class tokenizer {
+public:
+    /// A byte completes at most two tokens: a number it ends, and its own bracket.
+    static constexpr std::size_t max_tokens_per_byte = 2;
+
+    /// Reads byte `c` at `offset`; writes the tokens it completes to `out` and returns how
+    /// many. failed() turns true at the first byte no JSON text can continue with.
+    std::size_t feed(char c, std::size_t offset, token* out) {
+        std::size_t n = 0;
+        if (in_number()) {
+            if (continue_number(c)) {
+                return 0;
+            }
+            if (!number_can_end()) {
+                return fail();
+            }
+            out[n++] = token{token_kind::scalar, scalar_kind::number, start_, offset, false};
+            value_done();
+        }
+        if (state_ == state::string || state_ == state::escape || state_ == state::unicode) {
+            return n + string_byte(c, offset, out + n);
+        }
+        if (state_ == state::literal) {
+            return n + literal_byte(c, offset, out + n);
+        }
+        return n + structural(c, offset, out + n);
+    }
+
+    [[nodiscard]] bool failed() const noexcept { return state_ == state::failed; }
+    /// Inside a string, after no backslash: any byte but a quote, a backslash or a control
+    /// byte leaves the state as it is.
+    [[nodiscard]] bool in_plain_string() const noexcept { return state_ == state::string; }
+    /// Between tokens (no string, number or literal open): whitespace changes nothing.
+    [[nodiscard]] bool between_tokens() const noexcept { return state_ <= state::after_value || state_ == state::done; }
+    /// The root value is complete: what follows it is not JSON of this value.
+    [[nodiscard]] bool done() const noexcept { return state_ == state::done; }
+    /// Containers open now (the root object counts one).
+    [[nodiscard]] std::size_t depth() const noexcept { return stack_.size(); }
+    /// Whether the innermost open container is an array.
+    [[nodiscard]] bool in_array() const noexcept { return !stack_.empty() && stack_.back() == container::array; }
+
+private:
+    enum class container : std::uint8_t { object, array };
+    enum class state : std::uint8_t {
+        value,        // a value must come
+        array_first,  // a value or ']'
+        object_first, // a key or '}'
+        object_key,   // a key
+        colon,        // ':'
+        after_value,  // ',' or the container's close
+        string,
+        escape,
+        unicode,
+        literal,
+        minus,      // '-' read
+        zero,       // a leading 0
+        integer,    // digits
+        fraction0,  // '.' read
+        fraction,   // digits after '.'
+        exponent0,  // 'e' read
+        exponent_s, // sign after 'e'
+        exponent,   // digits after 'e'
+        done,
+        failed,
+    };
+
+    static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+    static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+    static bool is_hex(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+    std::size_t fail() noexcept {
+        state_ = state::failed;
+        return 0;
+    }
+
+    [[nodiscard]] bool in_number() const noexcept { return state_ >= state::minus && state_ <= state::exponent; }
+    [[nodiscard]] bool number_can_end() const noexcept {
+        return state_ == state::zero || state_ == state::integer || state_ == state::fraction ||
+               state_ == state::exponent;
+    }
+
+    /// One more byte of a number, or false when `c` is not part of it.
+    bool continue_number(char c) noexcept {
+        const bool digit = is_digit(c);
+        switch (state_) {
+        case state::minus: state_ = c == '0' ? state::zero : digit ? state::integer : state::failed; return true;
+        case state::zero:
+        case state::integer:
+            if (digit && state_ == state::integer) {
+                return true;
+            }
+            if (c == '.') {
+                state_ = state::fraction0;
+                return true;
+            }
+            if (c == 'e' || c == 'E') {
+                state_ = state::exponent0;
+                return true;
+            }
+            return false;
+        case state::fraction0: state_ = digit ? state::fraction : state::failed; return true;
+        case state::fraction:
+            if (c == 'e' || c == 'E') {
+                state_ = state::exponent0;
+                return true;
+            }
+            return digit;
+        case state::exponent0:
+            state_ = (c == '+' || c == '-') ? state::exponent_s : digit ? state::exponent : state::failed;
+            return true;
+        case state::exponent_s: state_ = digit ? state::exponent : state::failed; return true;
+        case state::exponent: return digit;
+        default: return false;
+        }
+    }
+
+    std::size_t string_byte(char c, std::size_t offset, token* out) {
+        const auto u = static_cast<unsigned char>(c);
+        if (state_ == state::escape) {
+            static constexpr std::string_view escapes = "\"\\/bfnrtu";
+            if (escapes.find(c) == std::string_view::npos) {
+                return fail();
+            }
+            state_ = c == 'u' ? state::unicode : state::string;
+            hex_left_ = 4;
+            return 0;
+        }
+        if (state_ == state::unicode) {
+            if (!is_hex(c)) {
+                return fail();
+            }
+            state_ = --hex_left_ == 0 ? state::string : state::unicode;
+            return 0;
+        }
+        if (u < 0x20) {
+            return fail(); // control characters must be escaped
+        }
+        if (c == '\\') {
+            escaped_ = true;
+            state_ = state::escape;
+            return 0;
+        }
+        if (c != '"') {
+            return 0;
+        }
+        out[0] = token{key_ ? token_kind::key : token_kind::scalar, scalar_kind::string, start_, offset + 1, escaped_};
+        if (key_) {
+            state_ = state::colon;
+        } else {
+            value_done();
+        }
+        return 1;
+    }
+
+    std::size_t literal_byte(char c, std::size_t offset, token* out) {
+        if (c != literal_[literal_at_]) {
+            return fail();
+        }
+        if (++literal_at_ < literal_.size()) {
+            return 0;
+        }
+        out[0] = token{token_kind::scalar, scalar_kind::literal, start_, offset + 1, false};
+        value_done();
+        return 1;
+    }
+
+    std::size_t structural(char c, std::size_t offset, token* out) {
+        if (is_space(c) || state_ == state::failed) {
+            return 0;
+        }
+        switch (state_) {
+        case state::value:
+        case state::array_first:
+            if (c == ']' && state_ == state::array_first) {
+                return close(container::array, offset, out);
+            }
+            return begin_value(c, offset, out);
+        case state::object_first:
+        case state::object_key:
+            if (c == '}' && state_ == state::object_first) {
+                return close(container::object, offset, out);
+            }
+            return c == '"' ? begin_string(true, offset) : fail();
+        case state::colon: state_ = c == ':' ? state::value : state::failed; return 0;
+        case state::after_value:
+            if (c == ',') {
+                state_ = in_array() ? state::value : state::object_key;
+                return 0;
+            }
+            if (c == ']' || c == '}') {
+                return close(c == ']' ? container::array : container::object, offset, out);
+            }
+            return fail();
+        default: return fail(); // done: nothing but whitespace may follow the root value
+        }
+    }
+
+    std::size_t begin_value(char c, std::size_t offset, token* out) {
+        start_ = offset;
+        if (c == '{' || c == '[') {
+            const bool object = c == '{';
+            stack_.push_back(object ? container::object : container::array);
+            state_ = object ? state::object_first : state::array_first;
+            out[0] = token{object ? token_kind::open_object : token_kind::open_array, scalar_kind::literal, offset,
+                           offset + 1, false};
+            return 1;
+        }
+        if (c == '"') {
+            return begin_string(false, offset);
+        }
+        if (c == '-' || is_digit(c)) {
+            state_ = c == '-' ? state::minus : c == '0' ? state::zero : state::integer;
+            return 0;
+        }
+        literal_ = c == 't' ? std::string_view("true") : c == 'f' ? std::string_view("false") : "null";
+        if (c != literal_[0]) {
+            return fail();
+        }
+        literal_at_ = 1;
+        state_ = state::literal;
+        return 0;
+    }
+
+    std::size_t begin_string(bool key, std::size_t offset) {
+        start_ = offset;
+        key_ = key;
+        escaped_ = false;
+        state_ = state::string;
+        return 0;
+    }
+
+    std::size_t close(container kind, std::size_t offset, token* out) {
+        if (stack_.empty() || stack_.back() != kind) {
+            return fail();
+        }
+        stack_.pop_back();
+        out[0] = token{kind == container::object ? token_kind::close_object : token_kind::close_array,
+                       scalar_kind::literal, offset, offset + 1, false};
+        value_done();
+        return 1;
+    }
+
+    void value_done() noexcept { state_ = stack_.empty() ? state::done : state::after_value; }
+
+    std::vector<container> stack_;
+    state state_ = state::value;
+    std::size_t start_ = 0;
+    std::string_view literal_;
+    std::size_t literal_at_ = 0;
+    unsigned hex_left_ = 0;
+    bool key_ = false;
+    bool escaped_ = false;
+};
+
+} // namespace handoff::detail::stream

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// provider_stream's definitions: inline in every file header-only, compiled once in
+// <handoff/src.hpp> otherwise (config.hpp).
+
+#include <handoff/decode.hpp>
+#include <handoff/detail/provider/stop_words.hpp>
+#include <handoff/provider_stream.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>          // size_t
+#include <initializer_list> // initializer_list
+#include <optional>         // optional
+#include <string>           // string
+#include <string_view>      // string_view
+#include <utility>          // move
+#include <vector>           // vector
+
+namespace handoff {
+
+namespace detail::stream {
+
+/// The string at `path` (keys, and 0 for the first item of an array), or nullptr.
+[[nodiscard]] HANDOFF_INLINE const std::string* string_path(const nlohmann::json& v,
+                                                            std::initializer_list<std::string_view> path) {
+    const nlohmann::json* at = &v;
+    for (const std::string_view step : path) {
+        if (step == "0") {
+            if (!at->is_array() || at->empty()) {
+                return nullptr;
+            }
+            at = &(*at)[0];
+            continue;
+        }
+        const auto it = at->is_object() ? at->find(step) : at->end();
+        if (it == at->end()) {
+            return nullptr;
+        }
+        at = &*it;
+    }
+    return at->is_string() ? at->get_ptr<const std::string*>() : nullptr;
+}
+
+/// The largest SSE line kept: a data line past it is an event no provider sends.
+inline constexpr std::size_t max_sse_line = std::size_t{4} * 1024 * 1024;
+
+} // namespace detail::stream
+
+HANDOFF_INLINE provider_stream::provider_stream(provider source)
+    : source_(source), lines_(detail::stream::max_sse_line) {}
+
+HANDOFF_INLINE std::string provider_stream::push(std::string_view bytes) {
+    std::vector<detail::stream::sse_event> events;
+    lines_.push(bytes, events);
+    std::string text;
+    for (const detail::stream::sse_event& e : events) {
+        text += read(e);
+    }
+    return text;
+}
+
+HANDOFF_INLINE std::string provider_stream::finish() {
+    std::vector<detail::stream::sse_event> events;
+    lines_.finish(events);
+    std::string text;
+    for (const detail::stream::sse_event& e : events) {
+        text += read(e);
+    }
+    return text;
+}
+
+HANDOFF_INLINE void provider_stream::set_problem(std::string why) {
+    if (problem_.empty()) {
+        problem_ = std::move(why);
+    }
+}
+
+HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event& event) {
+    std::string text;
+    if (event.data == "[DONE]") {
+        return text; // OpenAI Chat Completions' last event
+    }
+    const std::optional<nlohmann::json> payload = detail::parse_document(event.data);
+    if (!payload || !payload->is_object()) {
+        set_problem("an event's data is not a JSON object");
+        return text;
+    }
+    if (const std::string* message = detail::stream::string_path(*payload, {"error", "message"})) {
+        set_problem("the provider sent an error: " + *message);
+        return text;
+    }
+    const bool chat = payload->contains("choices");
+    switch (source_) {
+    case provider::openai:
+        if (chat) {
+            read_openai_chat(*payload, text);
+        } else {
+            read_openai_responses(*payload, text);
+        }
+        break;
+    case provider::anthropic: read_anthropic(*payload, text); break;
+    case provider::gemini: read_gemini(*payload, text); break;
+    case provider::llama_cpp:
+        if (chat) {
+            read_openai_chat(*payload, text);
+        } else {
+            read_llama_cpp(*payload, text);
+        }
+        break;
+    case provider::json_schema: set_problem("json_schema names no provider stream"); break;
+    }
+    return text;
+}
+
+// https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta)
+HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chunk, std::string& text) {
+    using detail::stream::string_path;
+    if (const std::string* content = string_path(chunk, {"choices", "0", "delta", "content"})) {
+        text += *content;
+    }
+    if (const std::string* args =
+            string_path(chunk, {"choices", "0", "delta", "tool_calls", "0", "function", "arguments"})) {
+        text += *args;
+        tool_ = true;
+    }
+    if (const std::string* word = string_path(chunk, {"choices", "0", "finish_reason"})) {
+        stop_reason_ = *word;
+        stop_ = detail::classify(detail::openai_finish_reasons, *word);
+    }
+    if (string_path(chunk, {"choices", "0", "delta", "refusal"}) != nullptr) {
+        stop_ = stop_class::refused;
+    }
+}
+
+// https://platform.openai.com/docs/api-reference/responses-streaming
+HANDOFF_INLINE void provider_stream::read_openai_responses(const nlohmann::json& event, std::string& text) {
+    using detail::stream::string_path;
+    const std::string* type = string_path(event, {"type"});
+    const std::string* delta = string_path(event, {"delta"});
+    if (type == nullptr) {
+        set_problem("an OpenAI event without a type");
+        return;
+    }
+    if ((*type == "response.output_text.delta" || *type == "response.function_call_arguments.delta") && delta) {
+        text += *delta;
+        tool_ = tool_ || *type == "response.function_call_arguments.delta";
+    } else if (*type == "response.refusal.delta") {
+        stop_ = stop_class::refused;
+        stop_reason_ = "refusal";
+    } else if (*type == "response.completed" && stop_ != stop_class::refused) {
+        stop_ = tool_ ? stop_class::tool_call : stop_class::complete;
+        stop_reason_ = "completed";
+    } else if (*type == "response.incomplete") {
+        const std::string* reason = string_path(event, {"response", "incomplete_details", "reason"});
+        stop_reason_ = reason != nullptr ? *reason : "incomplete";
+        stop_ = reason != nullptr ? detail::classify(detail::openai_incomplete_reasons, *reason) : stop_class::other;
+    } else if (*type == "response.failed") {
+        const std::string* message = string_path(event, {"response", "error", "message"});
+        set_problem("the response failed" + (message != nullptr ? ": " + *message : std::string()));
+    }
+}
+
+// https://docs.anthropic.com/en/docs/build-with-claude/streaming
+HANDOFF_INLINE void provider_stream::read_anthropic(const nlohmann::json& event, std::string& text) {
+    using detail::stream::string_path;
+    const std::string* type = string_path(event, {"type"});
+    if (type == nullptr) {
+        set_problem("an Anthropic event without a type");
+        return;
+    }
+    if (*type == "content_block_start") {
+        const std::string* block = string_path(event, {"content_block", "type"});
+        tool_ = tool_ || (block != nullptr && *block == "tool_use");
+    } else if (*type == "content_block_delta") {
+        const std::string* kind = string_path(event, {"delta", "type"});
+        if (kind != nullptr && *kind == "text_delta" && string_path(event, {"delta", "text"})) {
+            text += *string_path(event, {"delta", "text"});
+        } else if (kind != nullptr && *kind == "input_json_delta" && string_path(event, {"delta", "partial_json"})) {
+            text += *string_path(event, {"delta", "partial_json"});
+        } // thinking_delta and signature_delta carry no reply text
+    } else if (*type == "message_delta") {
+        if (const std::string* word = string_path(event, {"delta", "stop_reason"})) {
+            stop_reason_ = *word;
+            stop_ = detail::classify(detail::anthropic_stop_words, *word);
+        }
+    }
+}
+
+// https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent
+HANDOFF_INLINE void provider_stream::read_gemini(const nlohmann::json& chunk, std::string& text) {
+    using detail::stream::string_path;
+    if (const std::string* block = string_path(chunk, {"promptFeedback", "blockReason"})) {
+        stop_reason_ = *block;
+        stop_ = stop_class::refused;
+        return;
+    }
+    const auto candidates = chunk.find("candidates");
+    if (candidates == chunk.end() || !candidates->is_array() || candidates->empty()) {
+        return; // a chunk of usage metadata only
+    }
+    const nlohmann::json& candidate = (*candidates)[0];
+    const nlohmann::json content = candidate.value("content", nlohmann::json::object());
+    const auto parts = content.is_object() ? content.find("parts") : content.end();
+    if (parts != content.end() && parts->is_array()) {
+        for (const nlohmann::json& part : *parts) {
+            if (!part.is_object() || part.value("thought", false)) {
+                continue; // a thought summary is not the answer
+            }
+            if (const auto call = part.find("functionCall"); call != part.end() && call->is_object()) {
+                text += detail::arguments_text(call->value("args", nlohmann::json::object()));
+                tool_ = true;
+            } else if (const std::string* t = string_path(part, {"text"})) {
+                text += *t;
+            }
+        }
+    }
+    if (const std::string* word = string_path(candidate, {"finishReason"})) {
+        stop_reason_ = *word;
+        stop_ = detail::classify(detail::gemini_finish_reasons, *word);
+        stop_ = tool_ && stop_ == stop_class::complete ? stop_class::tool_call : stop_;
+    }
+}
+
+// https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md (POST /completion,
+// "stream": true: each event a partial result; the last one has "stop": true)
+HANDOFF_INLINE void provider_stream::read_llama_cpp(const nlohmann::json& chunk, std::string& text) {
+    using detail::stream::string_path;
+    if (const std::string* content = string_path(chunk, {"content"})) {
+        text += *content;
+    }
+    if (!(chunk.contains("stop") && chunk["stop"] == true)) {
+        return;
+    }
+    if (const std::string* type = string_path(chunk, {"stop_type"})) {
+        stop_reason_ = *type;
+    } else {
+        const auto flag = [&](const char* key) { return chunk.contains(key) && chunk[key] == true; };
+        stop_reason_ = flag("stopped_limit")  ? "limit"
+                       : flag("stopped_eos")  ? "eos"
+                       : flag("stopped_word") ? "word"
+                                              : "";
+    }
+    stop_ = detail::classify(detail::llama_cpp_stop_types, stop_reason_);
+}
+
+} // namespace handoff

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// `handoff-check stream` as a user runs it: one reply on stdin, raw or a provider's SSE; one
+// receipt line; an early exit on a doomed reply while stdin is still open.
+//
+// tests/CMakeLists.txt defines HANDOFF_CHECK_EXE and HANDOFF_CLI_TEMP_DIR whenever it builds
+// handoff-check; without it there is nothing to run.
+#if defined(HANDOFF_CHECK_EXE) && defined(HANDOFF_CLI_TEMP_DIR)
+
+#include "support/fixtures.hpp"
+#include "support/process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>  // steady_clock
+#include <string>  // string
+#include <utility> // move
+
+namespace test_cli_stream { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
+namespace {
+
+const std::string exe = HANDOFF_CHECK_EXE;
+const std::string fixtures = std::string(HANDOFF_FIXTURES_DIR) + "/";
+const std::string records_schema = fixtures + "schemas/product_records.schema.json";
+
+struct run_result {
+    int exit_status = -1;
+    nlohmann::json receipt;
+    std::string out;
+};
+
+/// Runs `SOURCE | handoff-check stream ARGS` through the shell.
+run_result run(const std::string& source, const std::string& args) {
+    handoff_test::shell_result ran =
+        handoff_test::run_shell(source + " | '" + exe + "' stream " + args + " 2>/dev/null");
+    run_result result;
+    result.exit_status = ran.exit_status;
+    result.out = std::move(ran.out);
+    result.receipt = nlohmann::json::parse(result.out, nullptr, false);
+    return result;
+}
+
+std::string cat(const std::string& relative) { return "cat '" + fixtures + relative + "'"; }
+
+} // namespace
+
+TEST_CASE("handoff-check stream prints the receipt handoff-check prints for the whole text", "[cli][stream]") {
+    const std::string file = fixtures + "worked_example/run1_token_cap.json";
+    const run_result streamed =
+        run(cat("worked_example/run1_token_cap.json"), "--task-schema '" + records_schema + "'");
+    const handoff_test::shell_result whole =
+        handoff_test::run_shell("'" + exe + "' --task-schema '" + records_schema + "' - < '" + file + "'");
+    CHECK(streamed.exit_status == whole.exit_status);
+    CHECK(streamed.exit_status == 0);
+    CHECK(streamed.out == whole.out);
+    CHECK(streamed.receipt.at("route") == "SPLIT");
+}
+
+TEST_CASE("handoff-check stream stops at a doomed reply with doomed_at and exits 1", "[cli][stream]") {
+    const run_result r = run(cat("streams/openai_chat_doomed.sse"), "--sse openai");
+    REQUIRE_FALSE(r.receipt.is_discarded());
+    CHECK(r.exit_status == 1);
+    CHECK(r.receipt.at("route") == "REPAIR");
+    CHECK(r.receipt.at("step") == "envelope_schema");
+    CHECK(r.receipt.at("doomed_at") == 16); // the closing quote of "okay" in {"status": "okay"
+    CHECK(r.receipt.at("problems").at(0).at("pointer") == "/status");
+}
+
+TEST_CASE("handoff-check stream exits on a doomed reply while stdin stays open", "[cli][stream]") {
+    // The writer keeps stdin open, writing a space every 0.1 s until the pipe breaks (when
+    // handoff-check has exited) or 20 s pass: a check that waited for the end would take 20 s.
+    const std::string keep_open = "{ cat '" + fixtures + "streams/openai_chat_doomed.sse'; timeout 20 sh -c " +
+                                  "'while sleep 0.1; do printf \" \" || exit 1; done'; }";
+    const auto start = std::chrono::steady_clock::now();
+    const run_result r = run(keep_open, "--sse openai");
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    REQUIRE_FALSE(r.receipt.is_discarded());
+    CHECK(r.receipt.at("doomed_at") == 16);
+    CHECK(seconds < 10.0);
+}
+
+TEST_CASE("handoff-check stream keeps the whole records of a stream cut at the token cap", "[cli][stream]") {
+    const run_result r =
+        run(cat("streams/anthropic_max_tokens.sse"), "--sse anthropic --task-schema '" + records_schema + "'");
+    REQUIRE_FALSE(r.receipt.is_discarded());
+    CHECK(r.exit_status == 1);
+    CHECK(r.receipt.at("step") == "parse");
+    CHECK(r.receipt.at("salvage").at("complete_items") == 2);
+    CHECK(r.receipt.at("salvage").at("largest_array") == "/partial_result/records");
+    CHECK(r.receipt.at("salvage").at("partial_result").at("records").size() == 2);
+    CHECK_FALSE(r.receipt.contains("doomed_at"));
+}
+
+TEST_CASE("handoff-check stream reads a raw reply cut short without a salvage", "[cli][stream]") {
+    const run_result r = run("head -c 300 '" + fixtures + "worked_example/run1_token_cap.json'",
+                             "--task-schema '" + records_schema + "'");
+    REQUIRE_FALSE(r.receipt.is_discarded());
+    CHECK(r.exit_status == 1);
+    CHECK(r.receipt.at("step") == "parse");
+    CHECK_FALSE(r.receipt.contains("salvage"));
+}
+
+TEST_CASE("handoff-check stream refuses an unknown provider and a bad schema with exit 2", "[cli][stream]") {
+    CHECK(run("true", "--sse acme").exit_status == 2);
+    CHECK(run("true", "--sse json_schema").exit_status == 2);
+    CHECK(run("true", "--task-schema /nonexistent.json").exit_status == 2);
+    CHECK(run("true", "--bogus").exit_status == 2);
+}
+
+} // namespace test_cli_stream
+
+#endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

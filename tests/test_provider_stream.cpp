@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// <handoff/provider_stream.hpp>: each provider's recorded stream (tests/fixtures/streams/) read
+// into the reply text and the stop class, however the bytes are split, and checked as it
+// arrives by stream_check.
+
+#include "support/fixtures.hpp"
+
+#include <handoff/decode.hpp>
+#include <handoff/provider_stream.hpp>
+#include <handoff/receiver.hpp>
+#include <handoff/stream_check.hpp>
+
+#include <cstddef> // size_t
+#include <string>  // string
+
+namespace test_provider_stream { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
+namespace {
+
+struct read_stream {
+    std::string text;
+    handoff::stop_class stop;
+    std::string stop_reason;
+    std::string problem;
+};
+
+/// A transcript pushed `step` bytes at a time.
+read_stream replay(handoff::provider source, const std::string& transcript, std::size_t step) {
+    handoff::provider_stream events(source);
+    read_stream out;
+    for (std::size_t at = 0; at < transcript.size(); at += step) {
+        out.text += events.push(std::string_view(transcript).substr(at, step));
+    }
+    out.text += events.finish();
+    out.stop = events.stop();
+    out.stop_reason = events.stop_reason();
+    out.problem = events.problem();
+    return out;
+}
+
+std::string transcript(const std::string& name) { return handoff_test::read_fixture("streams/" + name); }
+
+nlohmann::json run1() { return handoff_test::read_fixture_json("worked_example/run1_token_cap.json"); }
+
+const handoff::receiver<>& records_receiver() {
+    static const handoff::receiver<> r(handoff_test::records_schema());
+    return r;
+}
+
+/// The records a cut reply keeps: the first two of the worked example's run.
+nlohmann::json first_two_records() {
+    const nlohmann::json records = run1().at("partial_result").at("records");
+    return nlohmann::json{{"records", {records[0], records[1]}}};
+}
+
+} // namespace
+
+TEST_CASE("every recorded stream reads the same text and stop whatever the read size", "[stream][provider]") {
+    struct row {
+        const char* file;
+        handoff::provider source;
+        handoff::stop_class stop;
+        const char* stop_reason;
+    };
+    const row rows[] = {
+        {"openai_chat_stop.sse", handoff::provider::openai, handoff::stop_class::complete, "stop"},
+        {"openai_chat_length.sse", handoff::provider::openai, handoff::stop_class::truncated, "length"},
+        {"openai_responses_incomplete.sse", handoff::provider::openai, handoff::stop_class::truncated,
+         "max_output_tokens"},
+        {"anthropic_max_tokens.sse", handoff::provider::anthropic, handoff::stop_class::truncated, "max_tokens"},
+        {"anthropic_tool_use.sse", handoff::provider::anthropic, handoff::stop_class::tool_call, "tool_use"},
+        {"gemini_thought_stop.sse", handoff::provider::gemini, handoff::stop_class::complete, "STOP"},
+        {"llama_cpp_limit.sse", handoff::provider::llama_cpp, handoff::stop_class::truncated, "limit"},
+    };
+    for (const row& r : rows) {
+        const std::string sse = transcript(r.file);
+        const read_stream whole = replay(r.source, sse, sse.size());
+        INFO(r.file);
+        CHECK(whole.stop == r.stop);
+        CHECK(whole.stop_reason == r.stop_reason);
+        CHECK(whole.problem.empty());
+        CHECK_FALSE(whole.text.empty());
+        for (const std::size_t step : {std::size_t{1}, std::size_t{7}, std::size_t{64}}) {
+            const read_stream split = replay(r.source, sse, step);
+            CHECK(split.text == whole.text);
+            CHECK(split.stop == whole.stop);
+        }
+        std::string crlf;
+        for (const char c : sse) {
+            crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+        }
+        CHECK(replay(r.source, crlf, 5).text == whole.text);
+    }
+}
+
+TEST_CASE("a complete stream carries the whole envelope", "[stream][provider]") {
+    CHECK(nlohmann::json::parse(replay(handoff::provider::openai, transcript("openai_chat_stop.sse"), 13).text) ==
+          run1());
+    CHECK(nlohmann::json::parse(replay(handoff::provider::anthropic, transcript("anthropic_tool_use.sse"), 13).text) ==
+          run1());
+}
+
+TEST_CASE("Gemini's thought parts are skipped, so the brace in a thought never starts the JSON", "[stream][provider]") {
+    const read_stream gemini = replay(handoff::provider::gemini, transcript("gemini_thought_stop.sse"), 11);
+    CHECK(gemini.text.rfind("```json\n{", 0) == 0);
+    const handoff::decode_result decoded = handoff::decode(gemini.text);
+    REQUIRE(decoded.ok());
+    CHECK(*decoded.value == run1());
+}
+
+TEST_CASE("a stream cut at the token cap ends truncated, with the whole records as its salvage", "[stream][provider]") {
+    for (const auto& [file, source] : {std::pair{"anthropic_max_tokens.sse", handoff::provider::anthropic},
+                                       std::pair{"openai_chat_length.sse", handoff::provider::openai},
+                                       std::pair{"openai_responses_incomplete.sse", handoff::provider::openai},
+                                       std::pair{"llama_cpp_limit.sse", handoff::provider::llama_cpp}}) {
+        INFO(file);
+        handoff::provider_stream events(source);
+        handoff::stream_check<> check(records_receiver());
+        const std::string sse = transcript(file);
+        for (std::size_t at = 0; at < sse.size(); at += 100) {
+            check.push(events.push(std::string_view(sse).substr(at, 100)));
+            CHECK_FALSE(check.doomed());
+        }
+        check.push(events.finish());
+        CHECK(handoff::is_truncation(events.stop()));
+        const handoff::receipt<> receipt = check.finish();
+        CHECK(receipt.failed_step == handoff::step::parse);
+        CHECK(receipt.result() == nullptr);
+        const auto salvage = check.salvage();
+        REQUIRE(salvage);
+        CHECK(salvage->partial_result == first_two_records());
+        CHECK(salvage->complete_items == 2);
+    }
+}
+
+TEST_CASE("a doomed stream is known long before its last event", "[stream][provider]") {
+    const std::string sse = transcript("openai_chat_doomed.sse");
+    handoff::provider_stream events(handoff::provider::openai);
+    handoff::stream_check<> check(records_receiver());
+    std::size_t read = 0;
+    for (; read < sse.size() && !check.doomed(); read += 64) {
+        check.push(events.push(std::string_view(sse).substr(read, 64)));
+    }
+    REQUIRE(check.doomed());
+    CHECK(check.doomed()->what.pointer == "/status");
+    CHECK(read < sse.size() / 10);
+}
+
+TEST_CASE("an event that is not JSON, or an error event, is a problem of the stream", "[stream][provider]") {
+    handoff::provider_stream events(handoff::provider::anthropic);
+    CHECK(events
+              .push("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
+                    "\"message\":\"Overloaded\"}}\n\n")
+              .empty());
+    CHECK(events.problem() == "the provider sent an error: Overloaded");
+    handoff::provider_stream broken(handoff::provider::openai);
+    CHECK(broken.push("data: {not json\n\n").empty());
+    CHECK(broken.problem() == "an event's data is not a JSON object");
+    CHECK(broken.stop() == handoff::stop_class::other);
+}
+
+} // namespace test_provider_stream

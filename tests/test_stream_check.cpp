@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+// <handoff/stream_check.hpp>: a reply checked as it arrives. Sound (never doomed while a
+// continuation could pass steps 1 to 3; the final receipt is receive's), early (each rule's
+// verdict at the byte of the value that broke it), and a cut reply keeps its complete part.
+
+#include "support/fixtures.hpp"
+
+#include "fuzz/fuzz_stream.hpp"
+
+#include <handoff/receipt_json.hpp>
+#include <handoff/receiver.hpp>
+#include <handoff/stream_check.hpp>
+
+#include <algorithm>  // sort
+#include <cstddef>    // size_t
+#include <cstdint>    // uint8_t
+#include <filesystem> // directory_iterator
+#include <string>     // string
+#include <vector>     // vector
+
+namespace test_stream_check { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
+namespace fs = std::filesystem;
+using handoff_test::read_fixture;
+
+namespace {
+
+const handoff::receiver<>& sections_receiver() {
+    static const handoff::receiver<> r(handoff_test::sections_schema());
+    return r;
+}
+
+const handoff::receiver<>& records_receiver() {
+    static const handoff::receiver<> r(handoff_test::records_schema());
+    return r;
+}
+
+const handoff::receiver<>& strict_receiver() {
+    static const handoff::receiver<> r = [] {
+        handoff::receiver_options o;
+        o.strict = true;
+        return handoff::receiver<>(o);
+    }();
+    return r;
+}
+
+/// Every file of a fixture folder, by path, in a stable order.
+std::vector<std::string> files_in(const std::string& folder) {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(handoff_test::fixture_path(folder))) {
+        out.push_back(entry.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// The verdict after pushing `text` one byte at a time (stopping at the first verdict).
+std::optional<handoff::stream_verdict> stream_bytes(const handoff::receiver<>& r, const std::string& text) {
+    handoff::stream_check<> check(r);
+    for (const char c : text) {
+        check.push(std::string_view(&c, 1));
+        if (check.doomed()) {
+            break;
+        }
+    }
+    return check.doomed();
+}
+
+/// Whether `p` is, word for word, one of the problems receive reports for `text`.
+bool receive_reports(const handoff::receiver<>& r, const std::string& text, const handoff::problem& p) {
+    const auto whole = r.receive(text);
+    for (const handoff::problem& q : whole.problems) {
+        if (q.step == p.step && q.code == p.code && q.pointer == p.pointer && q.message == p.message) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// The offset of the last byte of the first `needle` in `text`.
+std::size_t end_of(const std::string& text, const std::string& needle) {
+    const std::size_t at = text.find(needle);
+    REQUIRE(at != std::string::npos);
+    return at + needle.size() - 1;
+}
+
+struct fixture_set {
+    const char* folder;
+    const handoff::receiver<>& (*checker)();
+};
+
+const fixture_set fixture_sets[] = {
+    {"envelopes", &sections_receiver},
+    {"worked_example", &records_receiver},
+    {"replies", &sections_receiver},
+};
+
+} // namespace
+
+TEST_CASE("every fixture reply, streamed a byte at a time or in random chunks, ends in receive's receipt", "[stream]") {
+    std::size_t passing = 0;
+    for (const fixture_set& set : fixture_sets) {
+        for (const std::string& path : files_in(set.folder)) {
+            const std::string text = handoff_test::read_file(path);
+            for (std::uint8_t seed = 0; seed < 6; ++seed) {
+                INFO(path << " seed " << int(seed));
+                CHECK(handoff_fuzz::stream::disagreement(set.checker(), text, seed).empty());
+            }
+            if (!handoff_fuzz::stream::fails_steps_1_to_3(set.checker().receive(text))) {
+                ++passing;
+                INFO(path);
+                CHECK_FALSE(stream_bytes(set.checker(), text).has_value());
+            }
+        }
+    }
+    CHECK(passing >= 10); // the folders hold passing replies, and each was streamed
+}
+
+TEST_CASE("a reply cut anywhere is never doomed while the cut part could still pass", "[stream]") {
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    for (std::size_t cut = 0; cut < text.size(); cut += 7) {
+        INFO("cut at " << cut);
+        CHECK(handoff_fuzz::stream::disagreement(records_receiver(), text.substr(0, cut), 3).empty());
+        CHECK_FALSE(stream_bytes(records_receiver(), text.substr(0, cut)).has_value());
+    }
+}
+
+TEST_CASE("a JSON text of the JSONTestSuite is judged not JSON by the stream only when receive says so",
+          "[stream][corpora]") {
+    std::size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(std::string(HANDOFF_CORPORA_DIR) + "/JSONTestSuite/test_parsing")) {
+        const std::string text = handoff_test::read_file(entry.path().string());
+        INFO(entry.path().filename().string());
+        CHECK(handoff_fuzz::stream::disagreement(strict_receiver(), text, 0).empty());
+        CHECK(handoff_fuzz::stream::disagreement(records_receiver(), "{\"partial_result\": " + text + "}", 0).empty());
+        CHECK(
+            handoff_fuzz::stream::disagreement(records_receiver(), "{\"status\": \"ok\", \"x\": [" + text, 0).empty());
+        ++files;
+    }
+    CHECK(files > 300);
+}
+
+TEST_CASE("prose before the object and a code fence around it are never a verdict", "[stream]") {
+    const std::string text = read_fixture("envelopes/fenced_with_prose.md");
+    CHECK_FALSE(stream_bytes(sections_receiver(), text).has_value());
+    CHECK_FALSE(stream_bytes(sections_receiver(), "I could not finish: here it is ``` not a fence\n{").has_value());
+    CHECK_FALSE(stream_bytes(sections_receiver(), "Some prose with no brace at all, for a long while").has_value());
+}
+
+TEST_CASE("a fence closed inside a string before any brace makes decode read the whole text, and the stream "
+          "follows",
+          "[stream]") {
+    // partial_result's first item quotes a fence; no '}' came before it, so decode ignores the
+    // fence it opened and reads the object from the whole text: the reply passes.
+    std::string envelope = read_fixture("envelopes/ok_complete.json");
+    envelope.replace(envelope.find("\"section 1\""), 11, "\"section ``` 1\"");
+    const std::string text = "Here:\n```json\n" + envelope + "\n```\n";
+    REQUIRE_FALSE(handoff_fuzz::stream::fails_steps_1_to_3(sections_receiver().receive(text)));
+    CHECK_FALSE(stream_bytes(sections_receiver(), text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(sections_receiver(), text, 2).empty());
+}
+
+TEST_CASE("a fence closed inside a string after a brace cuts the JSON short, at its third backtick", "[stream]") {
+    std::string envelope = read_fixture("envelopes/ok_complete.json");
+    envelope.replace(envelope.find("\"outline\""), 9, "\"out ``` line\"");
+    const std::string text = "```json\n" + envelope + "\n```\n";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "out ```"));
+    CHECK(verdict->what.step == handoff::step::parse);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a brace on a fence's info line is a layout the stream leaves to the whole text", "[stream]") {
+    const std::string text = "```{json}\n{\"status\": \"okay\"}\n```";
+    CHECK_FALSE(stream_bytes(sections_receiver(), text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(sections_receiver(), text, 0).empty());
+}
+
+TEST_CASE("a status outside its vocabulary is doomed when its closing quote arrives", "[stream]") {
+    const std::string text = R"({"status": "okay", "reason_code": null, "partial_result": null})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"okay\""));
+    CHECK(verdict->what.code == handoff::codes::envelope_enum);
+    CHECK(verdict->what.pointer == "/status");
+    CHECK(verdict->what.message == R"(/status: "okay" is not a status: use "ok" or "capped")");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("an unknown reason code is doomed at its closing quote, long before the end", "[stream]") {
+    const std::string text = read_fixture("envelopes/capped_unknown_reason_code.json");
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"RATE_LIMITED\""));
+    CHECK(verdict->what.pointer == "/reason_code");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a reason code beside status ok is doomed when the second of the two arrives", "[stream]") {
+    const std::string text = read_fixture("envelopes/ok_with_reason_code.json");
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"TOKEN_CAP\""));
+    CHECK(verdict->what.code == handoff::codes::envelope_forbidden);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a field of the wrong type is doomed at the end of its value, a container at its bracket", "[stream]") {
+    const std::string scalar = R"({"status": "ok", "schema_ok": "yes", "coverage": {}})";
+    const auto at_quote = stream_bytes(sections_receiver(), scalar);
+    REQUIRE(at_quote);
+    CHECK(at_quote->offset == end_of(scalar, "\"yes\""));
+    CHECK(at_quote->what.message == R"(/schema_ok: expected true or false, got the string "yes")");
+    CHECK(receive_reports(sections_receiver(), scalar, at_quote->what));
+
+    const std::string container = R"({"status": "ok", "coverage": [1, 2, 3], "steps": {}})";
+    const auto at_bracket = stream_bytes(sections_receiver(), container);
+    REQUIRE(at_bracket);
+    CHECK(at_bracket->offset == container.find('['));
+    CHECK(at_bracket->what.message == "/coverage: expected an object, got an array");
+    CHECK(receive_reports(sections_receiver(), container, at_bracket->what));
+}
+
+TEST_CASE("an unknown key of a closed envelope object is doomed at the key's closing quote", "[stream]") {
+    const std::string text = R"({"status": "ok", "coverage": {"items_expected": 1, "percent": 100}})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"percent\""));
+    CHECK(verdict->what.code == handoff::codes::envelope_unknown_field);
+    CHECK(verdict->what.pointer == "/coverage/percent");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a repeated key is doomed at its second closing quote", "[stream]") {
+    const std::string text = R"({"status": "ok", "schema_ok": true, "schema_ok": false})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.rfind("\"schema_ok\"") + std::string("\"schema_ok\"").size() - 1);
+    CHECK(verdict->what.code == handoff::codes::parse_duplicate_key);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a string past its maxLength is doomed at its closing quote", "[stream]") {
+    const std::string unit(65, 'u');
+    const std::string text = R"({"status": "ok", "coverage": {"unit": ")" + unit + R"("}, "steps": {}})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, unit + "\""));
+    CHECK(verdict->what.code == handoff::codes::envelope_max_length);
+    CHECK(verdict->what.message == "/coverage/unit: a string of 65 characters is longer than the 64 allowed");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("an array past its maxItems is doomed at its closing bracket", "[stream]") {
+    std::string items;
+    for (int i = 0; i < 257; ++i) {
+        items += (i == 0 ? "\"s\"" : ", \"s\"");
+    }
+    const std::string text = R"({"status": "ok", "steps": {"completed": [)" + items + R"(], "remaining": []}})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find(']'));
+    CHECK(verdict->what.message == "/steps/completed: 257 items, at most 256 allowed");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("an array item that fails the task schema is doomed at the item's end, before the rest arrives", "[stream]") {
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::string good = "\"price\": 249.0";
+    text.replace(text.find(good), good.size(), "\"price\": \"cheap\"");
+    const auto verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    // The second record's closing brace: the item is whole there.
+    CHECK(verdict->offset == text.find('}', text.find("\"cheap\"")));
+    CHECK(verdict->what.step == handoff::step::task_schema);
+    CHECK(verdict->what.pointer == "/partial_result/records/1/price");
+    CHECK(verdict->offset < text.size() / 2);
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a required member missing from a whole array item is doomed at the item's end", "[stream]") {
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::string name = "\"name\": \"Office chair\",";
+    text.erase(text.find(name), name.size());
+    const auto verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('}', text.find("\"record 2\"")));
+    CHECK(verdict->what.pointer == "/partial_result/records/1");
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a member of partial_result of the wrong type is doomed at its end", "[stream]") {
+    const std::string text = read_fixture("envelopes/capped_partial_invalid.json");
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"intro, pricing\""));
+    CHECK(verdict->what.pointer == "/partial_result/sections");
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a required member missing from partial_result is doomed when partial_result closes", "[stream]") {
+    const std::string text = R"({"status": "ok", "partial_result": {"sections": ["a"]}, "schema_ok": true)";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('}'));
+    CHECK(verdict->what.message == R"(/partial_result: misses the required property "claims")");
+    const std::string whole = text + R"(, "coverage": {"items_expected": 1, "items_completed": 1, "unit": "s",
+        "fraction": 1}, "steps": {"completed": [], "remaining": []}})";
+    CHECK(receive_reports(sections_receiver(), whole, verdict->what));
+}
+
+TEST_CASE("a syntax error inside the object is doomed at the offending byte", "[stream]") {
+    const std::string text = R"(Here you go: {"status": 'ok', "schema_ok": true})";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('\''));
+    CHECK(verdict->what.code == handoff::codes::parse_syntax);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a brace in the prose after the object is doomed at that brace", "[stream]") {
+    const std::string envelope = read_fixture("envelopes/ok_complete.json");
+    const std::string text = envelope + "\nHope this helps {you}.";
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.rfind('}'));
+    CHECK(verdict->what.code == handoff::codes::parse_syntax);
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
+    CHECK_FALSE(stream_bytes(sections_receiver(), envelope + "\nHope this helps.").has_value());
+}
+
+TEST_CASE("nesting past the depth limit is doomed at the bracket that goes too deep", "[stream]") {
+    const std::string text = R"({"partial_result": {"x": )" + std::string(70, '[');
+    const auto verdict = stream_bytes(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('[') + 62); // the envelope and partial_result are 2 of 64
+    CHECK(verdict->what.code == handoff::codes::parse_limit_depth);
+}
+
+TEST_CASE("a reply past the byte limit is doomed at the first byte over it", "[stream]") {
+    handoff::receiver_options o;
+    o.limits.max_bytes = 100;
+    const handoff::receiver<> small(o);
+    const std::string text = R"({"status": "ok", "steps": {"completed": [")" + std::string(200, 'x');
+    const auto verdict = stream_bytes(small, text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == 100);
+    CHECK(verdict->what.code == handoff::codes::parse_limit_bytes);
+    CHECK(receive_reports(small, text, verdict->what));
+}
+
+TEST_CASE("a strict receiver dooms a byte order mark and anything after the value", "[stream]") {
+    const auto bom = stream_bytes(strict_receiver(), "\xEF\xBB\xBF{}");
+    REQUIRE(bom);
+    CHECK(bom->offset == 2);
+    CHECK(bom->what.code == handoff::codes::parse_byte_order_mark);
+    const auto prose = stream_bytes(strict_receiver(), "Sure: {}");
+    REQUIRE(prose);
+    CHECK(prose->offset == 0);
+    CHECK(prose->what.code == handoff::codes::parse_syntax);
+}
+
+TEST_CASE("a reply cut inside partial_result keeps its whole items as a salvage, never as a result", "[stream]") {
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::string cut = text.substr(0, text.find("\"Standing desk\""));
+    handoff::stream_check<> check(records_receiver());
+    check.push(cut);
+    CHECK_FALSE(check.doomed());
+    const auto receipt = check.finish();
+    CHECK(receipt.route == handoff::route::repair);
+    CHECK(receipt.failed_step == handoff::step::parse);
+    CHECK(receipt.result() == nullptr);
+    const auto salvage = check.salvage();
+    REQUIRE(salvage);
+    CHECK(salvage->complete_items == 2);
+    CHECK(salvage->largest_array == "/partial_result/records");
+    const nlohmann::json records =
+        handoff_test::read_fixture_json("worked_example/run1_token_cap.json").at("partial_result").at("records");
+    CHECK(salvage->partial_result == nlohmann::json{{"records", {records[0], records[1]}}});
+}
+
+TEST_CASE("a reply whose object closed, or cut before partial_result, has no salvage", "[stream]") {
+    handoff::stream_check<> whole(records_receiver());
+    whole.push(read_fixture("worked_example/run1_token_cap.json"));
+    CHECK_FALSE(whole.salvage());
+    handoff::stream_check<> early(records_receiver());
+    early.push(R"({"status": "capped", "reason_code": "TOKEN_CAP", )");
+    CHECK_FALSE(early.salvage());
+}
+
+} // namespace test_stream_check

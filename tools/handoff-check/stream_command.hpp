@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// handoff-check stream [--task-schema FILE] [--schema-dir DIR]... [--strict]
+//                      [--sse openai|anthropic|gemini|llama_cpp]
+// One reply read from stdin as it arrives, raw or as a provider's server-sent events. It stops
+// at the first byte that dooms the reply, printing a receipt line with "doomed_at" (that
+// byte's offset in the reply text) without waiting for stdin to close, so a pipeline can drop
+// the connection. Otherwise, at the end of the input, the receipt handoff-check prints for the
+// whole text, with "salvage" when a provider stream ended at its token cap.
+
+#include "exit_status.hpp"
+#include "schema_dirs.hpp"
+
+#include <handoff/handoff.hpp>
+
+#include <algorithm>   // max, min
+#include <array>       // array
+#include <cstdio>      // EOF
+#include <iostream>    // cin, cout, cerr
+#include <optional>    // optional
+#include <string>      // string, to_string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff_cli {
+
+constexpr const char* stream_usage_text =
+    "usage: handoff-check stream [--task-schema FILE [--schema-dir DIR]...] [--strict]\n"
+    "                            [--sse openai|anthropic|gemini|llama_cpp]\n"
+    "\n"
+    "Checks one reply from stdin as it arrives. Exits at the byte that dooms it (no\n"
+    "continuation can pass the parse, envelope and task-schema steps) with \"doomed_at\"\n"
+    "in the receipt; otherwise prints the receipt of the whole text at the end of input.\n"
+    "\n"
+    "  --task-schema FILE  JSON Schema for partial_result\n"
+    "  --schema-dir DIR    schemas its $refs may name; repeatable\n"
+    "  --strict            no tolerance: no code fences, prose or BOM around the JSON\n"
+    "  --sse PROVIDER      stdin is the provider's streaming response (server-sent\n"
+    "                      events); a reply cut at the token cap gets a \"salvage\"\n"
+    "\n"
+    "exit status: as handoff-check's (a doomed reply is 1)\n";
+
+/// What `handoff-check stream` was asked to do, already parsed.
+struct stream_options {
+    std::optional<std::string> task_schema;
+    std::vector<std::string> schema_dirs;
+    std::optional<handoff::provider> sse;
+    bool strict = false;
+};
+
+/// The receipt line of a doomed reply: REPAIR at the verdict's step, its one problem, and
+/// "doomed_at".
+inline std::string doomed_line(const handoff::stream_verdict& verdict) {
+    handoff::receipt<> receipt;
+    receipt.route = handoff::route::repair;
+    receipt.failed_step = verdict.what.step;
+    receipt.problems.push_back(verdict.what);
+    std::string line;
+    handoff::append_json(line, receipt, std::string_view("-"));
+    line.insert(line.size() - 1, ",\"doomed_at\":" + std::to_string(verdict.offset)); // before the last '}'
+    return line;
+}
+
+/// `line` with the salvage of a reply cut at the token cap added.
+inline void add_salvage(std::string& line, const handoff::stream_salvage& salvage) {
+    const nlohmann::json s = {{"partial_result", salvage.partial_result},
+                              {"complete_items", salvage.complete_items},
+                              {"largest_array", salvage.largest_array}};
+    line.insert(line.size() - 1, ",\"salvage\":" + s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+/// The receiver the options describe; throws handoff::schema_error for a bad schema file.
+inline handoff::receiver<> stream_receiver(const stream_options& opts) {
+    handoff::receiver_options options;
+    options.strict = opts.strict;
+    if (!opts.task_schema) {
+        return handoff::receiver<>(options);
+    }
+    const handoff::schema_registry registry = schema_registry_of(opts.schema_dirs);
+    return handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry), options);
+}
+
+/// Reads `in` as it arrives (one read of what the pipe has at a time), pushing each piece to
+/// `check` through the provider's events when `events` is set. True when the input ended
+/// without a verdict.
+inline bool read_until_doomed(std::streambuf& in, handoff::stream_check<>& check,
+                              std::optional<handoff::provider_stream>& events) {
+    std::array<char, 65536> buffer{};
+    while (in.sgetc() != EOF) { // one underflow: a single read() of what is there
+        const std::streamsize ready = std::max<std::streamsize>(in.in_avail(), 1);
+        const std::streamsize got =
+            in.sgetn(buffer.data(), std::min<std::streamsize>(ready, static_cast<std::streamsize>(buffer.size())));
+        const std::string_view piece(buffer.data(), static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
+        check.push(events ? std::string_view(events->push(piece)) : piece);
+        if (check.doomed()) {
+            return false;
+        }
+    }
+    if (events) {
+        check.push(events->finish());
+    }
+    return !check.doomed();
+}
+
+/// The stream command itself: stdin (`in`) to one receipt line on stdout.
+inline int run_stream(const stream_options& opts, std::istream& in) {
+    std::optional<handoff::receiver<>> receiver;
+    try {
+        receiver.emplace(stream_receiver(opts));
+    } catch (const handoff::schema_error& e) {
+        std::cerr << "handoff-check: " << e.what() << "\n";
+        return exit_usage;
+    }
+    handoff::stream_check<> check(*receiver);
+    std::optional<handoff::provider_stream> events;
+    if (opts.sse) {
+        events.emplace(*opts.sse);
+    }
+    if (!read_until_doomed(*in.rdbuf(), check, events)) {
+        std::cout << doomed_line(*check.doomed()) << "\n" << std::flush;
+        return exit_contract_failure;
+    }
+    const handoff::receipt<> receipt = check.finish();
+    std::string line;
+    handoff::append_json(line, receipt, std::string_view("-"));
+    if (events && handoff::is_truncation(events->stop())) {
+        if (const auto salvage = check.salvage()) {
+            add_salvage(line, *salvage);
+        }
+    }
+    std::cout << line << "\n" << std::flush;
+    if (events && !events->problem().empty()) {
+        std::cerr << "handoff-check: " << events->problem() << "\n";
+    }
+    return receipt.contract_failure() ? exit_contract_failure : exit_ok;
+}
+
+/// `handoff-check stream ARGS`: parses ARGS (argv[0] is "stream") into stream_options.
+inline int run_stream_command(int argc, char** argv) {
+    stream_options opts;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--help" || arg == "-h") {
+            std::cout << stream_usage_text;
+            return exit_ok;
+        }
+        if (arg == "--strict") {
+            opts.strict = true;
+        } else if ((arg == "--task-schema" || arg == "--schema-dir" || arg == "--sse") && has_value) {
+            const std::string value = argv[++i];
+            if (arg == "--task-schema") {
+                opts.task_schema = value;
+            } else if (arg == "--schema-dir") {
+                opts.schema_dirs.push_back(value);
+            } else {
+                opts.sse = handoff::provider_from_string(value);
+                if (!opts.sse || *opts.sse == handoff::provider::json_schema) {
+                    std::cerr << "handoff-check: --sse takes openai, anthropic, gemini or llama_cpp\n\n"
+                              << stream_usage_text;
+                    return exit_usage;
+                }
+            }
+        } else {
+            std::cerr << "handoff-check: unknown option or missing value: " << handoff::detail::quote_untrusted(arg, 40)
+                      << "\n\n"
+                      << stream_usage_text;
+            return exit_usage;
+        }
+    }
+    return run_stream(opts, std::cin);
+}
+
+} // namespace handoff_cli
