@@ -28,6 +28,11 @@ for pkg in "${packages[@]}"; do
     missing+=("$pkg")
   fi
 done
+# node and npm run the provider SDKs' differential test (tests/providers): a nodejs package that
+# brings its own npm (as this machine image's does) serves; otherwise Debian's are added.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"

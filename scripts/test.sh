@@ -98,9 +98,10 @@ stage_gcc20() {
   preset_stage gcc-cxx20 consumer -DHANDOFF_BUILD_BENCHMARKS=ON -DHANDOFF_TESTS_ONE_PROCESS=ON
 }
 
-# libFuzzer under ASan and UBSan, HANDOFF_FUZZ_SECONDS (default 60) per harness, both at once:
+# libFuzzer under ASan and UBSan, HANDOFF_FUZZ_SECONDS (default 60) per harness, all at once:
 # fuzz_receive (decode and receive never crash, hang or break a promise) and fuzz_fast_path (the
-# fast path never accepts what its oracle refuses), one binary named after each (see
+# fast path never accepts what its oracle refuses) and fuzz_stream (a doomed prefix has no passing
+# extension; the stream's receipt is receive's), one binary named after each (see
 # tests/fuzz/fuzz_harnesses.cpp). Seeded from tests/fixtures/ and the JSONTestSuite files. A
 # crash fails the stage and is left in build/fuzz/artifacts/: fix it, then commit the input
 # under tests/fixtures/fuzz_regressions/.
@@ -110,7 +111,8 @@ stage_fuzz() {
   clang++ "${direct_flags[@]}" -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     tests/fuzz/fuzz_harnesses.cpp -o "$out/fuzz_receive"
   ln -f "$out/fuzz_receive" "$out/fuzz_fast_path"
-  for harness in fuzz_receive fuzz_fast_path; do
+  ln -f "$out/fuzz_receive" "$out/fuzz_stream"
+  for harness in fuzz_receive fuzz_fast_path fuzz_stream; do
     fuzz_one "$out" "$harness" &
     pids+=($!)
   done
@@ -142,6 +144,9 @@ for stage in "${stages[@]}"; do
 done
 
 bash scripts/install-deps.sh
+# The providers' own SDKs, pinned by tests/providers/package-lock.json, for the differential test
+# of the provider schemas (tests/providers/differential.cmake registers it when they are there).
+npm ci --prefix tests/providers --no-audit --no-fund
 # ccache and Ninja (installed above): a rerun recompiles only what changed, and Ninja keeps both
 # cores busy across targets. CMake reads both when a build directory is first configured.
 export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}" CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"

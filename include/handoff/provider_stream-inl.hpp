@@ -101,7 +101,8 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         }
         break;
     case provider::anthropic: read_anthropic(*payload, text); break;
-    case provider::gemini: read_gemini(*payload, text); break;
+    case provider::gemini:
+    case provider::gemini_openapi: read_gemini(*payload, text); break;
     case provider::llama_cpp:
         if (chat) {
             read_openai_chat(*payload, text);

@@ -8,6 +8,7 @@
 // the connection. Otherwise, at the end of the input, the receipt handoff-check prints for the
 // whole text, with "salvage" when a provider stream ended at its token cap.
 
+#include "command_line.hpp"
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
@@ -137,35 +138,26 @@ inline int run_stream(const stream_options& opts, std::istream& in) {
 
 /// `handoff-check stream ARGS`: parses ARGS (argv[0] is "stream") into stream_options.
 inline int run_stream_command(int argc, char** argv) {
+    command_line command("handoff-check stream", stream_usage_text, std::cout, std::cerr);
+    CLI::App& app = command.app();
     stream_options opts;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        const bool has_value = i + 1 < argc;
-        if (arg == "--help" || arg == "-h") {
-            std::cout << stream_usage_text;
-            return exit_ok;
-        }
-        if (arg == "--strict") {
-            opts.strict = true;
-        } else if ((arg == "--task-schema" || arg == "--schema-dir" || arg == "--sse") && has_value) {
-            const std::string value = argv[++i];
-            if (arg == "--task-schema") {
-                opts.task_schema = value;
-            } else if (arg == "--schema-dir") {
-                opts.schema_dirs.push_back(value);
-            } else {
-                opts.sse = handoff::provider_from_string(value);
-                if (!opts.sse || *opts.sse == handoff::provider::json_schema) {
-                    std::cerr << "handoff-check: --sse takes openai, anthropic, gemini or llama_cpp\n\n"
-                              << stream_usage_text;
-                    return exit_usage;
-                }
-            }
-        } else {
-            std::cerr << "handoff-check: unknown option or missing value: " << handoff::detail::quote_untrusted(arg, 40)
-                      << "\n\n"
-                      << stream_usage_text;
-            return exit_usage;
+    std::string task_schema;
+    std::string sse_name;
+    CLI::Option* const task_option = add_value(app, "--task-schema", task_schema);
+    add_repeatable(app, "--schema-dir", opts.schema_dirs);
+    CLI::Option* const sse_option = add_value(app, "--sse", sse_name);
+    app.add_flag("--strict", opts.strict);
+    if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return *stop;
+    }
+    if (task_option->count() > 0) {
+        opts.task_schema = task_schema;
+    }
+    if (sse_option->count() > 0) {
+        opts.sse = handoff::provider_from_string(sse_name);
+        if (!opts.sse || *opts.sse == handoff::provider::json_schema) {
+            return command.usage_error("--sse takes openai, anthropic, gemini, gemini_openapi or llama_cpp, not " +
+                                       handoff::detail::quote_untrusted(sse_name, 40));
         }
     }
     return run_stream(opts, std::cin);
