@@ -40,7 +40,8 @@ using if_named = std::enable_if_t<has_enum_names<E>::value, int>;
 
 template <std::size_t N>
 [[nodiscard]] constexpr bool every_name_given(const std::array<std::string_view, N>& names) noexcept {
-    for (const std::string_view name : names) {
+    // std::all_of is constexpr only from C++20.
+    for (const std::string_view name : names) { // NOLINT(readability-use-anyofallof)
         if (name.empty()) {
             return false;
         }

@@ -86,12 +86,13 @@ HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& 
         nlohmann::ordered_json value = {{"count", count}, {"limit", limit.maximum}};
         const std::string who(profile_of(target).display_name);
         const std::string numbers = " (" + std::to_string(count) + " > " + std::to_string(limit.maximum) + "); ";
-        result.notes.push_back(schema_note{
-            warn ? schema_note_kind::near_limit : schema_note_kind::limit_exceeded, "", std::string(limit.name),
-            std::move(value),
-            (warn ? who + " publishes no limit, but refuses schemas near this size: " + std::string(limit.name)
-                  : who + " refuses a schema over " + std::string(limit.name)) +
-                numbers + std::string(source_of(limit.source).where)});
+        std::string note = who;
+        note += warn ? " publishes no limit, but refuses schemas near this size: " : " refuses a schema over ";
+        note += limit.name;
+        note += numbers;
+        note += source_of(limit.source).where;
+        result.notes.push_back(schema_note{warn ? schema_note_kind::near_limit : schema_note_kind::limit_exceeded, "",
+                                           std::string(limit.name), std::move(value), std::move(note)});
     }
 }
 
@@ -106,7 +107,7 @@ HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& 
     if (dialect == task->end() || !dialect->is_string()) {
         return true;
     }
-    const std::string& uri = dialect->get_ref<const std::string&>();
+    const auto& uri = dialect->get_ref<const std::string&>();
     return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
            uri.find("draft-07") == std::string::npos;
 }

@@ -56,7 +56,8 @@ public:
             const std::string& key = it.key();
             if (key == "$defs") {
                 continue;
-            } else if (key == "type") {
+            }
+            if (key == "type") {
                 set_type(out, it.value(), nullable);
             } else if (key == "enum" && it.value().is_array()) {
                 out["enum"] = strings_of(it.value(), nullable);

@@ -56,10 +56,8 @@ inline void read_escape(std::string_view p, std::size_t at, bool in_class, patte
     const char next = p[at + 1];
     if (next == 'p' || next == 'P') {
         found.property_escape = true;
-    } else if (!in_class && next >= '1' && next <= '9') {
-        found.backreference = true;
-    } else if (!in_class && next == 'k' && at + 2 < p.size() && p[at + 2] == '<') {
-        found.backreference = true;
+    } else if (!in_class && ((next >= '1' && next <= '9') || (next == 'k' && at + 2 < p.size() && p[at + 2] == '<'))) {
+        found.backreference = true; // \1 ... \9, or a named \k<name>
     } else if (!in_class && (next == 'b' || next == 'B')) {
         found.word_boundary = true; // inside a class \b is a backspace
     }
@@ -79,10 +77,8 @@ inline void read_escape(std::string_view p, std::size_t at, bool in_class, patte
             in_class = c != ']';
         } else if (c == '[') {
             in_class = true;
-        } else if (c == '(' && p.substr(i).rfind("(?=", 0) == 0) {
-            found.lookaround = true;
-        } else if (c == '(' && (p.substr(i).rfind("(?!", 0) == 0 || p.substr(i).rfind("(?<=", 0) == 0 ||
-                                p.substr(i).rfind("(?<!", 0) == 0)) {
+        } else if (c == '(' && (p.substr(i).rfind("(?=", 0) == 0 || p.substr(i).rfind("(?!", 0) == 0 ||
+                                p.substr(i).rfind("(?<=", 0) == 0 || p.substr(i).rfind("(?<!", 0) == 0)) {
             found.lookaround = true;
         } else if (c == '{') {
             read_quantifier(p, i, found);

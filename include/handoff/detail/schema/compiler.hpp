@@ -136,7 +136,7 @@ private:
         if (!declared->is_string()) {
             throw schema_error(pointer_child(where, "$schema"), "\"$schema\" must be a string");
         }
-        const std::string& uri = declared->get_ref<const std::string&>();
+        const auto& uri = declared->get_ref<const std::string&>();
         if (const auto d = official_dialect(uri)) {
             return reading{*d, vocab_official, assert_formats_};
         }
@@ -169,8 +169,8 @@ private:
         }
         out.vocabularies = vocab_core;
         for (auto it = vocabularies->begin(); it != vocabularies->end(); ++it) {
-            const auto known = std::find_if(std::begin(known_vocabularies), std::end(known_vocabularies),
-                                            [&](const vocabulary_name& v) { return v.uri == it.key(); });
+            const auto* const known = std::find_if(std::begin(known_vocabularies), std::end(known_vocabularies),
+                                                   [&](const vocabulary_name& v) { return v.uri == it.key(); });
             const bool required = it->is_boolean() && it->get<bool>();
             if (known == std::end(known_vocabularies)) {
                 if (required) {
@@ -254,7 +254,8 @@ private:
     /// A resource in the dynamic scope may hold a `$dynamicAnchor` no `$ref` reached: every
     /// resource a compiled node belongs to is compiled whole.
     void compile_resources_in_scope(const reading& around) {
-        for (std::size_t r = 0; r < resources_.size(); ++r) {
+        // By index, and the URI copied: compiling a resource may add resources to resources_.
+        for (std::size_t r = 0; r < resources_.size(); ++r) { // NOLINT(modernize-loop-convert)
             const std::string uri = resources_[r];
             if (uri.empty() || uri == resolver_.root_base()) {
                 continue;

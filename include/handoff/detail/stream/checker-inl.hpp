@@ -10,6 +10,7 @@
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
 
+#include <algorithm>   // all_of, any_of
 #include <charconv>    // from_chars
 #include <cstdint>     // int64_t, uint64_t
 #include <limits>      // numeric_limits
@@ -86,9 +87,9 @@ HANDOFF_INLINE void checker::byte(char c) {
     const std::size_t offset = seen_ - 1;
     if (options_.strict && text_[0] == utf8_bom[0] && offset < utf8_bom.size()) {
         // A strict reply that starts with a byte order mark fails on the mark, not as JSON.
-        if (utf8_bom.substr(0, offset + 1) != std::string_view(text_).substr(0, offset + 1)) {
-            parse_failure(offset, true);
-        } else if (offset + 1 == utf8_bom.size()) {
+        // Certain once a byte departs from the mark, or once the whole mark is read.
+        if (utf8_bom.substr(0, offset + 1) != std::string_view(text_).substr(0, offset + 1) ||
+            offset + 1 == utf8_bom.size()) {
             parse_failure(offset, true);
         }
         return;
@@ -151,12 +152,10 @@ HANDOFF_INLINE bool keeps_rule(const contract::field& rule, const nlohmann::json
         if (!v.is_string()) {
             return false;
         }
-        const std::string& s = v.get_ref<const std::string&>();
+        const auto& s = v.get_ref<const std::string&>();
         const contract::word_list words = contract::words_of(rule.words);
-        bool word = words.size() == 0;
-        for (const std::string_view w : words) {
-            word = word || w == s;
-        }
+        const bool word =
+            words.size() == 0 || std::any_of(words.begin(), words.end(), [&](std::string_view w) { return w == s; });
         const std::uint64_t length = count_code_points(s);
         return word && length >= rule.min_length.value_or(0) && length <= rule.max_length.value_or(length);
     }
@@ -165,12 +164,8 @@ HANDOFF_INLINE bool keeps_rule(const contract::field& rule, const nlohmann::json
         if (!v.is_object()) {
             return false;
         }
-        for (const contract::field& member : rule.members) {
-            if (member.required && !v.contains(member.name)) {
-                return false;
-            }
-        }
-        return true;
+        return std::all_of(rule.members.begin(), rule.members.end(),
+                           [&](const contract::field& member) { return !member.required || v.contains(member.name); });
     }
     return false;
 }
@@ -415,12 +410,7 @@ HANDOFF_INLINE bool plain_string(std::string_view raw, bool escaped) {
     if (escaped) {
         return false;
     }
-    for (const char c : raw) {
-        if (static_cast<unsigned char>(c) >= 0x80) {
-            return false;
-        }
-    }
-    return true;
+    return std::all_of(raw.begin(), raw.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& t) const {

@@ -67,10 +67,10 @@ private:
     /// Which rules apply to the values of one container.
     enum class region : std::uint8_t { envelope_object, envelope_list, task_root, task, unchecked };
 
-    struct frame {
+    struct frame { // NOLINT(bugprone-exception-escape): as compiled_schema_state, a json member
         region where = region::unchecked;
         bool object = true;
-        contract::table fields;               // envelope_object: its fields
+        contract::field_list fields;          // envelope_object: its fields
         const nlohmann::json* part = nullptr; // task: the task schema's part for this value
         std::string pointer;
         nlohmann::json value;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>     // any_of
 #include <cstddef>       // size_t
 #include <memory>        // shared_ptr
 #include <mutex>         // mutex, lock_guard
@@ -86,23 +87,16 @@ private:
     /// the test only has to be conservative).
     static bool refers(const nlohmann::json& s) {
         if (s.is_array()) {
-            for (const nlohmann::json& v : s) {
-                if (refers(v)) {
-                    return true;
-                }
-            }
-            return false;
+            return std::any_of(s.begin(), s.end(), [](const nlohmann::json& v) { return refers(v); });
         }
         if (!s.is_object()) {
             return false;
         }
-        for (const auto& item : s.items()) {
+        const auto items = s.items();
+        return std::any_of(items.begin(), items.end(), [](const auto& item) {
             const std::string& k = item.key();
-            if (k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" || refers(item.value())) {
-                return true;
-            }
-        }
-        return false;
+            return k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef" || refers(item.value());
+        });
     }
 
     /// The parts below `s` (the members' and the items' schemas), compiled; `depth` bounds the
