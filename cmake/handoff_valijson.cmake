@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # valijson, for the tests and the benchmark kit only: it is their differential oracle (and a
-# contestant in the benchmark). The library itself validates with its own draft-07 validator
+# contestant in the benchmark). The library itself validates with its own validator (five dialects)
 # and links nothing but nlohmann_json. An installed valijson wins; fetching is the fallback.
 include_guard(GLOBAL)
 
