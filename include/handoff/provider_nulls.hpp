@@ -13,6 +13,7 @@
 // plain JSON is returned unchanged, for the receiver to report.
 
 #include <handoff/config.hpp>
+#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_schema.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,11 @@
 #include <string_view> // string_view
 
 namespace handoff {
+
+namespace detail {
+/// The places of `sent`'s made_nullable notes, reached through the `$ref`s of its schema.
+[[nodiscard]] nulled_places nulled_places_of(const provider_schema_result& sent);
+} // namespace detail
 
 /// Removes, in place, every null the provider schema introduced for an optional property.
 void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schema_result& sent);
