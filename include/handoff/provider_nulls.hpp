@@ -7,6 +7,9 @@
 // checks the real contract, refuses the null. remove_nulled_optionals() undoes exactly that:
 // it removes a key whose value is null only where a made_nullable note put the null, so a null
 // the contract itself allows (reason_code) or forbids anywhere else is left for the receiver.
+// The places are followed through the schema's `$ref`s, so an optional property of a `$defs`
+// definition (a nested Pydantic model, in a property, a list or an anyOf, recursive or not) is
+// read wherever the reply uses it.
 //
 // The text is parsed and written again. Use it on replies produced under the provider's
 // constrained decoding (which cannot contain duplicate keys or comments); a text that is not

@@ -55,6 +55,9 @@ HANDOFF_INLINE void nulled_places::add_nulled(std::size_t at, const std::string&
 }
 
 HANDOFF_INLINE std::vector<std::size_t> nulled_places::closure(const std::vector<std::size_t>& at) const {
+    if (at.size() == 1 && places_[at.front()].same_value.empty()) {
+        return at; // most places: no $ref to follow
+    }
     std::vector<bool> seen(places_.size(), false);
     std::vector<std::size_t> out;
     for (const std::size_t start : at) {

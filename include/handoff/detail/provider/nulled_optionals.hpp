@@ -8,8 +8,9 @@
 // a reply is matched against it lazily, one value at a time.
 //
 // Two builders fill the same pattern: the receiver (receiver_options::from) walks the schema as
-// given on nlohmann::json with the provider rewrite's own rules (rewrite.hpp) without building the
-// rewrite, so a file that receives never instantiates ordered_json or the rewriter;
+// given on nlohmann::json, its definitions hoisted as provider_schema() hoists them, with the
+// provider rewrite's own rules (rewrite.hpp) without building the rewrite, so a file that
+// receives never instantiates ordered_json or the rewriter;
 // remove_nulled_optionals() reads provider_schema()'s made_nullable notes and the `$ref`s of the
 // schema it sent.
 
