@@ -271,6 +271,17 @@ TEST_CASE("remove_nulled_optionals removes the nulls OpenAI put in for optionals
     const std::string cleaned = handoff::remove_nulled_optionals(person_reply(), sent);
     CHECK(ojson::parse(cleaned) ==
           ojson::parse(handoff_test::read_fixture("provider_nulls/person_reply_cleaned.json")));
+    // The same names elsewhere are other places: a zip beside the tree's nodes is no Address's.
+    ojson elsewhere = {
+        {"partial_result",
+         {{"zip", nullptr},
+          {"tree", {{"name", "root"}, {"zip", nullptr}, {"children", {{{"name", "leaf"}, {"note", nullptr}}}}}},
+          {"home", {{"street", "1 Main St"}, {"note", nullptr}}}}}};
+    handoff::remove_nulled_optionals(elsewhere, sent);
+    CHECK(elsewhere == ojson{{"partial_result",
+                              {{"zip", nullptr},
+                               {"tree", {{"name", "root"}, {"zip", nullptr}, {"children", {{{"name", "leaf"}}}}}},
+                               {"home", {{"street", "1 Main St"}, {"note", nullptr}}}}}});
 }
 
 TEST_CASE("an OpenAI reply with nulls inside $defs places is accepted from openai and refused, at each null, "
