@@ -137,6 +137,93 @@ TEST_CASE("handoff-check --from openai accepts a reply decoded under the OpenAI 
     std::remove(reply_file.c_str());
 }
 
+TEST_CASE("handoff-check --from openai reads the nulls OpenAI put in inside $defs definitions as absent",
+          "[cli][schema]") {
+    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/../..";
+    const std::string check = "cd '" + root + "' && '" + HANDOFF_CHECK_EXE +
+                              "' --task-schema tests/fixtures/provider_nulls/person.schema.json ";
+    const std::string reply = " tests/fixtures/provider_nulls/person_reply_openai.json";
+    const auto from_openai = handoff_test::run_shell(check + "--from openai" + reply);
+    CHECK(from_openai.exit_status == 0);
+    CHECK(nlohmann::json::parse(from_openai.out)["route"] == "ACCEPT");
+    const auto told_nothing = handoff_test::run_shell(check + reply);
+    CHECK(told_nothing.exit_status == 1);
+    CHECK(nlohmann::json::parse(told_nothing.out)["route"] == "REPAIR");
+}
+
+TEST_CASE("handoff-check schema --describe-dropped writes each dropped constraint into the description the model "
+          "reads, and still lists it",
+          "[cli][schema]") {
+    const std::string task = " --task-schema tests/fixtures/cli/describe_dropped.schema.json";
+    const auto described = run_schema("--for openai --describe-dropped" + task);
+    CHECK(described.exit_status == 0);
+    const auto properties =
+        nlohmann::ordered_json::parse(described.out)["properties"]["partial_result"]["anyOf"][0]["properties"];
+    // OpenAI refuses a lookaround in a pattern: dropped, and appended to the author's description.
+    CHECK(properties["code"] == nlohmann::ordered_json::parse(R"({"type": "string",
+        "description": "The code.\n\n{pattern: \"^(?!x)[a-z]+$\"}"})"));
+    // A pattern OpenAI takes stays, and no description is written for it.
+    CHECK(properties["name"] == nlohmann::ordered_json::parse(R"({"type": "string", "pattern": "^[A-Z][a-z]+$"})"));
+    CHECK(has_line(described, "/properties/partial_result/anyOf/0/properties/code: pattern \"^(?!x)[a-z]+$\" not "
+                              "enforced by openai; the receiver still checks it"));
+    // Without the flag the description is the author's alone.
+    const auto plain = run_schema("--for openai" + task);
+    CHECK(nlohmann::ordered_json::parse(
+              plain.out)["properties"]["partial_result"]["anyOf"][0]["properties"]["code"]["description"] ==
+          "The code.");
+    // Several dropped keywords of one schema go into one description, in the schema's order.
+    const auto ticket =
+        run_schema("--for anthropic --describe-dropped --task-schema examples/schemas/ticket.schema.json");
+    CHECK(ticket.exit_status == 0);
+    const auto summary =
+        nlohmann::ordered_json::parse(ticket.out)["properties"]["partial_result"]["anyOf"][0]["properties"]["summary"];
+    CHECK(summary ==
+          nlohmann::ordered_json::parse(R"({"type": "string", "description": "{minLength: 20, maxLength: 800}"})"));
+}
+
+TEST_CASE("handoff-check schema for anthropic says how much of each whole-request limit the envelope takes and "
+          "how much the task has left",
+          "[cli][schema]") {
+    // The envelope's own optional fields: reason_code, retry_hint, trace, budget; retry_hint's
+    // suggested_scope, budget_multiplier and notes; trace's parent_span_id; budget's six = 14.
+    // Its unions: reason_code, partial_result (the task or null), suggested_scope,
+    // budget_multiplier, notes, parent_span_id = 6. The task: note, tag and count are optional;
+    // note and tag are unions.
+    const auto r = run_schema("--for anthropic --task-schema tests/fixtures/cli/limit_share.schema.json");
+    CHECK(r.exit_status == 0);
+    std::vector<std::string> limit_lines;
+    for (const auto& line : r.err_lines) {
+        if (line.rfind("handoff-check schema: anthropic.", 0) == 0) {
+            limit_lines.push_back(line);
+        }
+    }
+    CHECK(limit_lines ==
+          std::vector<std::string>{"handoff-check schema: anthropic.max_optional_parameters: the envelope uses 14 of "
+                                   "24, the task 3; 10 left for the task and any other strict tool in the request",
+                                   "handoff-check schema: anthropic.max_union_type_parameters: the envelope uses 6 of "
+                                   "16, the task 2; 10 left for the task and any other strict tool in the request"});
+    // The envelope alone: its share is the same, the task's nothing.
+    const auto alone = run_schema("--for anthropic");
+    CHECK(has_line(alone, "handoff-check schema: anthropic.max_optional_parameters: the envelope uses 14 of 24, the "
+                          "task 0; 10 left for the task and any other strict tool in the request"));
+    // Over the limit the share lines still come, and the task's count says by how much.
+    const auto over =
+        run_schema("--for anthropic --task-schema tests/fixtures/provider_schemas/too_many_optional.schema.json");
+    CHECK(over.exit_status == 1);
+    CHECK(has_line(over, "handoff-check schema: anthropic.max_optional_parameters: the envelope uses 14 of 24, the "
+                         "task 11; 10 left for the task and any other strict tool in the request"));
+    // Other providers count no limit over the whole request.
+    for (const char* other : {"openai", "gemini", "llama_cpp"}) {
+        CAPTURE(other);
+        const auto lines =
+            run_schema(std::string("--for ") + other + " --task-schema tests/fixtures/cli/limit_share.schema.json")
+                .err_lines;
+        for (const auto& line : lines) {
+            CHECK(line.find("left for the task") == std::string::npos);
+        }
+    }
+}
+
 } // namespace test_cli_schema
 
 #endif

@@ -13,10 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // sort, count_if, any_of
+#include <algorithm>  // sort, any_of, count
 #include <cstddef>    // size_t
 #include <filesystem> // directory_iterator
+#include <set>        // set
 #include <string>     // string
+#include <tuple>      // tie
+#include <utility>    // pair
 #include <vector>     // vector
 
 namespace test_provider_nulls { // this file's own names: see "unity build" in tests/CMakeLists.txt
@@ -29,16 +32,50 @@ ojson read_schema(const std::string& path) { return ojson::parse(handoff_test::r
 
 ojson ticket_schema() { return read_schema(handoff_test::fixture_path("../../examples/schemas/ticket.schema.json")); }
 
-/// The reply places of the made_nullable notes provider_schema() writes, sorted.
-std::vector<handoff::detail::instance_path> noted_places(const handoff::provider_schema_result& sent) {
-    std::vector<handoff::detail::instance_path> places;
-    for (const handoff::schema_note& note : sent.notes) {
-        if (note.kind == handoff::schema_note_kind::made_nullable) {
-            handoff::detail::add_nulled_path(places, note.pointer);
+using handoff::detail::nulled_places;
+using closure = std::vector<std::size_t>;
+
+/// Whether two patterns read every reply alike: from their roots, the same keys are nulled at
+/// every place reached, by the same keys and items (each pair of places compared once, so a
+/// recursive pattern ends).
+bool same_pattern(const nulled_places& a, const nulled_places& b) {
+    std::set<std::pair<closure, closure>> seen;
+    std::vector<std::pair<closure, closure>> pending{{{0}, {0}}};
+    while (!pending.empty()) {
+        closure x = a.closure(pending.back().first);
+        closure y = b.closure(pending.back().second);
+        pending.pop_back();
+        std::sort(x.begin(), x.end());
+        std::sort(y.begin(), y.end());
+        if (!seen.emplace(x, y).second) {
+            continue;
         }
+        std::set<std::string> nulled_x, nulled_y, keys;
+        for (const auto& [pattern, at, nulled] : {std::tie(a, x, nulled_x), std::tie(b, y, nulled_y)}) {
+            for (const std::size_t p : at) {
+                nulled.insert(pattern.places()[p].nulled.begin(), pattern.places()[p].nulled.end());
+                for (const auto& property : pattern.places()[p].properties) {
+                    keys.insert(property.first);
+                }
+            }
+        }
+        if (nulled_x != nulled_y) {
+            return false;
+        }
+        for (const std::string& key : keys) {
+            pending.emplace_back(a.property_places(x, key), b.property_places(y, key));
+        }
+        pending.emplace_back(a.item_places(x), b.item_places(y));
     }
-    std::sort(places.begin(), places.end());
-    return places;
+    return true;
+}
+
+std::size_t nulled_count(const nulled_places& pattern) {
+    std::size_t n = 0;
+    for (const auto& place : pattern.places()) {
+        n += place.nulled.size();
+    }
+    return n;
 }
 
 // What a model writes under the OpenAI schema for a finished ticket: every optional envelope
@@ -104,32 +141,32 @@ TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, com
 }
 
 // The receiver finds the places by walking nlohmann::json with the rewrite's rules, without
-// building the rewrite; provider_schema() rewrites ordered_json in the author's order. Both must
-// name the same places.
+// building the rewrite; remove_nulled_optionals() reads provider_schema()'s notes and the `$ref`s
+// of the schema it sent. Both must read every reply alike.
 TEST_CASE("the receiver's nulled places are exactly those of provider_schema()'s made_nullable notes",
           "[provider_nulls]") {
     std::vector<std::string> files = {handoff_test::fixture_path("../../examples/schemas/ticket.schema.json"),
-                                      handoff_test::fixture_path("../../examples/schemas/invoice.schema.json")};
+                                      handoff_test::fixture_path("../../examples/schemas/invoice.schema.json"),
+                                      handoff_test::fixture_path("provider_nulls/person.schema.json"),
+                                      handoff_test::fixture_path("provider_nulls/ref_cycle.schema.json")};
     for (const auto& entry : std::filesystem::directory_iterator(handoff_test::fixture_path("schemas"))) {
         if (entry.path().extension() == ".json" && entry.path().filename() != "number_cases.json") {
             files.push_back(entry.path().string());
         }
     }
-    std::size_t task_places = 0; // places inside partial_result: the tasks' own optionals
+    std::size_t task_places = 0; // nulled keys beyond the envelope's own: the tasks' optionals
     for (const handoff::provider target : handoff::all_providers) {
         CAPTURE(std::string(handoff::to_string(target)));
-        auto envelope_only = handoff::detail::nulled_optional_paths(target, nullptr);
-        std::sort(envelope_only.begin(), envelope_only.end());
-        CHECK(envelope_only == noted_places(handoff::provider_schema(target, nullptr)));
+        const auto envelope_only = handoff::detail::nulled_optional_places(target, nullptr);
+        CHECK(
+            same_pattern(envelope_only, handoff::detail::nulled_places_of(handoff::provider_schema(target, nullptr))));
         for (const std::string& file : files) {
             CAPTURE(file);
             const ojson ordered = read_schema(file);
             const nlohmann::json sorted = nlohmann::json::parse(ordered.dump());
-            auto places = handoff::detail::nulled_optional_paths(target, &sorted);
-            std::sort(places.begin(), places.end());
-            CHECK(places == noted_places(handoff::provider_schema(target, &ordered)));
-            task_places += static_cast<std::size_t>(std::count_if(
-                places.begin(), places.end(), [](const auto& place) { return place.front() == "partial_result"; }));
+            const auto places = handoff::detail::nulled_optional_places(target, &sorted);
+            CHECK(same_pattern(places, handoff::detail::nulled_places_of(handoff::provider_schema(target, &ordered))));
+            task_places += nulled_count(places) - nulled_count(envelope_only);
         }
     }
     CHECK(task_places > 0);
@@ -184,6 +221,127 @@ TEST_CASE("a schema with a byte that is not UTF-8 builds a receiver with from se
     CHECK(refused.route == handoff::route::repair);
     CHECK(std::any_of(refused.problems.begin(), refused.problems.end(),
                       [](const auto& problem) { return problem.pointer == "/partial_result/note"; }));
+}
+
+// Pydantic writes a nested model as a `$defs` definition and a `$ref` to it; OpenAI's strict
+// schema makes the definition's optional properties required and nullable like any other, so
+// the model's nulls for them sit wherever the definition is used: in a property, in list items,
+// in an anyOf member, and at every depth of a recursive model.
+namespace {
+
+nlohmann::json person_schema() { return handoff_test::read_fixture_json("provider_nulls/person.schema.json"); }
+
+std::string person_reply() { return handoff_test::read_fixture("provider_nulls/person_reply_openai.json"); }
+
+/// The reply with the envelope's own optional nulls removed: what is left for the task schema.
+std::string person_reply_task_nulls_only() {
+    nlohmann::json reply = nlohmann::json::parse(person_reply());
+    for (const char* key : {"retry_hint", "trace", "budget"}) {
+        reply.erase(key);
+    }
+    return reply.dump();
+}
+
+std::vector<std::string> problem_pointers(const handoff::receipt<nlohmann::json>& receipt) {
+    std::vector<std::string> pointers;
+    for (const auto& problem : receipt.problems) {
+        pointers.push_back(problem.pointer);
+    }
+    std::sort(pointers.begin(), pointers.end());
+    return pointers;
+}
+
+} // namespace
+
+TEST_CASE("remove_nulled_optionals removes the nulls OpenAI put in for optionals inside $defs, through every $ref",
+          "[provider_nulls]") {
+    const ojson task = ojson::parse(handoff_test::read_fixture("provider_nulls/person.schema.json"));
+    const auto sent = handoff::provider_schema(handoff::provider::openai, &task);
+    // The notes name the properties at their definitions' old places, as given.
+    std::vector<std::string> noted;
+    for (const auto& note : sent.notes) {
+        if (note.kind == handoff::schema_note_kind::made_nullable &&
+            note.pointer.rfind("/properties/partial_result", 0) == 0) {
+            noted.push_back(note.pointer);
+        }
+    }
+    std::sort(noted.begin(), noted.end());
+    CHECK(noted == std::vector<std::string>{"/properties/partial_result/anyOf/0/$defs/Address/properties/zip",
+                                            "/properties/partial_result/anyOf/0/$defs/Node/properties/note"});
+    const std::string cleaned = handoff::remove_nulled_optionals(person_reply(), sent);
+    CHECK(ojson::parse(cleaned) ==
+          ojson::parse(handoff_test::read_fixture("provider_nulls/person_reply_cleaned.json")));
+    // The same names elsewhere are other places: a zip beside the tree's nodes is no Address's.
+    ojson elsewhere = {
+        {"partial_result",
+         {{"zip", nullptr},
+          {"tree", {{"name", "root"}, {"zip", nullptr}, {"children", {{{"name", "leaf"}, {"note", nullptr}}}}}},
+          {"home", {{"street", "1 Main St"}, {"note", nullptr}}}}}};
+    handoff::remove_nulled_optionals(elsewhere, sent);
+    CHECK(elsewhere == ojson{{"partial_result",
+                              {{"zip", nullptr},
+                               {"tree", {{"name", "root"}, {"zip", nullptr}, {"children", {{{"name", "leaf"}}}}}},
+                               {"home", {{"street", "1 Main St"}, {"note", nullptr}}}}}});
+}
+
+TEST_CASE("an OpenAI reply with nulls inside $defs places is accepted from openai and refused, at each null, "
+          "when the receiver is told nothing",
+          "[provider_nulls]") {
+    handoff::receiver_options options;
+    options.from = handoff::provider::openai;
+    const handoff::receiver<> from_openai(person_schema(), options);
+    const handoff::receiver<> plain(person_schema());
+    const auto read = from_openai.receive(person_reply());
+    CHECK(read.route == handoff::route::accept);
+    CHECK(read.problems.empty());
+    REQUIRE(read.envelope.has_value());
+    CHECK(read.envelope->partial_result == nlohmann::json::parse(handoff_test::read_fixture(
+                                               "provider_nulls/person_reply_cleaned.json"))["partial_result"]);
+    const auto refused = plain.receive(person_reply_task_nulls_only());
+    CHECK(refused.route == handoff::route::repair);
+    CHECK(refused.failed_step == handoff::step::task_schema);
+    CHECK(problem_pointers(refused) ==
+          std::vector<std::string>{"/partial_result/home/zip", "/partial_result/office",
+                                   "/partial_result/previous/0/zip", "/partial_result/tree/children/0/children/0/note",
+                                   "/partial_result/tree/children/0/note", "/partial_result/tree/note"});
+}
+
+TEST_CASE("a null where the provider schema made nothing nullable is refused with or without from, inside $defs too",
+          "[provider_nulls]") {
+    handoff::receiver_options options;
+    options.from = handoff::provider::openai;
+    const handoff::receiver<> from_openai(person_schema(), options);
+    const handoff::receiver<> plain(person_schema());
+    nlohmann::json reply = nlohmann::json::parse(person_reply_task_nulls_only());
+    reply["partial_result"]["home"]["street"] = nullptr;                     // required in Address
+    reply["partial_result"]["tree"]["children"][0]["name"] = nullptr;        // required in Node
+    reply["partial_result"]["previous"][1]["zip"] = nlohmann::json::array(); // not null: a wrong type
+    for (const handoff::receiver<>* receiver : {&from_openai, &plain}) {
+        const auto receipt = receiver->receive(reply.dump());
+        CHECK(receipt.route == handoff::route::repair);
+        const auto pointers = problem_pointers(receipt);
+        for (const char* pointer : {"/partial_result/home/street", "/partial_result/previous/1/zip",
+                                    "/partial_result/tree/children/0/name"}) {
+            CHECK(std::count(pointers.begin(), pointers.end(), pointer) == 1);
+        }
+    }
+}
+
+TEST_CASE("definitions that refer to each other with no step between are followed once, not for ever",
+          "[provider_nulls]") {
+    const ojson task = ojson::parse(handoff_test::read_fixture("provider_nulls/ref_cycle.schema.json"));
+    const auto sent = handoff::provider_schema(handoff::provider::openai, &task);
+    ojson reply = {{"status", "ok"},
+                   {"partial_result", {{"a", {{"x", nullptr}, {"next", {{"x", nullptr}, {"next", {{"x", "end"}}}}}}}}}};
+    handoff::remove_nulled_optionals(reply, sent);
+    CHECK(reply["partial_result"] == ojson{{"a", {{"next", {{"next", {{"x", "end"}}}}}}}});
+    // The receiver's own walk over the same schema finds the same places.
+    const nlohmann::json schema = handoff_test::read_fixture_json("provider_nulls/ref_cycle.schema.json");
+    nlohmann::json received = nlohmann::json::parse(
+        R"({"partial_result":{"a":{"x":null,"next":{"x":null,"next":{"x":"end","next":{"x":null}}}}}})");
+    handoff::detail::remove_nulls_at(received,
+                                     handoff::detail::nulled_optional_places(handoff::provider::openai, &schema));
+    CHECK(received == nlohmann::json::parse(R"({"partial_result":{"a":{"next":{"next":{"x":"end","next":{}}}}}})"));
 }
 
 } // namespace test_provider_nulls

@@ -4,28 +4,93 @@
 // remove_nulled_optionals()' definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
 #include <handoff/provider_schema.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // equal
+#include <cstddef>     // size_t
+#include <map>         // map
 #include <string>      // string
 #include <string_view> // string_view
+#include <utility>     // pair
 #include <vector>      // vector
 
 namespace handoff {
 namespace detail {
 
-template <class Json>
-void remove_nulled_optionals_in(Json& reply, const provider_schema_result& sent) {
-    std::vector<instance_path> paths;
-    for (const schema_note& note : sent.notes) {
-        if (note.kind == schema_note_kind::made_nullable) {
-            add_nulled_path(paths, note.pointer);
+/// Where below the place `at` the schema pointer `tokens[first..]` names an optional property
+/// made nullable: properties/NAME steps are keys, items every item (a tuple's index too),
+/// anyOf, oneOf and allOf branches the same place. A pointer through any other keyword names no
+/// place of the reply from here.
+HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const std::vector<std::string>& tokens,
+                                    std::size_t first) {
+    for (std::size_t i = first; i < tokens.size();) {
+        if (tokens[i] == "properties" && i + 2 == tokens.size()) {
+            places.add_nulled(at, tokens[i + 1]);
+            return;
+        }
+        if (tokens[i] == "properties" && i + 1 < tokens.size()) {
+            at = places.property(at, tokens[i + 1]);
+            i += 2;
+        } else if ((tokens[i] == "anyOf" || tokens[i] == "oneOf" || tokens[i] == "allOf") && i + 1 < tokens.size()) {
+            i += 2;
+        } else if (tokens[i] == "items") {
+            at = places.items(at);
+            i += i + 1 < tokens.size() && pointer_index(tokens[i + 1]) ? 2 : 1;
+        } else {
+            return;
         }
     }
-    remove_nulls_at(reply, paths);
+}
+
+/// The pattern of `sent`: its made_nullable notes, each read from the root and from every
+/// definition it lies in (a note points into the schema as given, a definition at its old
+/// place), joined by the `$ref`s of the schema sent.
+[[nodiscard]] HANDOFF_INLINE nulled_places nulled_places_of(const provider_schema_result& sent) {
+    nulled_places places;
+    std::map<std::string, std::size_t> definitions;
+    std::vector<std::pair<std::vector<std::string>, std::size_t>> bases{{{}, 0}};
+    for (const schema_definition& d : sent.definitions) {
+        const std::size_t place = places.add_place();
+        definitions.emplace(d.name, place);
+        bases.emplace_back(pointer_tokens(d.origin), place);
+    }
+    for (const schema_note& note : sent.notes) {
+        if (note.kind != schema_note_kind::made_nullable) {
+            continue;
+        }
+        const std::vector<std::string> tokens = pointer_tokens(note.pointer);
+        for (const auto& [base, place] : bases) {
+            if (base.size() <= tokens.size() && std::equal(base.begin(), base.end(), tokens.begin())) {
+                add_noted_place(places, place, tokens, base.size());
+            }
+        }
+    }
+    const auto follow = [&places, &definitions](const auto& self, const nlohmann::ordered_json& node,
+                                                std::size_t at) -> void {
+        for (auto item = node.begin(); item != node.end() && node.is_object(); ++item) {
+            follow_keyword(
+                item.key(), item.value(), at, places, definitions,
+                [&self](const nlohmann::ordered_json& child, std::size_t place) { self(self, child, place); });
+        }
+    };
+    follow(follow, sent.schema, 0);
+    const auto defs = sent.schema.find("$defs");
+    for (auto it = definitions.begin(); it != definitions.end() && defs != sent.schema.end(); ++it) {
+        if (defs->is_object() && defs->contains(it->first)) {
+            follow(follow, (*defs)[it->first], it->second);
+        }
+    }
+    return places;
+}
+
+template <class Json>
+void remove_nulled_optionals_in(Json& reply, const provider_schema_result& sent) {
+    remove_nulls_at(reply, nulled_places_of(sent));
 }
 
 } // namespace detail

@@ -7,12 +7,16 @@
 // checks the real contract, refuses the null. remove_nulled_optionals() undoes exactly that:
 // it removes a key whose value is null only where a made_nullable note put the null, so a null
 // the contract itself allows (reason_code) or forbids anywhere else is left for the receiver.
+// The places are followed through the schema's `$ref`s, so an optional property of a `$defs`
+// definition (a nested Pydantic model, in a property, a list or an anyOf, recursive or not) is
+// read wherever the reply uses it.
 //
 // The text is parsed and written again. Use it on replies produced under the provider's
 // constrained decoding (which cannot contain duplicate keys or comments); a text that is not
 // plain JSON is returned unchanged, for the receiver to report.
 
 #include <handoff/config.hpp>
+#include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_schema.hpp>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +25,11 @@
 #include <string_view> // string_view
 
 namespace handoff {
+
+namespace detail {
+/// The places of `sent`'s made_nullable notes, reached through the `$ref`s of its schema.
+[[nodiscard]] nulled_places nulled_places_of(const provider_schema_result& sent);
+} // namespace detail
 
 /// Removes, in place, every null the provider schema introduced for an optional property.
 void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schema_result& sent);

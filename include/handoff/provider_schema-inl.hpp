@@ -96,22 +96,6 @@ HANDOFF_INLINE void check_limits(provider target, const nlohmann::ordered_json& 
     }
 }
 
-/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
-/// which ignore them; in 2019-09, 2020-12 and a schema that names no dialect (Pydantic v2 writes
-/// none, and means 2020-12).
-[[nodiscard]] HANDOFF_INLINE bool ref_siblings_apply(const nlohmann::ordered_json* task) {
-    if (task == nullptr || !task->is_object()) {
-        return true;
-    }
-    const auto dialect = task->find("$schema");
-    if (dialect == task->end() || !dialect->is_string()) {
-        return true;
-    }
-    const auto& uri = dialect->get_ref<const std::string&>();
-    return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
-           uri.find("draft-07") == std::string::npos;
-}
-
 /// Notes the walk wrote twice (a definition copied for a `$ref` is rewritten where it came from
 /// too) are kept once, in their first place.
 HANDOFF_INLINE void drop_repeated_notes(std::vector<schema_note>& notes) {
@@ -152,6 +136,9 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     }
     detail::drop_repeated_notes(result.notes);
     detail::check_limits(target, result.schema, origins, result);
+    if (result.schema.contains("$defs")) { // gemini_openapi inlines them
+        result.definitions = origins;
+    }
     return result;
 }
 

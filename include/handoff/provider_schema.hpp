@@ -61,6 +61,9 @@ struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escap
     /// Every change against the merged draft-07 schema, in walk order; limit notes last. A
     /// pointer is into the schema as given (a hoisted definition is named at its old place).
     std::vector<schema_note> notes;
+    /// Where each definition in the schema's root `$defs` came from, in the order sent: what
+    /// remove_nulled_optionals() follows a reply's `$ref`s through.
+    std::vector<schema_definition> definitions;
     /// The target's whole-request limits (Anthropic's 24 optional and 16 union-type parameters).
     std::vector<limit_usage> limits;
 

@@ -35,13 +35,13 @@ HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, c
 
 /// Where the provider's schema put nulls that mean "absent" (receiver_options::from), or null
 /// when it put none.
-[[nodiscard]] HANDOFF_INLINE std::shared_ptr<const std::vector<instance_path>>
-nulled_optionals(const receiver_options& options, const nlohmann::json* task_schema) {
+[[nodiscard]] HANDOFF_INLINE std::shared_ptr<const nulled_places> nulled_optionals(const receiver_options& options,
+                                                                                   const nlohmann::json* task_schema) {
     if (!options.from) {
         return nullptr;
     }
-    auto paths = std::make_shared<const std::vector<instance_path>>(nulled_optional_paths(*options.from, task_schema));
-    return paths->empty() ? nullptr : paths;
+    auto places = std::make_shared<const nulled_places>(nulled_optional_places(*options.from, task_schema));
+    return places->empty() ? nullptr : places;
 }
 
 HANDOFF_INLINE void contract_failure(receipt<nlohmann::json>& out, step failed, problem_list&& problems) {

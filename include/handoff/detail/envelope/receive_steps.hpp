@@ -72,7 +72,7 @@ private:
     std::optional<compiled_schema> task_schema_;
     receiver_options options_;
     /// Where the provider's schema put nulls that mean "absent" (receiver_options::from), or null.
-    std::shared_ptr<const std::vector<instance_path>> nulls_;
+    std::shared_ptr<const nulled_places> nulls_;
 };
 
 } // namespace handoff::detail

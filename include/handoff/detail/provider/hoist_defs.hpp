@@ -16,6 +16,7 @@
 
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
 
 #include <nlohmann/json.hpp>
@@ -32,14 +33,11 @@ namespace handoff::detail {
 
 /// A definition as sent: its name under the root `$defs` and the pointer, in the schema as
 /// given, of the schema it holds (notes about it point there).
+using hoisted_definition = handoff::schema_definition;
+
 /// Each copy costs the size of its target, so a schema with many refs into itself could grow
 /// without bound: past this many copies a `$ref` is removed and reported instead.
 inline constexpr std::size_t max_ref_copies = 256;
-
-struct hoisted_definition {
-    std::string name;
-    std::string origin;
-};
 
 /// A URI fragment's %XX escapes decoded (a `$ref` is a URI; JSON Schema pointers in it may be
 /// percent-encoded).

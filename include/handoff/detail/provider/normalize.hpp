@@ -74,6 +74,23 @@ template <class Json>
     return true;
 }
 
+/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
+/// which ignore them; in 2019-09, 2020-12 and a schema that names no dialect (Pydantic v2 writes
+/// none, and means 2020-12).
+template <class Json>
+[[nodiscard]] bool ref_siblings_apply(const Json* task) {
+    if (task == nullptr || !task->is_object()) {
+        return true;
+    }
+    const auto dialect = task->find("$schema");
+    if (dialect == task->end() || !dialect->is_string()) {
+        return true;
+    }
+    const std::string& uri = dialect->template get_ref<const std::string&>();
+    return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
+           uri.find("draft-07") == std::string::npos;
+}
+
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema
 /// whose dialect ignores them (draft-04 to draft-07): they are removed without a report.
 template <class Json, class Note>

@@ -10,7 +10,7 @@
 // Generic over the JSON type: provider_schema() rewrites nlohmann::ordered_json, which keeps the
 // author's property order for the provider. The receiver only needs to know which nulls the
 // provider put in (detail/nulled_optionals.hpp): it walks nlohmann::json with the pieces below
-// that decide them (normalized, cell_of, keeps_keyword, descent_of, accepts_null, lists_name), never
+// that decide them (normalized, cell_of, keeps_keyword, accepts_null, lists_name), never
 // building a rewrite, so a file that receives instantiates neither ordered_json nor rewriter.
 
 #include <handoff/detail/json/pointer.hpp>

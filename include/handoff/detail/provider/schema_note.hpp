@@ -22,4 +22,11 @@ struct schema_note {
     std::string note;
 };
 
+/// A definition in the root `$defs` of a schema sent: its name there, and the pointer into the
+/// merged schema as given of the schema it holds (where notes about it point).
+struct schema_definition {
+    std::string name;
+    std::string origin;
+};
+
 } // namespace handoff
