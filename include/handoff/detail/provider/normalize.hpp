@@ -86,7 +86,7 @@ template <class Json>
     if (dialect == task->end() || !dialect->is_string()) {
         return true;
     }
-    const std::string& uri = dialect->template get_ref<const std::string&>();
+    const auto& uri = dialect->template get_ref<const std::string&>();
     return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
            uri.find("draft-07") == std::string::npos;
 }

@@ -103,7 +103,7 @@ void follow_keyword(const std::string& keyword, const Json& value, std::size_t a
         }
     } else if (keyword == "$ref" && value.is_string()) {
         // Every `$ref` of a hoisted schema names a whole definition: "#/$defs/NAME".
-        const std::string& ref = value.template get_ref<const std::string&>();
+        const auto& ref = value.template get_ref<const std::string&>();
         const std::vector<std::string> tokens = pointer_tokens(std::string_view(ref).substr(ref.empty() ? 0 : 1));
         const auto found = tokens.size() == 2 && tokens[0] == "$defs" ? definitions.find(tokens[1]) : definitions.end();
         if (found != definitions.end()) {
