@@ -37,6 +37,7 @@ constexpr const char* schema_usage_text =
     "--dialect): a schema the check refuses is refused here with the check's message. Its\n"
     "dialect is said on stderr before the notes:\n"
     "  handoff-check schema: FILE: dialect: 2020-12 (from $schema | from --dialect | from its keywords)\n"
+    "\n"
     "  --dialect NAME  the dialect of a task schema that declares no $schema: draft-04,\n"
     "                  draft-06, draft-07, 2019-09 or 2020-12\n"
     "\n"
