@@ -77,10 +77,12 @@ TEST_CASE("handoff-check schema prints the provider schema and each constraint i
                       "the receiver still checks it"));
 }
 
-TEST_CASE("handoff-check schema for json_schema prints the merged schema and nothing on stderr", "[cli][schema]") {
+TEST_CASE("handoff-check schema for json_schema prints the merged schema and only the dialect on stderr",
+          "[cli][schema]") {
     const auto r = run_schema("--for json_schema --task-schema examples/schemas/invoice.schema.json");
     CHECK(r.exit_status == 0);
-    CHECK(r.err_lines.empty());
+    CHECK(r.err_lines == std::vector<std::string>{"handoff-check schema: examples/schemas/invoice.schema.json: "
+                                                  "dialect: draft-07 (from $schema)"});
     CHECK(nlohmann::ordered_json::parse(r.out)["properties"]["partial_result"]["anyOf"][0]["title"] == "invoice");
 }
 
@@ -222,6 +224,64 @@ TEST_CASE("handoff-check schema for anthropic says how much of each whole-reques
             CHECK(line.find("left for the task") == std::string::npos);
         }
     }
+
+// --- schema --for reads the task schema as the check reads it ---------------------------------
+
+namespace {
+
+const std::string place = "tests/fixtures/dialect_cli/pydantic_place.schema.json";
+
+/// What the check says refusing the task schema `args` names (run in the repository root): its
+/// stderr after "handoff-check: ", without the newline.
+std::string check_refusal(const std::string& args) {
+    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/../..";
+    const auto ran = handoff_test::run_shell("cd '" + root + "' && '" + HANDOFF_CHECK_EXE + "' " + args +
+                                             " tests/fixtures/envelopes/seed_000_example.json 2>&1 >/dev/null");
+    REQUIRE(ran.exit_status == 2);
+    const std::string head = "handoff-check: ";
+    REQUIRE(ran.out.rfind(head, 0) == 0);
+    return ran.out.substr(head.size(), ran.out.size() - head.size() - 1);
+}
+
+} // namespace
+
+TEST_CASE("handoff-check schema --for reads a Pydantic schema without $schema as 2020-12 and says so",
+          "[cli][schema][dialect]") {
+    const auto r = run_schema("--for gemini --task-schema " + place);
+    CHECK(r.exit_status == 0);
+    REQUIRE_FALSE(r.err_lines.empty());
+    CHECK(r.err_lines[0] == "handoff-check schema: " + place + ": dialect: 2020-12 (from its keywords)");
+    CHECK(run_schema("--for gemini --dialect 2020-12 --task-schema " + place).err_lines.at(0) ==
+          "handoff-check schema: " + place + ": dialect: 2020-12 (from --dialect)");
+    CHECK(run_schema("--for openai --task-schema examples/schemas/ticket.schema.json").err_lines.at(0) ==
+          "handoff-check schema: examples/schemas/ticket.schema.json: dialect: draft-07 (from $schema)");
+}
+
+TEST_CASE("handoff-check schema --for refuses what the check refuses, with the check's message and exit 2",
+          "[cli][schema][dialect]") {
+    // prefixItems named draft-07: the check refuses the schema, so no provider schema is written.
+    const std::string prefix_items = check_refusal("--dialect draft-07 --task-schema " + place);
+    CHECK(prefix_items.find("#/$defs/Point/properties/xy/prefixItems: \"prefixItems\" is a keyword of JSON Schema "
+                            "2019-09/2020-12 that draft-07 ignores") != std::string::npos);
+    const auto draft07 = run_schema("--for openai --dialect draft-07 --task-schema " + place);
+    CHECK(draft07.exit_status == 2);
+    CHECK(draft07.out.empty());
+    CHECK(draft07.err_lines == std::vector<std::string>{"handoff-check schema: " + prefix_items});
+
+    // A $ref that leads nowhere.
+    const std::string nowhere = "tests/fixtures/lint/does_not_compile.schema.json";
+    const std::string dangling = check_refusal("--task-schema " + nowhere);
+    CHECK(dangling.find("#/properties/customer: $ref \"#/definitions/customer\" points to nothing in ") !=
+          std::string::npos);
+    const auto refused = run_schema("--for openai --task-schema " + nowhere);
+    CHECK(refused.exit_status == 2);
+    CHECK(refused.out.empty());
+    CHECK(refused.err_lines == std::vector<std::string>{"handoff-check schema: " + dangling});
+
+    const auto no_task = run_schema("--for openai --dialect 2020-12");
+    CHECK(no_task.exit_status == 2);
+    REQUIRE_FALSE(no_task.err_lines.empty());
+    CHECK(no_task.err_lines[0] == "handoff-check schema: --dialect needs --task-schema");
 }
 
 } // namespace test_cli_schema

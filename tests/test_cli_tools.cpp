@@ -86,7 +86,8 @@ TEST_CASE("handoff-check lint prints one FILE:POINTER: code: message line per fi
                          "lint/required_undefined.schema.json:/required/1: lint.required_undefined: \"nmae\" is "
                          "required but no \"properties\" entry defines it (a typo, or a field nothing constrains)",
                      });
-    CHECK(r.err.empty());
+    CHECK(r.err == "handoff-check lint: lint/money_not_cents.schema.json: dialect: draft-07 (from its keywords)\n"
+                   "handoff-check lint: lint/required_undefined.schema.json: dialect: draft-07 (from its keywords)\n");
 }
 
 TEST_CASE("handoff-check lint exits 0 and prints nothing for the shipped schemas", "[cli][lint]") {
@@ -111,7 +112,7 @@ TEST_CASE("handoff-check lint reports a file that is not JSON as a finding, not 
                            "document: invalid JSON, parse error at line 4, column 1",
                            0) == 0);
     CHECK(r.lines[1].rfind("lint/does_not_compile.schema.json:/properties/customer: lint.does_not_compile: the "
-                           "schema does not compile: ",
+                           "schema (read as draft-07) does not compile: ",
                            0) == 0);
 }
 
@@ -189,7 +190,8 @@ TEST_CASE("handoff-check lint reads a two-file schema set as the check does: bes
     const auto clean = run("lint --schema-dir refs/shared refs/task/order.schema.json refs/task/line.schema.json");
     CHECK(clean.exit_status == 0);
     CHECK(clean.out.empty());
-    CHECK(clean.err.empty());
+    CHECK(clean.err == "handoff-check lint: refs/task/order.schema.json: dialect: draft-07 (from $schema)\n"
+                       "handoff-check lint: refs/task/line.schema.json: dialect: draft-07 (from $schema)\n");
     const auto flawed = run("lint --schema-dir refs/shared refs/task/flawed.schema.json");
     CHECK(flawed.exit_status == 1);
     CHECK(
@@ -203,7 +205,7 @@ TEST_CASE("handoff-check lint reads a two-file schema set as the check does: bes
     CHECK(without.exit_status == 1);
     CHECK(without.lines ==
           strings{"refs/task/order.schema.json:/definitions/channel/properties/kind: lint.does_not_compile: the schema "
-                  "does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
+                  "(read as draft-07) does not compile: $ref \"common.json#/definitions/channel%20kind\" names "
                   "\"https://example.com/schemas/common.json\", a document handoff does not know (nothing is ever "
                   "fetched over a network): register it with schema_registry::add(...) or handoff-check --schema-dir "
                   "DIR"});
@@ -215,12 +217,14 @@ TEST_CASE("handoff-check lint reads a two-file schema set as the check does: bes
 TEST_CASE("handoff-check lint follows a $ref chain for max_ref_hops hops and reports a loop", "[cli][lint][refs]") {
     const auto r = run("lint refs/ref_chain.schema.json refs/ref_loop.schema.json");
     CHECK(r.exit_status == 1);
-    CHECK(r.lines == strings{"refs/ref_chain.schema.json:/properties/status: lint.free_routing_string: \"status\" "
-                             "routes, but a worker can write any string here: give it an \"enum\" (or \"const\") of "
-                             "the values your code handles",
-                             "refs/ref_loop.schema.json:/definitions/a: lint.does_not_compile: the schema does not "
-                             "compile: the schema refers to itself without reading any input ($ref, allOf, anyOf, "
-                             "oneOf, not or if in a loop): it would never finish validating"});
+    CHECK(r.lines ==
+          strings{
+              "refs/ref_chain.schema.json:/properties/status: lint.free_routing_string: \"status\" "
+              "routes, but a worker can write any string here: give it an \"enum\" (or \"const\") of "
+              "the values your code handles",
+              "refs/ref_loop.schema.json:/definitions/a: lint.does_not_compile: the schema (read as draft-07) does not "
+              "compile: the schema refers to itself without reading any input ($ref, allOf, anyOf, "
+              "oneOf, not or if in a loop): it would never finish validating"});
 }
 
 TEST_CASE("handoff-check prompt reads a two-file schema set as the check does", "[cli][prompt][refs]") {
@@ -281,6 +285,120 @@ TEST_CASE("handoff-check takes each --dialect name where it reads a task schema"
         CHECK(check.err.find("--dialect") == std::string::npos);
         CHECK(check.exit_status != 2);
     }
+}
+
+// --- the dialect, said and used alike by every tool that reads a task schema -----------------
+
+namespace {
+
+const std::string place = "dialect_cli/pydantic_place.schema.json";
+
+/// What the check says refusing the task schema `args` names: its stderr after "handoff-check: ".
+std::string check_refusal(const std::string& args) {
+    const auto r = run(args + " envelopes/seed_000_example.json");
+    REQUIRE(r.exit_status == 2);
+    const std::string head = "handoff-check: ";
+    REQUIRE(r.err.rfind(head, 0) == 0);
+    return r.err.substr(head.size(), r.err.size() - head.size() - 1); // without the newline
+}
+
+std::string file_uri(const std::string& relative) { return handoff::schema_registry::file_uri(fixtures + relative); }
+
+const std::string prefix_items_in_draft07 =
+    "\"prefixItems\" is a keyword of JSON Schema 2019-09/2020-12 that draft-07 ignores: the schema would accept what "
+    "it was written to refuse (declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\", or rewrite it "
+    "in draft-07 terms)";
+
+} // namespace
+
+TEST_CASE("handoff-check lint, prompt and fixtures read a Pydantic schema without $schema as 2020-12",
+          "[cli][dialect]") {
+    const auto lint = run("lint " + place);
+    CHECK(lint.exit_status == 0);
+    CHECK(lint.out.empty());
+    CHECK(lint.err == "handoff-check lint: " + place + ": dialect: 2020-12 (from its keywords)\n");
+    CHECK(run("lint --dialect 2020-12 " + place).err ==
+          "handoff-check lint: " + place + ": dialect: 2020-12 (from --dialect)\n");
+    CHECK(run("lint --dialect draft-04 ../../examples/schemas/ticket.schema.json").err ==
+          "handoff-check lint: ../../examples/schemas/ticket.schema.json: dialect: draft-07 (from $schema)\n");
+
+    const auto prompt = run("prompt --task-schema " + place);
+    CHECK(prompt.exit_status == 0);
+    CHECK(prompt.err.empty());
+    CHECK(prompt.out.find("  - xy (required): array of 2 to 2 items; item 1: number; item 2: number\n") !=
+          std::string::npos);
+
+    const std::string dir = std::string(HANDOFF_CLI_TEMP_DIR) + "/place_fixtures." + std::to_string(::getpid());
+    const auto made = run("fixtures --task-schema " + place + " --out " + dir);
+    CHECK(made.exit_status == 0);
+    CHECK(made.err.empty());
+    REQUIRE_FALSE(made.lines.empty());
+    CHECK(made.lines.back() == "43 fixtures and " + dir + "/manifest.jsonl");
+    // The accepted fixture's result is a value of the 2020-12 schema: a pair of numbers at xy.
+    const auto ok = nlohmann::json::parse(slurp(dir + "/accept_ok.json"));
+    const auto& xy = ok.at("partial_result").at("where").at("xy");
+    CHECK(xy.size() == 2);
+    CHECK(xy.at(0).is_number());
+    CHECK(xy.at(1).is_number());
+}
+
+TEST_CASE(
+    "handoff-check --dialect draft-07 on prefixItems makes lint, prompt and fixtures fail with the check's message",
+    "[cli][dialect]") {
+    const std::string refused = check_refusal("--dialect draft-07 --task-schema " + place);
+    CHECK(refused ==
+          "handoff: schema " + file_uri(place) + "#/$defs/Point/properties/xy/prefixItems: " + prefix_items_in_draft07);
+
+    const auto prompt = run("prompt --dialect draft-07 --task-schema " + place);
+    CHECK(prompt.exit_status == 2);
+    CHECK(prompt.out.empty());
+    CHECK(prompt.err == "handoff-check prompt: " + refused + "\n");
+
+    const auto made =
+        run("fixtures --dialect draft-07 --task-schema " + place + " --out " HANDOFF_CLI_TEMP_DIR "/never_written");
+    CHECK(made.exit_status == 2);
+    CHECK(made.out.empty());
+    CHECK(made.err == "handoff-check fixtures: " + refused + "\n");
+
+    const auto routes = run("lint --routes dialect_cli/place_routes.json --dialect draft-07 " + place);
+    CHECK(routes.exit_status == 2);
+    CHECK(routes.out.empty());
+    CHECK(routes.err == "handoff-check lint: " + refused + "\n");
+    CHECK(run("lint --routes dialect_cli/place_routes.json " + place).exit_status == 0);
+
+    // lint reports the refusal as its finding, at the same pointer, with the same reason.
+    const auto lint = run("lint --dialect draft-07 " + place);
+    CHECK(lint.exit_status == 1);
+    CHECK(lint.lines == strings{place +
+                                ":/$defs/Point/properties/xy/prefixItems: lint.does_not_compile: the schema "
+                                "(read as draft-07) does not compile: " +
+                                prefix_items_in_draft07});
+    CHECK(lint.err == "handoff-check lint: " + place + ": dialect: draft-07 (from --dialect)\n");
+}
+
+TEST_CASE("a schema the check refuses fails lint, prompt and fixtures with the check's message", "[cli][dialect]") {
+    const std::string schema = "lint/does_not_compile.schema.json";
+    const std::string refused = check_refusal("--task-schema " + schema);
+    CHECK(refused == "handoff: schema " + file_uri(schema) +
+                         "#/properties/customer: $ref \"#/definitions/customer\" "
+                         "points to nothing in \"" +
+                         file_uri(schema) + "\"");
+
+    const auto prompt = run("prompt --task-schema " + schema);
+    CHECK(prompt.exit_status == 2);
+    CHECK(prompt.err == "handoff-check prompt: " + refused + "\n");
+    const auto made = run("fixtures --task-schema " + schema + " --out " HANDOFF_CLI_TEMP_DIR "/never_written");
+    CHECK(made.exit_status == 2);
+    CHECK(made.err == "handoff-check fixtures: " + refused + "\n");
+    const auto routes = run("lint --routes dialect_cli/place_routes.json " + schema);
+    CHECK(routes.exit_status == 2);
+    CHECK(routes.err == "handoff-check lint: " + refused + "\n");
+    const auto lint = run("lint " + schema);
+    CHECK(lint.exit_status == 1);
+    CHECK(lint.lines == strings{schema +
+                                ":/properties/customer: lint.does_not_compile: the schema (read as draft-07) "
+                                "does not compile: $ref \"#/definitions/customer\" points to nothing in \"" +
+                                file_uri(schema) + "\""});
 }
 
 } // namespace test_cli_tools

@@ -6,6 +6,7 @@
 #include "support/fixtures.hpp"
 
 #include <handoff/envelope_schema.hpp>
+#include <handoff/schema.hpp>
 #include <handoff/schema_registry.hpp>
 #include <handoff/version.hpp>
 #include <handoff/worker_prompt.hpp>
@@ -54,6 +55,17 @@ std::string refs_task_section(const std::string& name, bool shared = true) {
     const std::string path = handoff_test::fixture_path("refs/" + name);
     const auto schema = nlohmann::ordered_json::parse(handoff_test::read_file(path));
     return task_section(handoff::worker_prompt(schema, registry, handoff::schema_registry::file_uri(path)));
+}
+
+/// The message of the schema_error the receiver's compile throws, or "(compiled)".
+template <class Compile>
+std::string receiver_refusal(Compile compile) {
+    try {
+        static_cast<void>(compile());
+    } catch (const handoff::schema_error& e) {
+        return e.what();
+    }
+    return "(compiled)";
 }
 
 } // namespace
@@ -259,26 +271,63 @@ TEST_CASE("the prompt follows $refs into other files as the validator does, in t
           "  - kind (required): one of \"web\", \"phone\"\n");
 }
 
-TEST_CASE("a $ref the prompt cannot follow is described as any JSON value", "[worker_prompt][refs]") {
+TEST_CASE("a $ref that leads nowhere makes the prompt refuse the schema as the receiver refuses it",
+          "[worker_prompt][refs]") {
     // Without refs/shared, status, total and kind name documents nobody registered.
-    CHECK(refs_task_section("task/order.schema.json", false) ==
-          "Task: order\n"
-          "- status (required): any JSON value\n"
-          "- total (required): any JSON value\n"
-          "- lines (required): array of at most 50 items; each item: object with these fields\n"
-          "  - sku (required): string, at most 20 characters, matching the regular expression \"^[A-Z0-9-]+$\"\n"
-          "  - quantity (required): integer from 1 to 1000\n"
-          "  - unit_price: any JSON value\n"
-          "- channel: object with these fields\n"
-          "  - kind (required): any JSON value\n");
+    const std::string path = handoff_test::fixture_path("refs/task/order.schema.json");
+    const std::string refused = receiver_refusal([&] { return handoff::compiled_schema::from_file(path); });
+    CHECK(refused == "handoff: schema " + handoff::schema_registry::file_uri(path) +
+                         "#/definitions/channel/properties/kind: $ref \"common.json#/definitions/channel%20kind\" "
+                         "names \"https://example.com/schemas/common.json\", a document handoff does not know (nothing "
+                         "is ever fetched over a network): register it with schema_registry::add(...) or "
+                         "handoff-check --schema-dir DIR");
+    CHECK_THROWS_AS(refs_task_section("task/order.schema.json", false), handoff::schema_error);
+    CHECK_THROWS_WITH(refs_task_section("task/order.schema.json", false), refused);
 }
 
-TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, and a loop ends there",
+TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, and refuses a loop as the receiver does",
           "[worker_prompt][refs]") {
     CHECK(refs_task_section("ref_chain.schema.json") ==
           "- status: string, at most 20 characters or object with these fields\n"
           "  - id: integer <= 10\n"
           "- label: any JSON value\n");
-    CHECK(refs_task_section("ref_loop.schema.json") == "- status: any JSON value\n");
+    const std::string loop = handoff_test::fixture_path("refs/ref_loop.schema.json");
+    const std::string refused = receiver_refusal([&] { return handoff::compiled_schema::from_file(loop); });
+    CHECK(refused == "handoff: schema " + handoff::schema_registry::file_uri(loop) +
+                         "#/definitions/a: the schema refers to itself without reading any input ($ref, allOf, "
+                         "anyOf, oneOf, not or if in a loop): it would never finish validating");
+    CHECK_THROWS_WITH(refs_task_section("ref_loop.schema.json"), refused);
+}
+
+TEST_CASE("the prompt reads a Pydantic schema without $schema as 2020-12, as the receiver does",
+          "[worker_prompt][dialect]") {
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("dialect_cli/pydantic_place.schema.json"));
+    CHECK(handoff::compiled_schema::dialect_of(nlohmann::json(schema)) == handoff::schema_dialect::draft2020_12);
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "Task: Place\n"
+          "- name (required): string, at most 40 characters\n"
+          "- kind (required): one of \"city\", \"village\"\n"
+          "- where (required): object with these fields\n"
+          "  - xy (required): array of 2 to 2 items; item 1: number; item 2: number\n"
+          "- note: one of these\n"
+          "  - option 1: string, at most 200 characters\n"
+          "  - option 2: null\n");
+}
+
+TEST_CASE("the prompt named draft-07 refuses prefixItems with the receiver's message", "[worker_prompt][dialect]") {
+    const auto schema = nlohmann::json::parse(handoff_test::read_fixture("dialect_cli/pydantic_place.schema.json"));
+    handoff::worker_prompt_options options;
+    options.schema.dialect = handoff::schema_dialect::draft07;
+    const std::string refused =
+        receiver_refusal([&] { return handoff::compiled_schema::from_json(schema, options.schema); });
+    CHECK(refused == "handoff: schema /$defs/Point/properties/xy/prefixItems: \"prefixItems\" is a keyword of JSON "
+                     "Schema 2019-09/2020-12 that draft-07 ignores: the schema would accept what it was written to "
+                     "refuse (declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\", or rewrite it in "
+                     "draft-07 terms)");
+    CHECK_THROWS_WITH(handoff::worker_prompt(schema, options), refused);
+    // Named 2020-12, the same schema gets its prompt.
+    options.schema.dialect = handoff::schema_dialect::draft2020_12;
+    CHECK(task_section(handoff::worker_prompt(schema, options)).find("Task: Place\n") == 0);
 }
 } // namespace test_worker_prompt

@@ -17,9 +17,11 @@ namespace handoff::detail {
 
 HANDOFF_INLINE std::vector<std::string> loop_stop_words(stop_class stop) { return stop_words_of(stop); }
 
-HANDOFF_INLINE repair_core::repair_core(repair_options options, const nlohmann::json* task_schema,
+HANDOFF_INLINE repair_core::repair_core(repair_options options, const compiled_schema* task_schema,
                                         decode_options decoding)
-    : options_(std::move(options)), prompts_(task_schema, decoding, options_.prompt) {}
+    : options_(std::move(options)),
+      prompts_(task_schema != nullptr ? repair_prompt_builder(*task_schema, decoding, options_.prompt)
+                                      : repair_prompt_builder(nullptr, decoding, options_.prompt)) {}
 
 HANDOFF_INLINE std::uint32_t repair_core::max_calls() const noexcept {
     return options_.max_retries < UINT32_MAX ? options_.max_retries + 1 : options_.max_retries;

@@ -187,7 +187,7 @@ namespace detail {
 /// the caller's hooks. Immutable once built; every member is const.
 class repair_core {
 public:
-    repair_core(repair_options options, const nlohmann::json* task_schema, decode_options decoding);
+    repair_core(repair_options options, const compiled_schema* task_schema, decode_options decoding);
 
     [[nodiscard]] const repair_options& options() const noexcept { return options_; }
     [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return prompts_; }
@@ -243,9 +243,8 @@ template <class Task = nlohmann::json>
 class repair_loop {
 public:
     explicit repair_loop(const receiver<Task>& checker, repair_options options = {})
-        : receiver_(checker),
-          core_(std::move(options), checker.task_schema() ? &checker.task_schema()->document() : nullptr,
-                decode_options{checker.options().strict, checker.options().limits}) {}
+        : receiver_(checker), core_(std::move(options), checker.task_schema() ? &*checker.task_schema() : nullptr,
+                                    decode_options{checker.options().strict, checker.options().limits}) {}
 
     [[nodiscard]] const repair_options& options() const noexcept { return core_.options(); }
     [[nodiscard]] const repair_prompt_builder& prompts() const noexcept { return core_.prompts(); }

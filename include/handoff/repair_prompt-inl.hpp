@@ -7,6 +7,7 @@
 #include <handoff/repair_prompt.hpp>
 
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_contract.hpp>
@@ -242,6 +243,16 @@ private:
 
 namespace detail {
 
+HANDOFF_INLINE void compile_task_schema(const nlohmann::json* task_schema, const schema_registry* registry,
+                                        std::string_view base_uri, const schema_options& options) {
+    if (task_schema == nullptr) {
+        return;
+    }
+    const ref_scope scope{registry, std::string(base_uri), options.dialect};
+    static_cast<void>(
+        compiled_schema_access::compile(*task_schema, scope.base_uri, registry, scope.folders(), options));
+}
+
 [[nodiscard]] HANDOFF_INLINE sanitized_echo sanitize_in_scope(std::string_view reply, const nlohmann::json* task_schema,
                                                               const ref_scope& scope, const decode_options& decoding,
                                                               const prompt_options& options) {
@@ -265,14 +276,18 @@ namespace detail {
 
 HANDOFF_INLINE sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
                                              const decode_options& decoding, const prompt_options& options) {
-    return detail::sanitize_in_scope(reply, task_schema, detail::ref_scope{}, decoding, options);
+    detail::compile_task_schema(task_schema, nullptr, {}, options.schema);
+    return detail::sanitize_in_scope(reply, task_schema, detail::ref_scope{nullptr, "", options.schema.dialect},
+                                     decoding, options);
 }
 
 HANDOFF_INLINE sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
                                              const schema_registry& registry, std::string_view base_uri,
                                              const decode_options& decoding, const prompt_options& options) {
-    return detail::sanitize_in_scope(reply, task_schema, detail::ref_scope{&registry, std::string(base_uri)}, decoding,
-                                     options);
+    detail::compile_task_schema(task_schema, &registry, base_uri, options.schema);
+    return detail::sanitize_in_scope(reply, task_schema,
+                                     detail::ref_scope{&registry, std::string(base_uri), options.schema.dialect},
+                                     decoding, options);
 }
 
 HANDOFF_INLINE std::vector<std::string> problem_lines(const problem_list& problems, const sanitized_echo& echo,
@@ -327,8 +342,8 @@ HANDOFF_INLINE std::vector<std::string> problem_lines(const problem_list& proble
 HANDOFF_INLINE std::string repair_prompt_builder::for_problems(std::string_view original_prompt,
                                                                std::uint32_t failed_attempt, std::string_view reply,
                                                                const problem_list& problems) const {
-    const sanitized_echo echo =
-        detail::sanitize_in_scope(reply, task_schema_, detail::ref_scope{registry_, base_uri_}, decoding_, options_);
+    const sanitized_echo echo = detail::sanitize_in_scope(
+        reply, task_schema_, detail::ref_scope{registry_, base_uri_, options_.schema.dialect}, decoding_, options_);
     std::string out(original_prompt);
     out += "\n\n---\nYour previous reply (attempt " + std::to_string(failed_attempt) +
            ") was rejected. Fix exactly these problems and keep everything else as it was:\n";

@@ -20,6 +20,7 @@
 #include <handoff/decode.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/schema.hpp>
 #include <handoff/semantic.hpp>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,10 @@ struct prompt_options {
     std::size_t max_message_bytes = 400;
     /// Repeat the previous reply at all (some teams send only the problems).
     bool echo_previous_reply = true;
+    /// How a task schema given as a document is read, as the receiver's
+    /// receiver_options::schema reads it (the dialect of a schema without `$schema`). A builder
+    /// made from a receiver or a compiled_schema takes that schema's own options instead.
+    schema_options schema{};
 };
 
 /// A key found where the schema does not allow it.
@@ -77,18 +82,27 @@ namespace detail {
 
 inline constexpr std::string_view withheld_marker = "<withheld: unexpected property>";
 
+/// Compiles `task_schema` (when not null) as the receiver compiles it: with `registry` (none
+/// when null) and, for a file:// `base_uri`, the files beside it. Throws the receiver's
+/// schema_error for a schema the receiver refuses.
+void compile_task_schema(const nlohmann::json* task_schema, const schema_registry* registry, std::string_view base_uri,
+                         const schema_options& options);
+
 } // namespace detail
 
 /// Re-serialises a reply's JSON with undeclared keys' values withheld and every string capped.
 /// `task_schema` is the task schema document (null: partial_result is echoed as-is, capped);
-/// its `$ref`s resolve inside it (and to the built-in metaschemas) only.
+/// its `$ref`s resolve inside it (and to the built-in metaschemas) only. Throws the schema_error
+/// compiled_schema::from_json(*task_schema, options.schema) throws for a schema the receiver
+/// refuses (a `$ref` that leads nowhere, among others).
 [[nodiscard]] sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
                                             const decode_options& decoding = {}, const prompt_options& options = {});
 
 /// sanitize_reply, with the task schema's `$ref`s followed into other documents as
 /// compiled_schema follows them: the documents of `registry`, and, when `base_uri` is the
 /// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
-/// registry's folders.
+/// registry's folders. Throws the schema_error compiled_schema::from_file(path, registry,
+/// options.schema) throws for the same schema.
 [[nodiscard]] sanitized_echo sanitize_reply(std::string_view reply, const nlohmann::json* task_schema,
                                             const schema_registry& registry, std::string_view base_uri,
                                             const decode_options& decoding = {}, const prompt_options& options = {});
@@ -103,21 +117,34 @@ inline constexpr std::string_view withheld_marker = "<withheld: unexpected prope
 /// grammar compilation).
 class repair_prompt_builder {
 public:
+    /// Throws the receiver's schema_error for a task schema the receiver refuses (compiled
+    /// here with options.schema, as sanitize_reply compiles it); `task_schema` must outlive the
+    /// builder.
     explicit repair_prompt_builder(const nlohmann::json* task_schema = nullptr, decode_options decoding = {},
                                    prompt_options options = {})
-        : task_schema_(task_schema), decoding_(decoding), options_(options) {}
+        : task_schema_(task_schema), decoding_(decoding), options_(options) {
+        detail::compile_task_schema(task_schema_, nullptr, {}, options_.schema);
+    }
 
     /// The task schema's `$ref`s are followed into `registry` and beside `base_uri` as
     /// sanitize_reply(reply, task_schema, registry, base_uri) follows them; `registry` must
-    /// outlive the builder.
+    /// outlive the builder. Throws as the constructor above.
     repair_prompt_builder(const nlohmann::json* task_schema, const schema_registry& registry, std::string base_uri,
                           decode_options decoding = {}, prompt_options options = {})
         : task_schema_(task_schema), registry_(&registry), base_uri_(std::move(base_uri)), decoding_(decoding),
-          options_(options) {}
+          options_(options) {
+        detail::compile_task_schema(task_schema_, registry_, base_uri_, options_.schema);
+    }
+
+    /// For a task schema already compiled (the receiver's): read with its options, not compiled
+    /// again; `task_schema` must outlive the builder.
+    explicit repair_prompt_builder(const compiled_schema& task_schema, decode_options decoding = {},
+                                   prompt_options options = {})
+        : task_schema_(&task_schema.document()), decoding_(decoding), options_(with_schema(options, &task_schema)) {}
 
     template <class Task>
     explicit repair_prompt_builder(const receiver<Task>& r, prompt_options options = {})
-        : task_schema_(task_schema_of(r)), decoding_(decoding_of(r)), options_(options) {}
+        : task_schema_(task_schema_of(r)), decoding_(decoding_of(r)), options_(with_schema(options, schema_of(r))) {}
 
     /// For a receiver whose task schema was compiled with `registry` (compiled_schema::from_file
     /// passes the file's URI as `base_uri`); `registry` must outlive the builder.
@@ -125,7 +152,7 @@ public:
     repair_prompt_builder(const receiver<Task>& r, const schema_registry& registry, std::string base_uri,
                           prompt_options options = {})
         : task_schema_(task_schema_of(r)), registry_(&registry), base_uri_(std::move(base_uri)),
-          decoding_(decoding_of(r)), options_(options) {}
+          decoding_(decoding_of(r)), options_(with_schema(options, schema_of(r))) {}
 
     [[nodiscard]] const prompt_options& options() const noexcept { return options_; }
 
@@ -141,8 +168,21 @@ public:
 
 private:
     template <class Task>
+    [[nodiscard]] static const compiled_schema* schema_of(const receiver<Task>& r) {
+        return r.task_schema() ? &*r.task_schema() : nullptr;
+    }
+
+    template <class Task>
     [[nodiscard]] static const nlohmann::json* task_schema_of(const receiver<Task>& r) {
         return r.task_schema() ? &r.task_schema()->document() : nullptr;
+    }
+
+    /// `options`, reading the task schema as `compiled` was read (unchanged when null).
+    [[nodiscard]] static prompt_options with_schema(prompt_options options, const compiled_schema* compiled) {
+        if (compiled != nullptr) {
+            options.schema = compiled->options();
+        }
+        return options;
     }
 
     template <class Task>

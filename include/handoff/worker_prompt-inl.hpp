@@ -7,6 +7,7 @@
 
 #include <handoff/worker_prompt.hpp>
 
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_schema.hpp>
@@ -390,7 +391,13 @@ template <class Json>
 template <class Json>
 [[nodiscard]] std::string worker_prompt_in_scope(const Json* task, const schema_registry* registry,
                                                  std::string_view base_uri, const worker_prompt_options& options) {
-    return worker_prompt_from(ordered_envelope_schema(), task, ref_scope{registry, std::string(base_uri)}, options);
+    const ref_scope scope{registry, std::string(base_uri), options.schema.dialect};
+    if (task != nullptr) {
+        // Compiled as the receiver compiles it, so a schema it refuses throws the same schema_error.
+        static_cast<void>(compiled_schema_access::compile(nlohmann::json(*task), scope.base_uri, scope.registry,
+                                                          scope.folders(), options.schema));
+    }
+    return worker_prompt_from(ordered_envelope_schema(), task, scope, options);
 }
 
 HANDOFF_INLINE std::string worker_prompt_text(const nlohmann::json* task, const schema_registry* registry,

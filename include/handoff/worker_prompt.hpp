@@ -12,6 +12,7 @@
 
 #include <handoff/config.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +61,10 @@ struct worker_prompt_options {
     std::size_t max_depth = 8;
     /// A schema "description" is quoted up to this many bytes (cut on a UTF-8 boundary).
     std::size_t max_description_bytes = 400;
+    /// How the task schema is read, as the receiver's receiver_options::schema reads it: the
+    /// dialect of a schema without `$schema`. The prompt describes only a schema the receiver
+    /// compiles with these options.
+    schema_options schema{};
 };
 
 namespace detail {
@@ -77,7 +82,9 @@ namespace detail {
 /// The worker's instructions for the envelope and `task_schema`: fields, types, bounds, enum
 /// values, reason codes and retry hints, all read from the schemas the receiver checks.
 /// `Json` is nlohmann::json (fields in key order after the required ones) or
-/// nlohmann::ordered_json (the schema author's order).
+/// nlohmann::ordered_json (the schema author's order). Throws the schema_error
+/// compiled_schema::from_json(task_schema, options.schema) throws for a schema the receiver
+/// refuses: no prompt describes a schema nothing can check.
 template <class Json>
 [[nodiscard]] std::string worker_prompt(const Json& task_schema, const worker_prompt_options& options = {}) {
     return detail::worker_prompt_text(&task_schema, nullptr, {}, options);
@@ -86,7 +93,8 @@ template <class Json>
 /// worker_prompt, with the task schema's `$ref`s followed into other documents as
 /// compiled_schema follows them: the documents of `registry`, and, when `base_uri` is the
 /// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
-/// registry's folders. A reference that leads nowhere is described as "any JSON value".
+/// registry's folders. Throws the schema_error compiled_schema::from_file(path, registry,
+/// options.schema) throws for the same schema (a `$ref` that leads nowhere, among others).
 template <class Json>
 [[nodiscard]] std::string worker_prompt(const Json& task_schema, const schema_registry& registry,
                                         std::string_view base_uri, const worker_prompt_options& options = {}) {

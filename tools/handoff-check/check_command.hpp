@@ -22,9 +22,10 @@ namespace handoff_cli {
 constexpr const char* usage_text =
     "usage: handoff-check [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...] [--from PROVIDER] [--jsonl]\n"
     "                     [--strict] [FILE|-]...\n"
-    "       handoff-check lint [--schema-dir DIR]... [--routing-fields LIST] [--money-fields LIST] SCHEMA...\n"
+    "       handoff-check lint [--dialect NAME] [--schema-dir DIR]... [--routing-fields LIST] [--money-fields LIST]\n"
+    "                          SCHEMA...\n"
     "       handoff-check prompt [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...]\n"
-    "       handoff-check schema --for PROVIDER [--task-schema FILE]\n"
+    "       handoff-check schema --for PROVIDER [--task-schema FILE [--dialect NAME]]\n"
     "       handoff-check report [--json] [--since T] [--until T] [--by day] FILE...\n"
     "       handoff-check fixtures --task-schema FILE [--dialect NAME] --out DIR\n"
     "\n"

@@ -31,7 +31,8 @@ constexpr const char* fixtures_usage_text =
     "action, status, reason_code, coverage, band, attempt and description. Every fixture is\n"
     "received as it is written; one that routes otherwise than its line says is an error.\n"
     "--dialect NAME (draft-04, draft-06, draft-07, 2019-09, 2020-12) is the task schema's\n"
-    "dialect when it declares no $schema.\n"
+    "dialect when it declares no $schema; the schema is read as the check reads it, and one the\n"
+    "check refuses is refused here with the check's message.\n"
     "\n"
     "exit status: 0 written, 1 no fixtures (no value fits the task schema, or a fixture did not\n"
     "route as its manifest line says), 2 usage error (bad flag, unreadable or invalid schema\n"
@@ -88,13 +89,15 @@ inline int run_fixtures(int argc, char** argv) {
     if (task_option->count() == 0 || out_option->count() == 0) {
         return command.usage_error(task_option->count() == 0 ? "--task-schema is required" : "--out is required");
     }
-    handoff::schema_options options;
-    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, options.dialect)) {
+    // The fixtures' own receiver reads the schema as the check does: in the same dialect.
+    handoff::fixture_options options;
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, options.receiving.schema.dialect)) {
         return *stop;
     }
     std::optional<handoff::fixture_set> set;
     try {
-        set = handoff::make_fixtures(handoff::compiled_schema::from_file(task_schema, options).document());
+        set = handoff::make_fixtures(
+            handoff::compiled_schema::from_file(task_schema, options.receiving.schema).document(), options);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check fixtures: " << e.what() << "\n";
         return exit_usage;

@@ -3,6 +3,7 @@
 // handoff-check lint: advice on task schemas, one finding per line.
 
 #include "command_line.hpp"
+#include "dialect_line.hpp"
 #include "exit_status.hpp"
 #include "routes_command.hpp"
 #include "schema_dirs.hpp"
@@ -21,17 +22,22 @@ namespace handoff_cli {
 // --- handoff-check lint -------------------------------------------------------------------
 
 constexpr const char* lint_usage_text =
-    "usage: handoff-check lint [--schema-dir DIR]... [--routing-fields LIST] [--routing-field NAME]\n"
-    "                          [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
-    "       handoff-check lint --routes TABLE SCHEMA   (a routing table against the schema's enums)\n"
+    "usage: handoff-check lint [--dialect NAME] [--schema-dir DIR]... [--routing-fields LIST]\n"
+    "                          [--routing-field NAME] [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
+    "       handoff-check lint --routes TABLE [--dialect NAME] SCHEMA   (a routing table against the\n"
+    "                          schema's enums)\n"
     "\n"
     "Lints JSON Schemas as if a hostile intern will fill them: objects without\n"
     "additionalProperties false, strings without maxLength, arrays without maxItems, a pattern\n"
     "without maxLength, free strings in fields that route, money not in integer cents,\n"
     "required names that no property defines, schemas that do not compile.\n"
-    "One line per finding: FILE:POINTER: code: message\n"
+    "One line per finding: FILE:POINTER: code: message. Each schema is read in the dialect the\n"
+    "check reads it in, said on stderr before its findings:\n"
+    "  handoff-check lint: FILE: dialect: 2020-12 (from $schema | from --dialect | from its keywords)\n"
     "\n"
     "  SCHEMA, -               a schema file, or - for stdin\n"
+    "  --dialect NAME          the dialect of a schema that declares no $schema: draft-04,\n"
+    "                          draft-06, draft-07, 2019-09 or 2020-12\n"
     "  --schema-dir DIR        schemas its $refs may name (every *.json under DIR, by file URI\n"
     "                          and $id), as the check reads them; repeatable. Files beside\n"
     "                          SCHEMA are found without it\n"
@@ -44,7 +50,8 @@ constexpr const char* lint_usage_text =
     "A schema waives a rule where it is wrong on purpose, with the reason:\n"
     "  \"x-lint-allow\": {\"lint.money_not_cents\": \"amounts are decimals as printed\"}\n"
     "\n"
-    "exit status: 0 no findings, 1 findings, 2 usage error or unreadable file\n";
+    "exit status: 0 no findings, 1 findings, 2 usage error or unreadable file (with --routes:\n"
+    "also a schema the check refuses, with its message)\n";
 
 inline std::vector<std::string> split_list(const std::string& list) {
     std::vector<std::string> out;
@@ -84,8 +91,13 @@ inline std::optional<int> parse_lint_args(int argc, char** argv, lint_args& out)
     add_repeatable(app, "--money-field", money_one);
     add_repeatable(app, "--schema-dir", out.schema_dirs);
     add_value(app, "--routes", out.routes);
+    std::string dialect_name;
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
     app.add_option("SCHEMA", out.schemas);
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
+        return stop;
+    }
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, out.options.schema.dialect)) {
         return stop;
     }
     const auto names = [](bool replaced, const std::string& list, const std::vector<std::string>& more,
@@ -119,6 +131,9 @@ inline std::optional<std::size_t> lint_file(const std::string& path, const hando
         std::cerr << "handoff-check lint: cannot read " << path << "\n";
         return std::nullopt;
     }
+    if (const auto schema = nlohmann::json::parse(*text, nullptr, false); !schema.is_discarded()) {
+        std::cerr << "handoff-check lint: " << path << ": " << dialect_line(schema, options.schema) << "\n";
+    }
     const std::string base_uri = path == "-" ? std::string() : handoff::schema_registry::file_uri(path);
     const auto findings = handoff::lint_schema_text(*text, registry, base_uri, options);
     for (const auto& finding : findings) {
@@ -136,7 +151,7 @@ inline int run_lint(int argc, char** argv) {
     if (!args.routes.empty()) {
         std::vector<std::string> files{args.routes};
         files.insert(files.end(), args.schemas.begin(), args.schemas.end());
-        return run_lint_routes(files, std::cout, std::cerr);
+        return run_lint_routes(files, std::cout, std::cerr, args.options.schema);
     }
     std::optional<handoff::schema_registry> registry;
     try {

@@ -28,7 +28,9 @@ constexpr const char* prompt_usage_text =
     "\n"
     "  --task-schema FILE  JSON Schema for partial_result\n"
     "  --dialect NAME      its dialect when it declares no $schema: draft-04, draft-06,\n"
-    "                      draft-07, 2019-09 or 2020-12\n"
+    "                      draft-07, 2019-09 or 2020-12. The schema is read as the check reads\n"
+    "                      it (same --dialect, same --schema-dir): one the check refuses gets no\n"
+    "                      prompt, only the check's message\n"
     "  --schema-dir DIR    schemas its $refs may name (every *.json under DIR, by file URI\n"
     "                      and $id), as the check reads them; repeatable. Files beside FILE\n"
     "                      are found without it\n"
@@ -93,23 +95,29 @@ inline int run_prompt(int argc, char** argv) {
     if (!text) {
         return exit_usage;
     }
-    // The receiver's checks need the schema to compile, read as the check reads it (beside the
-    // file and in every --schema-dir), so a schema the receiver would refuse gets no prompt.
+    // The schema is read as the check reads it (beside the file and in every --schema-dir, in
+    // the same dialect): worker_prompt refuses a schema the receiver would refuse, with its message.
+    handoff::worker_prompt_options prompt_options;
+    prompt_options.schema = args.options;
+    const std::string base_uri = handoff::schema_registry::file_uri(path);
+    std::string prompt;
     std::optional<handoff::schema_registry> registry;
     try {
         registry.emplace(schema_registry_of(args.schema_dirs));
-        static_cast<void>(handoff::compiled_schema::from_file(path, *registry, args.options));
+        // The prompt keeps the author's field order.
+        prompt = handoff::worker_prompt(nlohmann::ordered_json::parse(*text, nullptr, false), *registry, base_uri,
+                                        prompt_options);
     } catch (const handoff::schema_error& e) {
-        std::cerr << "handoff-check prompt: " << e.what() << " (" << path << ")\n";
+        std::cerr << "handoff-check prompt: " << e.what() << "\n";
         return exit_usage;
     }
-    const std::string base_uri = handoff::schema_registry::file_uri(path);
-    if (const auto findings = handoff::lint_schema_text(*text, *registry, base_uri); !findings.empty()) {
+    handoff::lint_options lint_options;
+    lint_options.schema = args.options;
+    if (const auto findings = handoff::lint_schema_text(*text, *registry, base_uri, lint_options); !findings.empty()) {
         std::cerr << "handoff-check prompt: note: `handoff-check lint " << path << "` finds " << findings.size()
                   << " problem" << (findings.size() == 1 ? "" : "s") << " in the task schema\n";
     }
-    // The prompt keeps the author's field order.
-    std::cout << handoff::worker_prompt(nlohmann::ordered_json::parse(*text, nullptr, false), *registry, base_uri);
+    std::cout << prompt;
     return exit_ok;
 }
 

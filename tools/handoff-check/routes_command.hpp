@@ -8,6 +8,7 @@
 
 #include <handoff/detail/read_file.hpp>
 #include <handoff/route_table.hpp>
+#include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -36,8 +37,10 @@ inline std::optional<nlohmann::json> read_json_file(const std::string& path, std
 }
 
 /// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the routing table
-/// matches, 2 for a usage error or an unreadable or malformed file.
-inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+/// matches, 2 for a usage error, an unreadable or malformed file, or a schema the check refuses
+/// when read with `schema_options` (its message said as the check says it).
+inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                           const handoff::schema_options& schema_options = {}) {
     if (args.size() != 2) {
         err << "handoff-check lint: usage: handoff-check lint --routes TABLE SCHEMA\n";
         return exit_usage;
@@ -49,6 +52,12 @@ inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& o
     }
     if (!routing_table->is_object() || !schema->is_object()) {
         err << "handoff-check lint: " << (routing_table->is_object() ? args[1] : args[0]) << " must be a JSON object\n";
+        return exit_usage;
+    }
+    try {
+        static_cast<void>(handoff::compiled_schema::from_file(args[1], schema_options));
+    } catch (const handoff::schema_error& e) {
+        err << "handoff-check lint: " << e.what() << "\n";
         return exit_usage;
     }
     std::size_t findings = 0;

@@ -4,12 +4,14 @@
 // constrained decoder takes it, and every constraint that provider will not enforce.
 
 #include "command_line.hpp"
+#include "dialect_line.hpp"
 #include "exit_status.hpp"
 
 #include <handoff/detail/read_file.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +24,7 @@
 namespace handoff_cli {
 
 constexpr const char* schema_usage_text =
-    "usage: handoff-check schema --for PROVIDER [--task-schema FILE] [--describe-dropped]\n"
+    "usage: handoff-check schema --for PROVIDER [--task-schema FILE [--dialect NAME]] [--describe-dropped]\n"
     "\n"
     "Prints the envelope schema, with the task schema at partial_result, rewritten into what\n"
     "PROVIDER's constrained decoding accepts (openai, anthropic, gemini, gemini_openapi for\n"
@@ -31,8 +33,17 @@ constexpr const char* schema_usage_text =
     "still checks each of them. --describe-dropped also writes each of them into the\n"
     "description the model reads.\n"
     "\n"
+    "The task schema is first compiled as the check compiles it (--task-schema FILE, same\n"
+    "--dialect): a schema the check refuses is refused here with the check's message. Its\n"
+    "dialect is said on stderr before the notes:\n"
+    "  handoff-check schema: FILE: dialect: 2020-12 (from $schema | from --dialect | from its keywords)\n"
+    "\n"
+    "  --dialect NAME  the dialect of a task schema that declares no $schema: draft-04,\n"
+    "                  draft-06, draft-07, 2019-09 or 2020-12\n"
+    "\n"
     "exit status: 0 printed, 1 the schema is over a documented limit of PROVIDER (named on\n"
-    "stderr), 2 usage error (bad flag, unknown provider, unreadable or invalid schema file)\n";
+    "stderr), 2 usage error (bad flag, unknown provider, unreadable or invalid schema file, a\n"
+    "schema the check refuses)\n";
 
 /// A task schema file is refused above this size: no provider takes a schema near it.
 inline constexpr std::size_t schema_file_limit = std::size_t{4} << 20;
@@ -88,6 +99,19 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
     return schema;
 }
 
+/// Whether the task schema file compiles as the check compiles it, with `options`: said on stderr,
+/// the dialect it is read in when it does, the check's own message when it does not.
+[[nodiscard]] inline bool compiles_as_checked(const std::string& path, const handoff::schema_options& options) {
+    try {
+        const auto compiled = handoff::compiled_schema::from_file(path, options);
+        std::cerr << "handoff-check schema: " << path << ": " << dialect_line(compiled.document(), options) << "\n";
+        return true;
+    } catch (const handoff::schema_error& e) {
+        std::cerr << "handoff-check schema: " << e.what() << "\n";
+        return false;
+    }
+}
+
 /// `handoff-check schema ...`; argv[0] is "schema".
 inline int run_schema(int argc, char** argv) {
     command_line command("handoff-check schema", schema_usage_text, std::cout, std::cerr);
@@ -98,8 +122,17 @@ inline int run_schema(int argc, char** argv) {
     CLI::Option* const task_option = add_value(app, "--task-schema", task_path);
     handoff::provider_schema_options options;
     app.add_flag("--describe-dropped", options.describe_dropped);
+    std::string dialect_name;
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
         return *stop;
+    }
+    handoff::schema_options schema_options;
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, schema_options.dialect)) {
+        return *stop;
+    }
+    if (dialect_option->count() > 0 && task_option->count() == 0) {
+        return command.usage_error("--dialect needs --task-schema");
     }
     if (for_option->count() == 0) {
         return command.usage_error("--for PROVIDER is required");
@@ -111,6 +144,9 @@ inline int run_schema(int argc, char** argv) {
     }
     std::optional<nlohmann::ordered_json> task;
     if (task_option->count() > 0 && !(task = read_task_schema(task_path))) {
+        return exit_usage;
+    }
+    if (task && !compiles_as_checked(task_path, schema_options)) {
         return exit_usage;
     }
     const auto result = handoff::provider_schema(*target, task ? &*task : nullptr, options);
