@@ -224,6 +224,7 @@ TEST_CASE("handoff-check schema for anthropic says how much of each whole-reques
             CHECK(line.find("left for the task") == std::string::npos);
         }
     }
+}
 
 // --- schema --for reads the task schema as the check reads it ---------------------------------
 
