@@ -52,7 +52,8 @@ TEST_CASE("every enum is spelled as the wire format spells it, in declaration or
     CHECK(spellings<handoff::loop_outcome>() ==
           names{"succeeded", "routed", "retries_exhausted", "truncated", "not_retryable", "refused"});
     CHECK(spellings<schema_dialect>() == names{"draft-04", "draft-06", "draft-07", "2019-09", "2020-12"});
-    CHECK(spellings<handoff::provider>() == names{"openai", "anthropic", "gemini", "llama_cpp", "json_schema"});
+    CHECK(spellings<handoff::provider>() ==
+          names{"openai", "anthropic", "gemini", "llama_cpp", "json_schema", "gemini_openapi"});
     CHECK(spellings<handoff::stop_class>() == names{"complete", "truncated", "refused", "tool_call", "other"});
     CHECK(spellings<handoff::reply_format>() ==
           names{"anthropic_messages", "openai_chat", "openai_responses", "gemini", "llama_cpp_completion", "unknown"});
