@@ -293,7 +293,8 @@ TEST_CASE("a pattern of plain ASCII characters answers as the matcher would, anc
 // Extensions Greek), U+0378 \xCD\xB8 (unassigned), U+1D400 \xF0\x9D\x90\x80 (mathematical bold
 // capital A, uppercase), U+1D41A \xF0\x9D\x90\x9A (its small a), U+1F432 \xF0\x9F\x90\xB2 (dragon face).
 
-TEST_CASE("\\p{Lu}\\p{Ll}+ accepts a capitalised name in any script and refuses a lowercase one", "[regex][unicode]") {
+TEST_CASE("p{Lu} then p{Ll}+ accepts a capitalised name in any script and refuses a lowercase one",
+          "[regex][unicode]") {
     CHECK(matches("^\\p{Lu}\\p{Ll}+$", "\xC3\x89mile"));
     CHECK_FALSE(matches("^\\p{Lu}\\p{Ll}+$", "\xC3\xA9mile"));
     CHECK_FALSE(matches("^\\p{Lu}\\p{Ll}+$", "\xC3\x89MILE"));
@@ -340,7 +341,7 @@ TEST_CASE("Script and Script_Extensions values are named by long or short script
     CHECK(matches("^\\p{sc=Zzzz}$", "\xCD\xB8")); // Unknown: no script
 }
 
-TEST_CASE("\\P{...} is the complement of \\p{...}, outside and inside character classes", "[regex][unicode]") {
+TEST_CASE("P{...} is the complement of p{...}, outside and inside character classes", "[regex][unicode]") {
     CHECK(matches("^\\P{L}$", "1"));
     CHECK(matches("^\\P{L}$", "\xF0\x9F\x90\xB2"));
     CHECK_FALSE(matches("^\\P{L}$", "\xC3\xA9"));

@@ -579,7 +579,8 @@ bool has_note(const handoff::provider_schema_result& r, schema_note_kind kind, c
 
 } // namespace
 
-TEST_CASE("OpenAI gets a $ref with a description as anyOf [$ref] beside it, and no lookaround or \\p pattern",
+TEST_CASE("OpenAI gets a $ref with a description as an anyOf of the $ref beside it, and no lookaround or "
+          "property-escape pattern",
           "[provider_schema]") {
     const ojson task = pydantic_order();
     const auto r = handoff::provider_schema(provider::openai, &task);
@@ -597,7 +598,7 @@ TEST_CASE("OpenAI gets a $ref with a description as anyOf [$ref] beside it, and 
     CHECK(openai_strict_violations(r.schema).empty());
 }
 
-TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent; draft-07 ignores them, and so do we",
+TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent, draft-07 ignores them, and so do we",
           "[provider_schema]") {
     const auto task = [](const char* dialect) {
         ojson schema = {{"type", "object"},
@@ -745,7 +746,7 @@ TEST_CASE("llama.cpp ignores minLength and maxLength beside a pattern or a forma
     CHECK(p["plain"]["maxLength"] == 8);
 }
 
-TEST_CASE("Anthropic and llama.cpp write required properties first; nothing may rely on schema order",
+TEST_CASE("Anthropic and llama.cpp write required properties first, so nothing may rely on schema order",
           "[provider_schema]") {
     CHECK(handoff::provider_writes_required_first(provider::anthropic));
     CHECK(handoff::provider_writes_required_first(provider::llama_cpp));
