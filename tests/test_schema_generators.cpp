@@ -26,10 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_generator_fixture(const std::string& relative) {
-    return json::parse(handoff_test::read_file(handoff_test::fixture_path("generators/" + relative)));
-}
-
 struct verdicts {
     std::size_t checked = 0;
     std::size_t wrong = 0;
@@ -46,7 +42,7 @@ bool judges(const handoff::compiled_schema& schema, const json& data, bool expec
 /// Compiles every case of a fixture file and checks every instance's verdict; a schema handoff
 /// refuses makes each of its instances wrong. Prints one line for the file.
 verdicts check_file(const std::string& relative, const handoff::schema_options& options = {}) {
-    const json document = read_generator_fixture(relative);
+    const json document = handoff_test::read_fixture_json("generators/" + relative);
     verdicts out;
     for (const json& test_case : document.at("cases")) {
         const std::string name = relative + ": " + test_case.at("description").get<std::string>();
@@ -72,7 +68,7 @@ verdicts check_file(const std::string& relative, const handoff::schema_options& 
 
 /// The schema of the case of `relative` described as `description`.
 json schema_of(const std::string& relative, const std::string& description) {
-    const json document = read_generator_fixture(relative);
+    const json document = handoff_test::read_fixture_json("generators/" + relative);
     for (const json& test_case : document.at("cases")) {
         if (test_case.at("description").get<std::string>() == description) {
             return test_case.at("schema");
