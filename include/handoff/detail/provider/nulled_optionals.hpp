@@ -3,7 +3,7 @@
 
 // Where a provider's strict schema put nulls that mean "absent", and their removal from a reply
 // (provider_nulls.hpp tells why). The places come from the provider rewrite's own rules
-// (provider_rewrite.hpp), walked over the schema as given on nlohmann::json without building the
+// (rewrite.hpp), walked over the schema as given on nlohmann::json without building the
 // rewrite, so the receiver (receiver_options::from) and remove_nulled_optionals() apply the same
 // rule and a file that receives never instantiates ordered_json or the rewriter.
 

@@ -6,7 +6,7 @@
 // under a condition, converted, or dropped, and the source each cell comes from. A keyword the
 // matrix does not name is dropped and reported (an unknown keyword is an unenforced constraint
 // until a row says otherwise). provider_schema.hpp applies the matrix; docs/providers.md is
-// written from it (provider_matrix.hpp renders it, a test holds the two equal).
+// written from it (tests/test_provider_matrix.cpp renders it and holds the two equal).
 //
 // Where a provider's documentation and what its users report disagree, the cell follows the
 // reports and cites them.

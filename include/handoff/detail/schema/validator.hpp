@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Walks a value through compiled schema nodes, reporting to a walk_sink (schema_sinks.hpp): the
+// Walks a value through compiled schema nodes, reporting to a walk_sink (sinks.hpp): the
 // yes/no mode and the listing mode run the same code, the same checks in the same order. In-place
 // applicators whose failure is one fact (anyOf, oneOf, not, contains, if) are decided with a
 // boolean sub-walk and reported as one problem; those that descend (properties, items, allOf,
