@@ -77,13 +77,6 @@ json schema_of(const std::string& relative, const std::string& description) {
     throw std::runtime_error("no case \"" + description + "\" in " + relative);
 }
 
-/// An ok envelope, complete, whose result is `data`: valid in every step but maybe the task schema's.
-std::string envelope_around(const json& data) {
-    json envelope = json::parse(handoff_test::read_fixture("envelopes/ok_complete.json"));
-    envelope["partial_result"] = data;
-    return envelope.dump();
-}
-
 } // namespace
 
 TEST_CASE("every schema zod 4 writes in its 2020-12 default judges each instance as 2020-12 says",
@@ -133,12 +126,12 @@ TEST_CASE("a receiver built from zod's task report accepts a valid envelope and 
                    {"assignee", nullptr},
                    {"source", {{"url", "https://example.com/q3"}, {"fetched_at", "2026-11-30T10:00:00Z"}}}};
 
-    const auto accepted = receiver.receive(envelope_around(report));
+    const auto accepted = receiver.receive(handoff_test::envelope_around(report));
     CHECK(accepted.route == route::accept);
     CHECK(accepted.problems.empty());
 
     report["priority"] = 2.5;
-    const auto repaired = receiver.receive(envelope_around(report));
+    const auto repaired = receiver.receive(handoff_test::envelope_around(report));
     CHECK(repaired.route == route::repair);
     REQUIRE(repaired.problems.size() == 1);
     CHECK(repaired.problems[0].step == step::task_schema);
@@ -151,11 +144,11 @@ TEST_CASE("a receiver built from Pydantic's NamedTuple model accepts a valid env
     const handoff::receiver<> receiver(
         handoff::compiled_schema::from_json(schema_of("pydantic/draft2020-12.json", description)));
 
-    const auto accepted = receiver.receive(envelope_around({{"coords", {48.85, 2.35}}}));
+    const auto accepted = receiver.receive(handoff_test::envelope_around({{"coords", {48.85, 2.35}}}));
     CHECK(accepted.route == route::accept);
     CHECK(accepted.problems.empty());
 
-    const auto repaired = receiver.receive(envelope_around({{"coords", {"48.85", 2.35}}}));
+    const auto repaired = receiver.receive(handoff_test::envelope_around({{"coords", {"48.85", 2.35}}}));
     CHECK(repaired.route == route::repair);
     REQUIRE(repaired.problems.size() == 1);
     CHECK(repaired.problems[0].step == step::task_schema);
