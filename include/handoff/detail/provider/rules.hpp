@@ -78,7 +78,7 @@ enum class keep_when : std::uint8_t {
     always,                 // kept as written
     never,                  // dropped; reported as not enforced
     annotation,             // dropped, unreported: it constrains nothing (comments, lint notes, ids)
-    converted,              // rewritten into a form the provider takes before the table applies (normalize.hpp);
+    converted,              // rewritten into a form the provider takes before the matrix applies (normalize.hpp);
                             // what is left of it then is dropped and reported
     rewritten_after,        // kept through the walk, then rewritten for the provider (openapi_schema.hpp)
     items_schema,           // items: kept when one schema, and not beside a prefixItems the provider drops
