@@ -20,10 +20,6 @@
 
 namespace test_provider_reply { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
 namespace {
 
 /// A provider reply under tests/fixtures/providers/.
@@ -119,7 +115,7 @@ TEST_CASE("every provider fixture reads into its documented text and stop class"
 }
 
 TEST_CASE("every file in the provider fixture folder has a row in the expectations", "[provider_reply]") {
-    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/providers";
+    const std::string root = handoff_test::fixture_path("providers");
     std::size_t files = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
         if (entry.path().extension() != ".json") {

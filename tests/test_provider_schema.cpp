@@ -22,10 +22,6 @@
 
 namespace test_provider_schema { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
 namespace {
 
 using ojson = nlohmann::ordered_json;
