@@ -4,6 +4,7 @@
 // with a clear error, and stays fast on hostile patterns and subjects.
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/schema.hpp>
@@ -14,10 +15,8 @@
 #include <chrono>    // steady_clock
 #include <cstddef>   // size_t
 #include <cstdint>   // uint32_t
-#include <fstream>   // ifstream
 #include <iterator>  // begin, end, size
 #include <sstream>   // ostringstream
-#include <stdexcept> // runtime_error
 #include <string>    // string
 #include <thread>    // thread
 #include <vector>    // vector
@@ -30,16 +29,7 @@ using handoff::detail::regex_syntax_error;
 
 namespace {
 
-nlohmann::json read_cases() {
-    const std::string path = std::string(HANDOFF_FIXTURES_DIR) + "/regex/ecma_cases.json";
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw std::runtime_error("test fixture missing or unreadable: " + path);
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return nlohmann::json::parse(text.str());
-}
+nlohmann::json read_cases() { return handoff_test::read_fixture_json("regex/ecma_cases.json"); }
 
 regex_match search(const std::string& pattern, const std::string& subject) {
     return ecma_regex::compile(pattern).search(subject);

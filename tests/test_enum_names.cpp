@@ -9,6 +9,7 @@
 #include <handoff/failure_class.hpp>
 #include <handoff/lint.hpp>
 #include <handoff/provider.hpp>
+#include <handoff/provider_schema.hpp>
 #include <handoff/route_table.hpp>
 #include <handoff/schema_dialect.hpp>
 #include <handoff/stop_class.hpp>
@@ -57,6 +58,8 @@ TEST_CASE("every enum is spelled as the wire format spells it, in declaration or
     CHECK(spellings<handoff::stop_class>() == names{"complete", "truncated", "refused", "tool_call", "other"});
     CHECK(spellings<handoff::reply_format>() ==
           names{"anthropic_messages", "openai_chat", "openai_responses", "gemini", "llama_cpp_completion", "unknown"});
+    CHECK(spellings<handoff::schema_note_kind>() ==
+          names{"not_enforced", "tightened", "made_nullable", "limit_exceeded", "weakened", "near_limit"});
     CHECK(spellings<handoff::route_mismatch_kind>() ==
           names{"routes.missing_handler", "routes.unknown_value", "routes.field_not_closed"});
     CHECK(spellings<handoff::failure_class>().size() == 17);

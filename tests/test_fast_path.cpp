@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Issue 5: the receiver's fast path (detail/fast_json.hpp, detail/envelope_reader.hpp)
+// The receiver's fast path (detail/json/fast_reader.hpp, detail/envelope/reader.hpp)
 // may give way to the diagnosing path at any doubt, but must never
 // accept what that path refuses, nor read a value differently. Each promise is checked here
 // against its oracle: decode() for JSON, decode() + envelope_checker + valijson on

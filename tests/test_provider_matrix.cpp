@@ -4,13 +4,14 @@
 // HANDOFF_WRITE_DOCS=1 to write the rendering into docs/providers.md between its markers.
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/provider.hpp>
 
 #include <cstddef>     // size_t
 #include <cstdlib>     // getenv
-#include <fstream>     // ifstream, ofstream
+#include <fstream>     // ofstream
 #include <set>         // set
 #include <sstream>     // ostringstream
 #include <string>      // string
@@ -115,12 +116,7 @@ std::string rendered_matrix() {
 const std::string begin_marker = "<!-- provider matrix: begin (rendered by tests/test_provider_matrix.cpp) -->\n";
 const std::string end_marker = "<!-- provider matrix: end -->\n";
 
-std::string read_docs() {
-    std::ifstream in(std::string(HANDOFF_SOURCE_DIR) + "/docs/providers.md", std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+std::string read_docs() { return handoff_test::read_file(std::string(HANDOFF_SOURCE_DIR) + "/docs/providers.md"); }
 
 } // namespace
 

@@ -4,6 +4,7 @@
 // every provider; garbage is a value, never an exception; the repair loop gets canonical words.
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 #include <handoff/provider_model_reply.hpp>
 #include <handoff/provider_reply.hpp>
@@ -13,30 +14,17 @@
 
 #include <algorithm>  // count, find_if
 #include <filesystem> // recursive_directory_iterator
-#include <fstream>    // ifstream
-#include <sstream>    // ostringstream
-#include <stdexcept>  // runtime_error
 #include <string>     // string
 #include <utility>    // pair
 #include <vector>     // vector
 
 namespace test_provider_reply { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
-
 namespace {
 
-std::string read_fixture(const std::string& relative) {
-    const std::string path = std::string(HANDOFF_FIXTURES_DIR) + "/providers/" + relative;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw std::runtime_error("missing fixture " + path);
-    }
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
+/// A provider reply under tests/fixtures/providers/.
+std::string provider_fixture(const std::string& relative) {
+    return handoff_test::read_fixture("providers/" + relative);
 }
 
 struct expected_reply {
@@ -115,7 +103,7 @@ const std::vector<expected_reply> expected_replies{
 TEST_CASE("every provider fixture reads into its documented text and stop class", "[provider_reply]") {
     for (const expected_reply& row : expected_replies) {
         INFO(row.file);
-        const handoff::provider_reply reply = handoff::read_provider_reply(read_fixture(row.file));
+        const handoff::provider_reply reply = handoff::read_provider_reply(provider_fixture(row.file));
         CHECK(reply.recognised());
         CHECK(reply.problem.empty());
         CHECK(to_string(reply.format) == to_string(row.format));
@@ -127,7 +115,7 @@ TEST_CASE("every provider fixture reads into its documented text and stop class"
 }
 
 TEST_CASE("every file in the provider fixture folder has a row in the expectations", "[provider_reply]") {
-    const std::string root = std::string(HANDOFF_FIXTURES_DIR) + "/providers";
+    const std::string root = handoff_test::fixture_path("providers");
     std::size_t files = 0;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
         if (entry.path().extension() != ".json") {
@@ -250,7 +238,7 @@ TEST_CASE("the repair loop gets canonical stop words, so its default truncation 
          {"anthropic/max_tokens.json", "openai_chat/length.json", "openai_responses/incomplete_max_output_tokens.json",
           "gemini/max_tokens.json", "llama_cpp/completion_limit.json", "llama_cpp/openai_compat_length.json"}) {
         INFO(file);
-        const handoff::model_reply reply = handoff::model_reply_from_body(read_fixture(file));
+        const handoff::model_reply reply = handoff::model_reply_from_body(provider_fixture(file));
         CHECK(reply.stop_reason == "max_tokens");
         const auto reasons = handoff::repair_options{}.truncation_stop_reasons;
         CHECK(std::count(reasons.begin(), reasons.end(), reply.stop_reason) == 1);
@@ -258,19 +246,19 @@ TEST_CASE("the repair loop gets canonical stop words, so its default truncation 
     for (const char* file : {"anthropic/refusal.json", "openai_chat/refusal.json", "openai_chat/content_filter.json",
                              "openai_responses/refusal.json", "gemini/safety.json", "gemini/prompt_blocked.json"}) {
         INFO(file);
-        CHECK(handoff::model_reply_from_body(read_fixture(file)).stop_reason == "refusal");
+        CHECK(handoff::model_reply_from_body(provider_fixture(file)).stop_reason == "refusal");
     }
-    const handoff::model_reply done = handoff::model_reply_from_body(read_fixture("gemini/stop.json"));
+    const handoff::model_reply done = handoff::model_reply_from_body(provider_fixture("gemini/stop.json"));
     CHECK(done.stop_reason == "end_turn");
     CHECK(done.text == "Once upon a time, in a land filled with wonder, there was a magic backpack.");
-    CHECK(handoff::model_reply_from_body(read_fixture("openai_chat/tool_calls.json")).stop_reason == "tool_use");
+    CHECK(handoff::model_reply_from_body(provider_fixture("openai_chat/tool_calls.json")).stop_reason == "tool_use");
     CHECK(handoff::model_reply_from_body("{}").stop_reason == "other");
     CHECK(handoff::model_reply_from_body(R"({"type":"message","content":[],"stop_reason":"pause_turn"})").stop_reason ==
           "pause_turn");
 }
 
 TEST_CASE("a parsed body reads the same as its text", "[provider_reply]") {
-    const std::string text = read_fixture("anthropic/tool_use.json");
+    const std::string text = provider_fixture("anthropic/tool_use.json");
     const auto from_text = handoff::read_provider_reply(text);
     const auto from_json = handoff::read_provider_reply_json(nlohmann::json::parse(text));
     CHECK(from_text.text == from_json.text);

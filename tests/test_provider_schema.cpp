@@ -5,6 +5,8 @@
 // limits come back as values.
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
+#include "support/schema_walk.hpp"
 
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider.hpp>
@@ -13,19 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm> // find, count_if, any_of
-#include <fstream>   // ifstream
 #include <set>       // set
-#include <sstream>   // ostringstream
-#include <stdexcept> // runtime_error
 #include <string>    // string
 #include <utility>   // pair
 #include <vector>    // vector
 
 namespace test_provider_schema { // this file's own names: see "unity build" in tests/CMakeLists.txt
-
-#ifndef HANDOFF_FIXTURES_DIR
-#error "HANDOFF_FIXTURES_DIR must name tests/fixtures"
-#endif
 
 namespace {
 
@@ -34,40 +29,7 @@ using handoff::provider;
 using handoff::schema_note_kind;
 
 ojson example_schema(const std::string& name) {
-    const std::string path = std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/" + name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw std::runtime_error("missing schema " + path);
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ojson::parse(text.str());
-}
-
-/// Calls `visit(node, pointer)` for the schema and every subschema below it.
-template <class Visit>
-void walk(const ojson& node, const std::string& pointer, Visit&& visit) {
-    if (!node.is_object()) {
-        return;
-    }
-    visit(node, pointer);
-    for (const auto& item : node.items()) {
-        const std::string& key = item.key();
-        const std::string here = pointer + "/" + key;
-        if (key == "properties" || key == "$defs" || key == "definitions" || key == "patternProperties") {
-            for (const auto& sub : item.value().items()) {
-                walk(sub.value(), here + "/" + sub.key(), visit);
-            }
-        } else if ((key == "anyOf" || key == "allOf" || key == "oneOf" || key == "prefixItems") &&
-                   item.value().is_array()) {
-            for (std::size_t i = 0; i < item.value().size(); ++i) {
-                walk(item.value()[i], here + "/" + std::to_string(i), visit);
-            }
-        } else if (key == "items" || key == "additionalProperties" || key == "not" || key == "if" || key == "then" ||
-                   key == "else") {
-            walk(item.value(), here, visit);
-        }
-    }
+    return ojson::parse(handoff_test::read_fixture("../../examples/schemas/" + name));
 }
 
 bool is_object_schema(const ojson& node) {
@@ -120,7 +82,7 @@ std::vector<std::string> openai_strict_violations(const ojson& schema) {
     if (schema.value("type", "") != "object" || schema.contains("anyOf")) {
         problems.push_back("the root must be an object, not anyOf");
     }
-    walk(schema, "", [&](const ojson& node, const std::string& pointer) {
+    handoff_test::each_subschema(schema, "", [&](const ojson& node, const std::string& pointer) {
         for (const auto& item : node.items()) {
             if (allowed.count(item.key()) == 0) {
                 problems.push_back(pointer + ": keyword " + item.key() + " is not supported in strict mode");
@@ -169,7 +131,7 @@ std::vector<std::string> anthropic_violations(const ojson& schema) {
                                                "patternProperties",
                                                "dependencies"};
     std::vector<std::string> problems;
-    walk(schema, "", [&](const ojson& node, const std::string& pointer) {
+    handoff_test::each_subschema(schema, "", [&](const ojson& node, const std::string& pointer) {
         for (const auto& item : node.items()) {
             if (refused.count(item.key()) != 0) {
                 problems.push_back(pointer + ": " + item.key());
@@ -191,7 +153,7 @@ std::vector<std::string> anthropic_violations(const ojson& schema) {
 /// Keywords present anywhere in the schema.
 std::set<std::string> keywords_in(const ojson& schema) {
     std::set<std::string> found;
-    walk(schema, "", [&](const ojson& node, const std::string&) {
+    handoff_test::each_subschema(schema, "", [&](const ojson& node, const std::string&) {
         for (const auto& item : node.items()) {
             found.insert(item.key());
         }
@@ -392,7 +354,7 @@ TEST_CASE("no provider drops a constraint without a note naming its pointer and 
         }
         INFO(handoff::to_string(p));
         const auto r = handoff::provider_schema(p, &task);
-        walk(merged, "", [&](const ojson& node, const std::string& pointer) {
+        handoff_test::each_subschema(merged, "", [&](const ojson& node, const std::string& pointer) {
             for (const auto& item : node.items()) {
                 if (annotations.count(item.key()) != 0) {
                     continue;
@@ -555,10 +517,7 @@ namespace test_provider_schema {
 namespace {
 
 ojson pydantic_order() {
-    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/provider_schemas/pydantic_order.schema.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return ojson::parse(text.str());
+    return ojson::parse(handoff_test::read_fixture("provider_schemas/pydantic_order.schema.json"));
 }
 
 /// A property as written, without OpenAI's anyOf [it, {"type": "null"}] around an optional one.
@@ -765,7 +724,7 @@ TEST_CASE("Gemini's responseSchema gets only Schema fields: one upper-case type,
     static const std::set<std::string> types{"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"};
     for (const ojson& task : {pydantic_order(), example_schema("invoice.schema.json")}) {
         const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
-        walk(r.schema, "", [&](const ojson& node, const std::string& pointer) {
+        handoff_test::each_subschema(r.schema, "", [&](const ojson& node, const std::string& pointer) {
             for (const auto& item : node.items()) {
                 INFO(pointer + " " + item.key());
                 CHECK(fields.count(item.key()) == 1);

@@ -6,6 +6,7 @@
 
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
+#include "support/schema_walk.hpp"
 
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -28,36 +29,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 using handoff::provider;
-
-const std::set<std::string> single_keywords{
-    "items",         "additionalProperties", "additionalItems",       "not",          "if", "then", "else", "contains",
-    "propertyNames", "unevaluatedItems",     "unevaluatedProperties", "contentSchema"};
-const std::set<std::string> list_keywords{"anyOf", "allOf", "oneOf", "prefixItems", "items"};
-const std::set<std::string> map_keywords{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"};
-
-/// Calls `visit(node, pointer)` for `node` and every subschema below it (JSON Schema's
-/// subschema keywords of draft-07 and 2020-12).
-template <class Visit>
-void each_schema(const ojson& node, const std::string& pointer, Visit&& visit) {
-    if (!node.is_object()) {
-        return;
-    }
-    visit(node, pointer);
-    for (const auto& item : node.items()) {
-        const std::string here = pointer + "/" + item.key();
-        if (map_keywords.count(item.key()) != 0 && item.value().is_object()) {
-            for (const auto& sub : item.value().items()) {
-                each_schema(sub.value(), here + "/" + sub.key(), visit);
-            }
-        } else if (list_keywords.count(item.key()) != 0 && item.value().is_array()) {
-            for (std::size_t i = 0; i < item.value().size(); ++i) {
-                each_schema(item.value()[i], here + "/" + std::to_string(i), visit);
-            }
-        } else if (single_keywords.count(item.key()) != 0) {
-            each_schema(item.value(), here, visit);
-        }
-    }
-}
 
 /// The value at a JSON pointer (RFC 6901: ~1 is "/", ~0 is "~"), or nullptr.
 const ojson* resolve(const ojson& document, const std::string& pointer) {
@@ -88,7 +59,7 @@ const ojson* resolve(const ojson& document, const std::string& pointer) {
 /// Every way the schema sent fails to stand alone, one line each.
 std::vector<std::string> standalone_problems(const ojson& sent, provider target) {
     std::vector<std::string> problems;
-    each_schema(sent, "", [&](const ojson& node, const std::string& pointer) {
+    handoff_test::each_subschema(sent, "", [&](const ojson& node, const std::string& pointer) {
         for (const char* keyword : {"$defs", "definitions"}) {
             if (node.contains(keyword) && (!pointer.empty() || std::string(keyword) == "definitions")) {
                 problems.push_back(pointer + ": " + keyword + " below the root");

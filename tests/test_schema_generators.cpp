@@ -26,10 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_generator_fixture(const std::string& relative) {
-    return json::parse(handoff_test::read_file(handoff_test::fixture_path("generators/" + relative)));
-}
-
 struct verdicts {
     std::size_t checked = 0;
     std::size_t wrong = 0;
@@ -46,7 +42,7 @@ bool judges(const handoff::compiled_schema& schema, const json& data, bool expec
 /// Compiles every case of a fixture file and checks every instance's verdict; a schema handoff
 /// refuses makes each of its instances wrong. Prints one line for the file.
 verdicts check_file(const std::string& relative, const handoff::schema_options& options = {}) {
-    const json document = read_generator_fixture(relative);
+    const json document = handoff_test::read_fixture_json("generators/" + relative);
     verdicts out;
     for (const json& test_case : document.at("cases")) {
         const std::string name = relative + ": " + test_case.at("description").get<std::string>();
@@ -72,20 +68,13 @@ verdicts check_file(const std::string& relative, const handoff::schema_options& 
 
 /// The schema of the case of `relative` described as `description`.
 json schema_of(const std::string& relative, const std::string& description) {
-    const json document = read_generator_fixture(relative);
+    const json document = handoff_test::read_fixture_json("generators/" + relative);
     for (const json& test_case : document.at("cases")) {
         if (test_case.at("description").get<std::string>() == description) {
             return test_case.at("schema");
         }
     }
     throw std::runtime_error("no case \"" + description + "\" in " + relative);
-}
-
-/// An ok envelope, complete, whose result is `data`: valid in every step but maybe the task schema's.
-std::string envelope_around(const json& data) {
-    json envelope = json::parse(handoff_test::read_fixture("envelopes/ok_complete.json"));
-    envelope["partial_result"] = data;
-    return envelope.dump();
 }
 
 } // namespace
@@ -137,12 +126,12 @@ TEST_CASE("a receiver built from zod's task report accepts a valid envelope and 
                    {"assignee", nullptr},
                    {"source", {{"url", "https://example.com/q3"}, {"fetched_at", "2026-11-30T10:00:00Z"}}}};
 
-    const auto accepted = receiver.receive(envelope_around(report));
+    const auto accepted = receiver.receive(handoff_test::envelope_around(report));
     CHECK(accepted.route == route::accept);
     CHECK(accepted.problems.empty());
 
     report["priority"] = 2.5;
-    const auto repaired = receiver.receive(envelope_around(report));
+    const auto repaired = receiver.receive(handoff_test::envelope_around(report));
     CHECK(repaired.route == route::repair);
     REQUIRE(repaired.problems.size() == 1);
     CHECK(repaired.problems[0].step == step::task_schema);
@@ -155,11 +144,11 @@ TEST_CASE("a receiver built from Pydantic's NamedTuple model accepts a valid env
     const handoff::receiver<> receiver(
         handoff::compiled_schema::from_json(schema_of("pydantic/draft2020-12.json", description)));
 
-    const auto accepted = receiver.receive(envelope_around({{"coords", {48.85, 2.35}}}));
+    const auto accepted = receiver.receive(handoff_test::envelope_around({{"coords", {48.85, 2.35}}}));
     CHECK(accepted.route == route::accept);
     CHECK(accepted.problems.empty());
 
-    const auto repaired = receiver.receive(envelope_around({{"coords", {"48.85", 2.35}}}));
+    const auto repaired = receiver.receive(handoff_test::envelope_around({{"coords", {"48.85", 2.35}}}));
     CHECK(repaired.route == route::repair);
     REQUIRE(repaired.problems.size() == 1);
     CHECK(repaired.problems[0].step == step::task_schema);

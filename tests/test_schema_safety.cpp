@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Issue 4, revisited: regular expressions and the other places where a string a worker wrote
-// could crash, hang or slip past task-schema validation. Patterns run on handoff's own linear
-// ECMA-262 engine (detail/ecma_regex.hpp), under a length bound (schema_options).
+// Regular expressions and the other places where a string a worker wrote could crash, hang or
+// slip past task-schema validation. Patterns run on handoff's own linear ECMA-262 engine
+// (detail/regex/), under a length bound (schema_options).
 
 #include "support/fixtures.hpp"
 

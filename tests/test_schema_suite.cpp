@@ -37,19 +37,12 @@ const fs::path suite_dir = fs::path(HANDOFF_CORPORA_DIR) / "JSON-Schema-Test-Sui
 /// "file: group / case" of the cases handoff knowingly judges differently, with the reason
 /// beside each in tests/fixtures/schema_suite_deviations.json (empty: there are none).
 std::set<std::string> deviations() {
-    const json list = json::parse(handoff_test::read_file(handoff_test::fixture_path("schema_suite_deviations.json")));
+    const json list = handoff_test::read_fixture_json("schema_suite_deviations.json");
     std::set<std::string> out;
     for (const auto& d : list) {
         out.insert(d.at("case").get<std::string>());
     }
     return out;
-}
-
-/// An ok envelope whose whole result is `data`: valid in every step but the task schema's.
-std::string envelope_around(const json& data) {
-    json envelope = json::parse(handoff_test::read_file(handoff_test::fixture_path("envelopes/ok_complete.json")));
-    envelope["partial_result"] = data;
-    return envelope.dump();
 }
 
 struct suite_dialect {
@@ -120,7 +113,7 @@ TEST_CASE("every required case of the JSON Schema Test Suite is judged as the su
                     bool received = fast;
                     if (data.is_object()) {
                         const handoff::receiver<> check(*schema);
-                        received = check.receive(envelope_around(data)).accepted();
+                        received = check.receive(handoff_test::envelope_around(data)).accepted();
                     }
                     right = fast == expected && collected == expected && received == expected;
                 }

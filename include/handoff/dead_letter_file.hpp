@@ -3,7 +3,7 @@
 
 // The dead-letter sink that appends to a file: in a header of its own, so that only the files
 // that write dead letters to disk include the operating system's file interface (in its
-// impl/ file, compiled once when HANDOFF_COMPILED_LIB is set).
+// -inl.hpp file, compiled once when HANDOFF_COMPILED_LIB is set).
 
 #include <handoff/config.hpp>
 #include <handoff/dead_letter.hpp>

@@ -44,11 +44,11 @@ inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 /// Step 1 up to the JSON text itself: the byte limit, the BOM and, unless strict, the fence
 /// and prose around the object (recorded in `result.tolerances`). nullopt with a problem in
 /// `result.problems` when there is no JSON text to parse. The receiver's fast path
-/// (envelope_reader.hpp) starts from here too.
+/// (detail/envelope/reader.hpp) starts from here too.
 [[nodiscard]] std::optional<std::string_view> locate_json(std::string_view text, const decode_options& options,
                                                           decode_result& result);
 
-class json_builder; // json_builder.hpp
+class json_builder; // detail/json/builder.hpp
 
 /// Reads `json_text` as one JSON value into `builder` with nlohmann's parser, strictly: nothing
 /// but whitespace after the value, no comments, no NUL byte (nlohmann takes one for the end of

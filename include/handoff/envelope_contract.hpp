@@ -3,7 +3,7 @@
 
 // The envelope contract as data: every field of every object of the envelope, with its JSON
 // type, whether it is required, its bounds and its closed vocabulary. The fast reader
-// (detail/envelope_reader.hpp), the diagnosing check (detail/envelope_check.hpp) and the repair
+// (detail/envelope/reader.hpp), the diagnosing check (detail/envelope/check.hpp) and the repair
 // prompt read these tables, so a name or a bound is written once; tests/test_envelope_schema.cpp
 // holds them equal to schemas/envelope.schema.json keyword by keyword, so the schema file stays
 // the contract. Only the standard library: routing-only users can include it.

@@ -8,7 +8,7 @@
 /// (a test holds them equal). A code never changes meaning; a new one is a minor version.
 namespace handoff::codes {
 
-// Step 1, parse (decode.hpp, detail/json_builder.hpp).
+// Step 1, parse (decode.hpp, detail/json/builder.hpp).
 inline constexpr const char* parse_syntax = "parse.syntax";
 inline constexpr const char* parse_no_object = "parse.no_object";
 inline constexpr const char* parse_byte_order_mark = "parse.byte_order_mark";
@@ -21,7 +21,7 @@ inline constexpr const char* parse_limit_string = "parse.limit.string";
 inline constexpr const char* parse_limit_items = "parse.limit.items";
 inline constexpr const char* parse_limit_values = "parse.limit.values";
 
-// Step 2, envelope schema (detail/envelope_check.hpp).
+// Step 2, envelope schema (detail/envelope/check.hpp).
 inline constexpr const char* envelope_type = "envelope.type";
 inline constexpr const char* envelope_required = "envelope.required";
 inline constexpr const char* envelope_unknown_field = "envelope.unknown_field";

@@ -191,7 +191,7 @@ receipt<Task> receiver<Task>::receive(std::string_view text, const attempt_conte
 }
 
 #if defined(HANDOFF_COMPILED_LIB)
-// The JSON receiver is instantiated once, in the compiled library (impl/src.hpp).
+// The JSON receiver is instantiated once, in the compiled library (src.hpp).
 extern template class receiver<nlohmann::json>;
 #endif
 

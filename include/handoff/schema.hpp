@@ -35,7 +35,7 @@ struct schema_options {
 class schema_registry; // schema_registry.hpp: the documents `$ref`s may name
 
 namespace detail {
-struct compiled_schema_state;  // the schema, its node tree and options (impl/schema_inl.hpp)
+struct compiled_schema_state;  // the schema, its node tree and options (schema-inl.hpp)
 struct compiled_schema_access; // the library's other readers of schemas compile through this
 } // namespace detail
 

@@ -25,7 +25,7 @@ enum class stop_class : std::uint8_t {
     refused,
     /// The model stopped to call a tool; `text` holds the tool's arguments (JSON).
     tool_call,
-    /// Anything else, including a stop word no table knows and a reply still in progress.
+    /// Anything else, including a stop word no provider's list names and a reply still in progress.
     other,
 };
 inline constexpr std::size_t stop_class_count = 5;

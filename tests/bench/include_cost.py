@@ -133,8 +133,10 @@ def main():
     ap.add_argument("--out")
     args = ap.parse_args()
     flags = ["-std=c++17", "-I" + os.path.join(ROOT, "include"), "-DVALIJSON_USE_EXCEPTIONS=1"]
+    # The public headers: not their -inl.hpp definitions nor src.hpp, which are parts of one.
     headers = sorted(os.path.relpath(p, os.path.join(ROOT, "include"))
-                     for p in glob.glob(os.path.join(ROOT, "include", "handoff", "*.hpp")))
+                     for p in glob.glob(os.path.join(ROOT, "include", "handoff", "*.hpp"))
+                     if not p.endswith("-inl.hpp") and os.path.basename(p) != "src.hpp")
     units = [] if args.goal else [("`<%s>`" % h, "#include <%s>\n" % h, []) for h in headers]
     units += [(name, text, []) for name, text in USES.items()]
     units += [(name, text, ["-DHANDOFF_COMPILED_LIB"]) for name, text in COMPILED.items()]

@@ -53,6 +53,14 @@ inline nlohmann::json read_fixture_json(const std::string& relative) {
     return nlohmann::json::parse(read_fixture(relative));
 }
 
+/// An ok, complete envelope (envelopes/ok_complete.json) whose whole result is `data`: valid in
+/// every step but, maybe, the task schema's.
+inline std::string envelope_around(const nlohmann::json& data) {
+    nlohmann::json envelope = read_fixture_json("envelopes/ok_complete.json");
+    envelope["partial_result"] = data;
+    return envelope.dump();
+}
+
 /// The task schema of seed 000's example envelope: {sections: [string], claims: integer}.
 inline nlohmann::json sections_schema() { return read_fixture_json("schemas/seed_000_sections.schema.json"); }
 

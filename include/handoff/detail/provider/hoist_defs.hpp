@@ -18,6 +18,7 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
+#include <handoff/detail/schema/uri.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -39,26 +40,6 @@ using hoisted_definition = handoff::schema_definition;
 /// without bound: past this many copies a `$ref` is removed and reported instead.
 inline constexpr std::size_t max_ref_copies = 256;
 
-/// A URI fragment's %XX escapes decoded (a `$ref` is a URI; JSON Schema pointers in it may be
-/// percent-encoded).
-[[nodiscard]] inline std::string percent_decoded(const std::string& text) {
-    std::string out;
-    const auto hex = [](char c) {
-        return c >= '0' && c <= '9'   ? c - '0'
-               : c >= 'a' && c <= 'f' ? c - 'a' + 10
-               : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                      : -1;
-    };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex(text[i + 1]) >= 0 && hex(text[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(text[i]);
-        }
-    }
-    return out;
-}
 
 /// A definition name every provider reads in a `$ref` as written: letters, digits, `_`, `-`, `.`.
 [[nodiscard]] inline std::string plain_name(const std::string& name) {
@@ -176,7 +157,7 @@ private:
         if (ref.empty() || ref.front() != '#') {
             return std::nullopt;
         }
-        std::string pointer = percent_decoded(ref.substr(1));
+        std::string pointer = percent_decode(ref.substr(1));
         if (!pointer.empty() && pointer.front() != '/') {
             const auto anchor = anchors_.find(pointer);
             if (anchor == anchors_.end()) {

@@ -140,7 +140,7 @@ void tuple_as_items(const provider_profile& profile, Json& node, const std::stri
     const bool items_false = items != node.end() && items->is_boolean() && !items->template get<bool>();
     const bool bounded = items_false || (items != node.end() && items->is_object());
     if (!prefix.is_array() || prefix.empty() || !bounded) {
-        return; // the keyword table drops it, with its note
+        return; // the provider matrix drops it, with its note
     }
     note(schema_note_kind::weakened, pointer, "prefixItems", prefix,
          std::string(profile.display_name) + " has no prefixItems: each element must match one of the tuple's "

@@ -6,7 +6,7 @@
 // under a condition, converted, or dropped, and the source each cell comes from. A keyword the
 // matrix does not name is dropped and reported (an unknown keyword is an unenforced constraint
 // until a row says otherwise). provider_schema.hpp applies the matrix; docs/providers.md is
-// written from it (provider_matrix.hpp renders it, a test holds the two equal).
+// written from it (tests/test_provider_matrix.cpp renders it and holds the two equal).
 //
 // Where a provider's documentation and what its users report disagree, the cell follows the
 // reports and cites them.
@@ -78,7 +78,7 @@ enum class keep_when : std::uint8_t {
     always,                 // kept as written
     never,                  // dropped; reported as not enforced
     annotation,             // dropped, unreported: it constrains nothing (comments, lint notes, ids)
-    converted,              // rewritten into a form the provider takes before the table applies (normalize.hpp);
+    converted,              // rewritten into a form the provider takes before the matrix applies (normalize.hpp);
                             // what is left of it then is dropped and reported
     rewritten_after,        // kept through the walk, then rewritten for the provider (openapi_schema.hpp)
     items_schema,           // items: kept when one schema, and not beside a prefixItems the provider drops

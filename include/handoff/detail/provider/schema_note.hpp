@@ -2,8 +2,8 @@
 #pragma once
 
 // The note provider_schema() writes for every change it makes to the schema it sends. Apart
-// from the rewrite itself (provider_rewrite.hpp), so that provider_schema.hpp can declare its
-// result without the keyword tables and the walk.
+// from the rewrite itself (rewrite.hpp), so that provider_schema.hpp can declare its result
+// without the provider matrix and the walk.
 
 #include <handoff/detail/provider/schema_note_kind.hpp>
 

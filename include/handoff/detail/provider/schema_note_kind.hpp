@@ -4,6 +4,10 @@
 // What a note of provider_schema() says, apart from the note itself (schema_note.hpp), so that
 // the rewrite can be used without the note's ordered_json value.
 
+#include <handoff/enum_names.hpp>
+
+#include <array>       // array
+#include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <string_view> // string_view
 
@@ -29,17 +33,11 @@ enum class schema_note_kind : std::uint8_t {
     /// the request may still be taken.
     near_limit,
 };
-
-[[nodiscard]] constexpr std::string_view to_string(schema_note_kind k) noexcept {
-    switch (k) {
-    case schema_note_kind::not_enforced: return "not_enforced";
-    case schema_note_kind::tightened: return "tightened";
-    case schema_note_kind::made_nullable: return "made_nullable";
-    case schema_note_kind::limit_exceeded: return "limit_exceeded";
-    case schema_note_kind::weakened: return "weakened";
-    case schema_note_kind::near_limit: return "near_limit";
-    }
-    return "?";
-}
+inline constexpr std::size_t schema_note_kind_count = 6;
+template <>
+struct enum_names<schema_note_kind> {
+    static constexpr std::array<std::string_view, schema_note_kind_count> names{
+        "not_enforced", "tightened", "made_nullable", "limit_exceeded", "weakened", "near_limit"};
+};
 
 } // namespace handoff

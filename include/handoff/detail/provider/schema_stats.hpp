@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The sizes providers limit, counted over a schema in one walk (provider_rules.hpp names the
+// The sizes providers limit, counted over a schema in one walk (rules.hpp names the
 // limits). Counts are taken on the schema that is sent, after the rewrite, because that is
 // the one the provider measures.
 

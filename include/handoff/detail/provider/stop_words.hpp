@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The stop-word tables and JSON accessors behind provider_reply.hpp. Each table cites the API
-// reference its words come from; a word no table names maps to stop_class::other, so a value
+// The stop words and JSON accessors behind provider_reply.hpp. Each provider's list cites the
+// API reference its words come from; a word no list names maps to stop_class::other, so a value
 // a provider adds later is never mistaken for a clean finish.
 
 #include <handoff/stop_class.hpp>
@@ -86,8 +86,8 @@ inline constexpr std::array<stop_word, 4> llama_cpp_stop_types{{
 }};
 
 template <std::size_t N>
-[[nodiscard]] constexpr stop_class classify(const std::array<stop_word, N>& table, std::string_view word) noexcept {
-    for (const stop_word& row : table) {
+[[nodiscard]] constexpr stop_class classify(const std::array<stop_word, N>& words, std::string_view word) noexcept {
+    for (const stop_word& row : words) {
         if (row.word == word) {
             return row.stop;
         }
@@ -100,8 +100,8 @@ template <std::size_t N>
 /// as the provider meant it.
 [[nodiscard]] inline std::vector<std::string> stop_words_of(stop_class stop) {
     std::vector<std::string> out;
-    const auto add = [&](const auto& table) {
-        for (const stop_word& row : table) {
+    const auto add = [&](const auto& words) {
+        for (const stop_word& row : words) {
             if (row.stop == stop && std::find(out.begin(), out.end(), row.word) == out.end()) {
                 out.emplace_back(row.word);
             }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// How lint, the prompts, fixtures and route tables compile a schema: exactly as the receiver
+// How lint, the prompts, fixtures and routing tables compile a schema: exactly as the receiver
 // does (compiled_schema's own path, with a file's folders and a registry), so they accept the
 // same schemas and refuse the others with the same schema_error.
 

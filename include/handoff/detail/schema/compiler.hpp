@@ -3,7 +3,7 @@
 
 // Schema JSON -> a vector of schema_node. Each schema object is compiled once (memoised by
 // address) in the dialect in force there (its own `$schema`, else the one around it), its
-// keywords through one table (keyword -> compile function), every `$ref` resolved to a node index
+// keywords through one keyword list (keyword -> compile function), every `$ref` resolved to a node index
 // here, never at run time; a `$dynamicRef`/`$recursiveRef` keeps the targets the dynamic scope
 // may choose from. Whatever would make validation wrong or endless is a schema_error naming the
 // pointer: a malformed keyword value, a regex that is not ECMA-262, an unknown reference, a

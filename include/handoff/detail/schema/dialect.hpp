@@ -20,7 +20,7 @@
 
 namespace handoff::detail {
 
-/// A dialect as one bit, so a keyword's table entry lists the dialects it belongs to.
+/// A dialect as one bit, so a keyword's entry in the keyword list names the dialects it belongs to.
 enum dialect_bit : std::uint8_t {
     in_draft04 = 1U,
     in_draft06 = 2U,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The keywords of the five dialects, one compile function each, found through one table that
-// says in which dialects (and, for 2019-09 and 2020-12, in which vocabulary) each applies. Each
-// function checks the keyword's value (a malformed one is a schema_error at its pointer) and
-// writes it into the node. Keywords not in the table, or not of the schema's dialect, are
+// The keywords of the five dialects, one compile function each, found through one keyword list
+// that says in which dialects (and, for 2019-09 and 2020-12, in which vocabulary) each applies.
+// Each function checks the keyword's value (a malformed one is a schema_error at its pointer) and
+// writes it into the node. Keywords not in the list, or not of the schema's dialect, are
 // annotations, except a 2019-09/2020-12 keyword in a draft-04/06/07 schema, which fails loudly:
 // the author expected it to apply.
 
@@ -520,7 +520,7 @@ inline constexpr std::uint8_t val = vocab_validation;
 
 /// Every keyword that constrains or holds schemas, in the dialects that define it (core and
 /// validation specifications of each, https://json-schema.org/specification-links).
-inline constexpr keyword_entry keyword_table[] = {
+inline constexpr keyword_entry keyword_list[] = {
     {"$anchor", keywords::anchor, from_2019_09, vocab_core, up_to_draft07},
     {"$defs", keywords::defs, from_2019_09, vocab_core, 0},
     {"$dynamicAnchor", keywords::dynamic_anchor, in_2020_12, vocab_core, up_to_draft07},
@@ -578,7 +578,7 @@ inline constexpr keyword_entry keyword_table[] = {
 };
 
 [[nodiscard]] inline const keyword_entry* find_keyword(std::string_view name) {
-    for (const keyword_entry& k : keyword_table) { // 52 entries, short names: a scan is enough
+    for (const keyword_entry& k : keyword_list) { // 52 entries, short names: a scan is enough
         if (k.name == name) {
             return &k;
         }

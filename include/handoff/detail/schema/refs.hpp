@@ -164,7 +164,7 @@ public:
             return {};
         }
         const ref_target found = follower_.resolve(*plain, parent_base);
-        return found.schema == nullptr ? target{} : target{typed_of(*found.schema), found.base};
+        return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
     }
 
 private:
@@ -195,11 +195,11 @@ private:
         }
     }
 
-    [[nodiscard]] const Json* typed_of(const nlohmann::json& plain) {
+    [[nodiscard]] const Json* ordered_of(const nlohmann::json& plain) {
         if constexpr (std::is_same_v<Json, nlohmann::json>) {
             return &plain;
         } else {
-            if (const auto it = to_typed_.find(&plain); it != to_typed_.end()) {
+            if (const auto it = to_ordered_.find(&plain); it != to_ordered_.end()) {
                 return it->second;
             }
             copies_.push_back(std::make_unique<Json>(plain));
@@ -208,14 +208,14 @@ private:
         }
     }
 
-    /// Records that `typed` and every node below it are `plain` and the nodes below it.
-    void pair_nodes(const nlohmann::json& plain, const Json& typed) {
-        std::vector<std::pair<const nlohmann::json*, const Json*>> todo{{&plain, &typed}};
+    /// Records that `ordered` and every node below it are `plain` and the nodes below it.
+    void pair_nodes(const nlohmann::json& plain, const Json& ordered) {
+        std::vector<std::pair<const nlohmann::json*, const Json*>> todo{{&plain, &ordered}};
         while (!todo.empty()) {
             const auto [p, t] = todo.back();
             todo.pop_back();
             to_plain_.emplace(t, p);
-            to_typed_.emplace(p, t);
+            to_ordered_.emplace(p, t);
             if (t->is_object()) {
                 for (auto it = t->begin(); it != t->end(); ++it) {
                     if (const auto match = p->find(it.key()); match != p->end()) {
@@ -233,7 +233,7 @@ private:
     std::unique_ptr<nlohmann::json> copy_;
     ref_follower follower_;
     std::map<const Json*, const nlohmann::json*> to_plain_;
-    std::map<const nlohmann::json*, const Json*> to_typed_;
+    std::map<const nlohmann::json*, const Json*> to_ordered_;
     std::vector<std::unique_ptr<Json>> copies_;
 };
 

@@ -175,7 +175,7 @@ struct uri_split {
     const auto hex = hex_digit_value;
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() + 0 && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+        if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
             out.push_back(static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2])));
             i += 2;
         } else {

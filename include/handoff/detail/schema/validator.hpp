@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// Walks a value through compiled schema nodes, reporting to a walk_sink (schema_sinks.hpp): the
+// Walks a value through compiled schema nodes, reporting to a walk_sink (sinks.hpp): the
 // yes/no mode and the listing mode run the same code, the same checks in the same order. In-place
 // applicators whose failure is one fact (anyOf, oneOf, not, contains, if) are decided with a
 // boolean sub-walk and reported as one problem; those that descend (properties, items, allOf,
@@ -51,7 +51,7 @@ inline constexpr int max_validation_depth = 256;
 }
 
 /// " (got ...)" for a message: the value, escaped and capped; containers by their kind.
-[[nodiscard]] inline std::string got(const nlohmann::json& v) {
+[[nodiscard]] inline std::string actual_value_note(const nlohmann::json& v) {
     if (v.is_object() || v.is_array()) {
         return " (got an " + std::string(v.type_name()) + ")";
     }
@@ -132,7 +132,7 @@ private:
             return ok || sink.collecting();
         };
         if (!keep((n.types & type_bits_of(v)) != 0 ||
-                  sink.fail([&] { return "must be of type " + type_names(n.types) + got(v); }))) {
+                  sink.fail([&] { return "must be of type " + type_names(n.types) + actual_value_note(v); }))) {
             return false;
         }
         if (n.groups == 0) {
@@ -245,7 +245,8 @@ private:
 
     bool check_values(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         if (n.const_value && !json_equal(v, *n.const_value)) {
-            return sink.fail([&] { return "must be " + quote_untrusted(json_text(*n.const_value), 80) + got(v); });
+            return sink.fail(
+                [&] { return "must be " + quote_untrusted(json_text(*n.const_value), 80) + actual_value_note(v); });
         }
         if (n.has_enum) {
             for (const nlohmann::json& e : n.enum_values) {
@@ -256,7 +257,8 @@ private:
                 }
             }
             return sink.fail([&] {
-                return "must be one of " + escape_untrusted(json_text(nlohmann::json(n.enum_values)), 200) + got(v);
+                return "must be one of " + escape_untrusted(json_text(nlohmann::json(n.enum_values)), 200) +
+                       actual_value_note(v);
             });
         }
         return true;
@@ -266,7 +268,8 @@ private:
         bool ok = true;
         const auto bound = [&](const std::optional<nlohmann::json>& b, bool failed, const char* what) {
             if (b && failed) {
-                ok = sink.fail([&] { return std::string("must be ") + what + " " + json_text(*b) + got(v); });
+                ok = sink.fail(
+                    [&] { return std::string("must be ") + what + " " + json_text(*b) + actual_value_note(v); });
             }
             return ok || sink.collecting();
         };
@@ -328,7 +331,7 @@ private:
             })) ||
             !keep(length >= n.min_length || sink.fail([&] {
                 return "must be at least " + std::to_string(n.min_length) + " characters long, not " +
-                       std::to_string(length) + got(v);
+                       std::to_string(length) + actual_value_note(v);
             }))) {
             return false;
         }
@@ -337,7 +340,7 @@ private:
             if (!keep(o == pattern_outcome::match || sink.fail([&] {
                     return o == pattern_outcome::no_match
                                ? "does not match the pattern " + quote_untrusted(n.pattern->regex->source(), 120) +
-                                     got(v)
+                                     actual_value_note(v)
                                : unmatched(o, *n.pattern, length, "the string");
                 }))) {
                 return false;
@@ -348,7 +351,7 @@ private:
                           (n.format == format_kind::date   ? "date (YYYY-MM-DD)"
                            : n.format == format_kind::time ? "time (HH:MM:SS with a zone, Z or +HH:MM)"
                                                            : "date-time (YYYY-MM-DDTHH:MM:SS with a zone)") +
-                          got(v);
+                          actual_value_note(v);
                })) &&
                ok;
     }

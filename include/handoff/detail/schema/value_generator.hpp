@@ -435,7 +435,7 @@ private:
 
     /// `schema` compiled with the root's definitions beside it, so local $refs resolve; empty
     /// when it does not compile alone (the whole schema then has the last word).
-    [[nodiscard]] std::optional<compiled_schema> standalone(const nlohmann::json& schema) const {
+    [[nodiscard]] std::optional<compiled_schema> compile_alone(const nlohmann::json& schema) const {
         nlohmann::json copy = schema;
         for (auto it = definitions_.begin(); copy.is_object() && it != definitions_.end(); ++it) {
             if (!copy.contains(it.key())) {
@@ -478,7 +478,7 @@ private:
                 variants.emplace_back(!base.get<bool>());
             }
         }
-        const std::optional<compiled_schema> compiled = standalone(schema);
+        const std::optional<compiled_schema> compiled = compile_alone(schema);
         for (const nlohmann::json& v : variants) {
             if (std::find(taken.begin(), taken.end(), v) == taken.end() &&
                 (!compiled || compiled->validate(v, "", step::task_schema).empty())) {
@@ -492,7 +492,7 @@ private:
     /// accepts. A subschema that does not compile alone leaves the verdict to the whole schema.
     std::optional<nlohmann::json> first_fit(const nlohmann::json& schema, const std::vector<nlohmann::json>& candidates,
                                             const std::string& at) {
-        const std::optional<compiled_schema> compiled = standalone(schema);
+        const std::optional<compiled_schema> compiled = compile_alone(schema);
         std::string first_problem;
         for (const nlohmann::json& candidate : candidates) {
             const problem_list problems =
