@@ -40,7 +40,6 @@ using hoisted_definition = handoff::schema_definition;
 /// without bound: past this many copies a `$ref` is removed and reported instead.
 inline constexpr std::size_t max_ref_copies = 256;
 
-
 /// A definition name every provider reads in a `$ref` as written: letters, digits, `_`, `-`, `.`.
 [[nodiscard]] inline std::string plain_name(const std::string& name) {
     std::string out;
