@@ -186,21 +186,52 @@ private:
         return out;
     }
 
+    /// A string's constraints in words: its length, pattern and format.
+    [[nodiscard]] std::string string_phrase(const Json& s) const {
+        std::string out = "string";
+        if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
+            out += ", " + len;
+        }
+        if (const auto it = s.find("pattern"); it != s.end() && it->is_string()) {
+            out += ", matching the regular expression " + value_text(*it);
+        }
+        if (const auto it = s.find("format"); it != s.end() && it->is_string()) {
+            out += ", format " + value_text(*it);
+        }
+        return out;
+    }
+
+    /// An array in words: its length, then a tuple's places one by one (2020-12's "prefixItems",
+    /// or draft-04 to 2019-09's array "items"), then the schema of the items after them.
+    [[nodiscard]] std::string array_phrase(const Json& s, const std::string& base, std::size_t indent,
+                                           std::size_t depth, std::string& nested) const {
+        std::string out = "array";
+        if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
+            out += " of " + len;
+        }
+        const auto prefix = s.find("prefixItems");
+        const auto items = s.find("items");
+        const auto places = prefix != s.end() && prefix->is_array() ? prefix
+                            : items != s.end() && items->is_array() ? items
+                                                                    : s.end();
+        if ((places != s.end() || (items != s.end() && items->is_object())) && depth >= options_.max_depth) {
+            return out + " (nested too deep to list: see the schema)";
+        }
+        for (std::size_t i = 0; places != s.end() && i < places->size(); ++i) {
+            out += "; item " + std::to_string(i + 1) + ": " + phrase((*places)[i], base, indent, depth + 1, nested);
+        }
+        if (items != s.end() && items->is_object()) {
+            out += places != s.end() ? "; each item after those: " : "; each item: ";
+            out += phrase(*items, base, indent, depth + 1, nested);
+        }
+        return out;
+    }
+
     /// `base` is the base URI inside `s`.
     [[nodiscard]] std::string type_phrase(const std::string& type, const Json& s, const std::string& base,
                                           std::size_t indent, std::size_t depth, std::string& nested) const {
         if (type == "string") {
-            std::string out = "string";
-            if (const std::string len = length_text(s, "minLength", "maxLength", "characters"); !len.empty()) {
-                out += ", " + len;
-            }
-            if (const auto it = s.find("pattern"); it != s.end() && it->is_string()) {
-                out += ", matching the regular expression " + value_text(*it);
-            }
-            if (const auto it = s.find("format"); it != s.end() && it->is_string()) {
-                out += ", format " + value_text(*it);
-            }
-            return out;
+            return string_phrase(s);
         }
         if (type == "integer" || type == "number") {
             return type + range_text(s);
@@ -212,27 +243,7 @@ private:
             return "null";
         }
         if (type == "array") {
-            std::string out = "array";
-            if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
-                out += " of " + len;
-            }
-            // A tuple: 2020-12's "prefixItems", or draft-04 to 2019-09's array "items".
-            const auto prefix = s.find("prefixItems");
-            const auto items = s.find("items");
-            const auto places = prefix != s.end() && prefix->is_array() ? prefix
-                                : items != s.end() && items->is_array() ? items
-                                                                        : s.end();
-            if ((places != s.end() || (items != s.end() && items->is_object())) && depth >= options_.max_depth) {
-                return out + " (nested too deep to list: see the schema)";
-            }
-            for (std::size_t i = 0; places != s.end() && i < places->size(); ++i) {
-                out += "; item " + std::to_string(i + 1) + ": " + phrase((*places)[i], base, indent, depth + 1, nested);
-            }
-            if (items != s.end() && items->is_object()) {
-                out += places != s.end() ? "; each item after those: " : "; each item: ";
-                out += phrase(*items, base, indent, depth + 1, nested);
-            }
-            return out;
+            return array_phrase(s, base, indent, depth, nested);
         }
         if (type == "object") {
             if (depth >= options_.max_depth) {
