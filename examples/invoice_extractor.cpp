@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Seed 001's nightly invoice extractor, with a scripted model in place of an LLM.
+// A nightly invoice extractor, with a scripted model in place of an LLM.
 //
 //   invoice_extractor [--dead-letter FILE]
 //
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     }
 
     // One receiver for every attempt of every run: the schema is compiled once and never
-    // changes between retries (seed 001: a mutated schema re-pays grammar compilation).
+    // changes between retries (a schema that changed would pay for grammar compilation again).
     handoff::receiver<> receiver(
         handoff::compiled_schema::from_file(HANDOFF_EXAMPLES_DIR "/schemas/invoice.schema.json"));
     receiver.add_check(handoff::total_matches_sum("/stated_total", "/line_items/*/amount", {}, "/calculated_total"));
@@ -311,6 +311,6 @@ int main(int argc, char** argv) {
         std::cout << "\n== dead letters appended to " << dead_letter_path << " ==\n";
     }
 
-    std::cout << "\n" << (all_ok ? "all four runs ended as seed 001 says they should" : "SOME RUNS DID NOT") << "\n";
+    std::cout << "\n" << (all_ok ? "all four runs ended as they should" : "SOME RUNS DID NOT") << "\n";
     return all_ok ? 0 : 1;
 }

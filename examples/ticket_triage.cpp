@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Seed 004's ticket triage worker, with a scripted model in place of an LLM.
+// A ticket triage worker, with a scripted model in place of an LLM.
 //
 //   ticket_triage [--dead-letter FILE]
 //
@@ -230,6 +230,6 @@ int main(int argc, char** argv) {
         std::cout << "\n== dead letters appended to " << dead_letter_path << " ==\n";
     }
 
-    std::cout << "\n" << (all_ok ? "both tickets ended as seed 004 says they should" : "SOME TICKETS DID NOT") << "\n";
+    std::cout << "\n" << (all_ok ? "both tickets ended as they should" : "SOME TICKETS DID NOT") << "\n";
     return all_ok ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Seed 000's worked example: an orchestrator asks subagents for 40 product records (token cap
+// The worked example: an orchestrator asks subagents for 40 product records (token cap
 // 60,000, time cap 10 minutes, 100 tool calls) and routes the three envelopes it gets back.
 //
 //   run 1: TOKEN_CAP at 0.35 (14 of 40)      -> SPLIT the 26 records left

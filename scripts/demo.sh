@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the worked example (seed 000's three runs).
+# Builds and runs the worked example (three capped runs of 40 product records).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
