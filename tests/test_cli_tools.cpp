@@ -269,10 +269,10 @@ TEST_CASE("handoff-check refuses an unknown --dialect name as a usage error, nam
     const auto prompt = run("prompt --task-schema ../../examples/schemas/ticket.schema.json --dialect 2020");
     CHECK(prompt.exit_status == 2);
     CHECK(prompt.err.rfind("handoff-check prompt: --dialect takes " + five + ", not \"2020\"\n", 0) == 0);
-    const auto fixtures = run("fixtures --task-schema ../../examples/schemas/ticket.schema.json --dialect draft7 "
-                              "--out " HANDOFF_CLI_TEMP_DIR "/never_written");
-    CHECK(fixtures.exit_status == 2);
-    CHECK(fixtures.err.rfind("handoff-check fixtures: --dialect takes " + five + ", not \"draft7\"\n", 0) == 0);
+    const auto fixtures_run = run("fixtures --task-schema ../../examples/schemas/ticket.schema.json --dialect draft7 "
+                                  "--out " HANDOFF_CLI_TEMP_DIR "/never_written");
+    CHECK(fixtures_run.exit_status == 2);
+    CHECK(fixtures_run.err.rfind("handoff-check fixtures: --dialect takes " + five + ", not \"draft7\"\n", 0) == 0);
     CHECK(run("prompt --dialect draft-07").exit_status == 2); // a dialect for no schema
 }
 

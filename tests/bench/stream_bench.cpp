@@ -77,7 +77,10 @@ void complete_replies(const handoff::receiver<>& receiver,
                       const std::vector<std::pair<std::string, std::string>>& corpus) {
     std::printf("complete replies: stream_check (64-byte chunks, then finish) vs receive\n");
     std::printf("  %-22s %8s %12s %12s %7s\n", "reply", "bytes", "receive us", "stream us", "ratio");
-    for (const auto& [name, text] : corpus) {
+    for (const auto& entry : corpus) {
+        // A named reference, not a structured binding: C++17 lambdas cannot capture those.
+        const std::string& name = entry.first;
+        const std::string& text = entry.second;
         const double whole = us_per_call([&] { static_cast<void>(receiver.receive(text)); });
         const double streamed = us_per_call([&] {
             handoff::stream_check<> check(receiver);
@@ -107,7 +110,9 @@ void wrong_replies(const handoff::receiver<>& receiver, const std::string& big) 
     };
     std::printf("replies that go wrong: bytes read before the verdict\n");
     std::printf("  %-22s %8s %8s %7s %12s %12s\n", "reply", "bytes", "doomed@", "saved", "stream us", "receive us");
-    for (const auto& [name, text] : corpus) {
+    for (const auto& entry : corpus) {
+        const std::string& name = entry.first;
+        const std::string& text = entry.second;
         handoff::stream_check<> probe(receiver);
         push_in_chunks(probe, text);
         const std::size_t at = probe.doomed() ? probe.doomed()->offset + 1 : text.size();
