@@ -11,6 +11,8 @@
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/schema_dialect.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -580,6 +582,20 @@ TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent, draft
     const auto anthropic = handoff::provider_schema(provider::anthropic, &modern);
     CHECK(task_properties(anthropic)["code"] == ojson{{"$ref", "#/$defs/code"}});
     CHECK(has_note(anthropic, schema_note_kind::not_enforced, "/properties/code", "maxItems"));
+    // Without $schema the dialect is read as the receiver reads it: only draft-07 keywords
+    // (`definitions`) make this draft-07, whose $ref ignores its siblings, and so does the rewrite.
+    const ojson unnamed = task(nullptr);
+    REQUIRE(handoff::compiled_schema::dialect_of(nlohmann::json(unnamed)) == handoff::schema_dialect::draft07);
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &unnamed))["code"] ==
+          ojson{{"$ref", "#/$defs/code"}});
+    // The same schema with 2020-12's $defs is read as 2020-12: the keyword beside the $ref is sent.
+    ojson with_defs = unnamed;
+    with_defs["$defs"] = with_defs["definitions"];
+    with_defs.erase("definitions");
+    with_defs["properties"]["code"]["$ref"] = "#/$defs/code";
+    REQUIRE(handoff::compiled_schema::dialect_of(nlohmann::json(with_defs)) == handoff::schema_dialect::draft2020_12);
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &with_defs))["code"] ==
+          ojson{{"anyOf", {{{"$ref", "#/$defs/code"}}}}, {"maxItems", 3}});
 }
 
 TEST_CASE("Gemini gets const as a one-value enum, oneOf as anyOf with a note, and prefixItems as written",

@@ -18,6 +18,9 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/schema_dialect.hpp>
+#include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -74,21 +77,20 @@ template <class Json>
     return true;
 }
 
-/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
-/// which ignore them; in 2019-09, 2020-12 and a schema that names no dialect (Pydantic v2 writes
-/// none, and means 2020-12).
+/// Whether keywords beside a `$ref` apply in the task's dialect, read exactly as the receiver
+/// reads it (compiled_schema::dialect_of: `$schema`, else the keywords the schema uses): not in
+/// draft-04 to draft-07, which ignore them; in 2019-09 and 2020-12.
 template <class Json>
 [[nodiscard]] bool ref_siblings_apply(const Json* task) {
     if (task == nullptr || !task->is_object()) {
         return true;
     }
-    const auto dialect = task->find("$schema");
-    if (dialect == task->end() || !dialect->is_string()) {
-        return true;
+    try {
+        const schema_dialect dialect = compiled_schema::dialect_of(nlohmann::json(*task));
+        return dialect == schema_dialect::draft2019_09 || dialect == schema_dialect::draft2020_12;
+    } catch (const schema_error&) {
+        return true; // a `$schema` the receiver refuses: compiling the task says so, not the rewrite
     }
-    const auto& uri = dialect->template get_ref<const std::string&>();
-    return uri.find("draft-04") == std::string::npos && uri.find("draft-06") == std::string::npos &&
-           uri.find("draft-07") == std::string::npos;
 }
 
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema
