@@ -57,17 +57,6 @@ std::string refs_task_section(const std::string& name, bool shared = true) {
     return task_section(handoff::worker_prompt(schema, registry, handoff::schema_registry::file_uri(path)));
 }
 
-/// The message of the schema_error the receiver's compile throws, or "(compiled)".
-template <class Compile>
-std::string receiver_refusal(Compile compile) {
-    try {
-        static_cast<void>(compile());
-    } catch (const handoff::schema_error& e) {
-        return e.what();
-    }
-    return "(compiled)";
-}
-
 } // namespace
 
 TEST_CASE("the embedded envelope schema is schemas/envelope.schema.json byte for byte", "[worker_prompt]") {
@@ -275,7 +264,8 @@ TEST_CASE("a $ref that leads nowhere makes the prompt refuse the schema as the r
           "[worker_prompt][refs]") {
     // Without refs/shared, status, total and kind name documents nobody registered.
     const std::string path = handoff_test::fixture_path("refs/task/order.schema.json");
-    const std::string refused = receiver_refusal([&] { return handoff::compiled_schema::from_file(path); });
+    const std::string refused =
+        handoff_test::receiver_refusal([&] { return handoff::compiled_schema::from_file(path); });
     CHECK(refused == "handoff: schema " + handoff::schema_registry::file_uri(path) +
                          "#/definitions/channel/properties/kind: $ref \"common.json#/definitions/channel%20kind\" "
                          "names \"https://example.com/schemas/common.json\", a document handoff does not know (nothing "
@@ -292,7 +282,8 @@ TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, an
           "  - id: integer <= 10\n"
           "- label: any JSON value\n");
     const std::string loop = handoff_test::fixture_path("refs/ref_loop.schema.json");
-    const std::string refused = receiver_refusal([&] { return handoff::compiled_schema::from_file(loop); });
+    const std::string refused =
+        handoff_test::receiver_refusal([&] { return handoff::compiled_schema::from_file(loop); });
     CHECK(refused == "handoff: schema " + handoff::schema_registry::file_uri(loop) +
                          "#/definitions/a: the schema refers to itself without reading any input ($ref, allOf, "
                          "anyOf, oneOf, not or if in a loop): it would never finish validating");
@@ -320,7 +311,7 @@ TEST_CASE("the prompt named draft-07 refuses prefixItems with the receiver's mes
     handoff::worker_prompt_options options;
     options.schema.dialect = handoff::schema_dialect::draft07;
     const std::string refused =
-        receiver_refusal([&] { return handoff::compiled_schema::from_json(schema, options.schema); });
+        handoff_test::receiver_refusal([&] { return handoff::compiled_schema::from_json(schema, options.schema); });
     CHECK(refused == "handoff: schema /$defs/Point/properties/xy/prefixItems: \"prefixItems\" is a keyword of JSON "
                      "Schema 2019-09/2020-12 that draft-07 ignores: the schema would accept what it was written to "
                      "refuse (declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\", or rewrite it in "

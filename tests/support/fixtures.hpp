@@ -108,6 +108,18 @@ inline std::vector<std::string> messages(const handoff::problem_list& problems) 
     return out;
 }
 
+/// The message of the schema_error `compile` throws (a receiver's, or any schema compile), or
+/// "(compiled)" when it compiles.
+template <class Compile>
+std::string receiver_refusal(Compile compile) {
+    try {
+        static_cast<void>(compile());
+    } catch (const handoff::schema_error& e) {
+        return e.what();
+    }
+    return "(compiled)";
+}
+
 } // namespace handoff_test
 
 // Failed assertions print RESUME, not 0.
