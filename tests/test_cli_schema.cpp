@@ -258,6 +258,24 @@ TEST_CASE("handoff-check schema --for reads a Pydantic schema without $schema as
           "handoff-check schema: examples/schemas/ticket.schema.json: dialect: draft-07 (from $schema)");
 }
 
+TEST_CASE("handoff-check schema --for rewrites the task in the dialect --dialect names", "[cli][schema][dialect]") {
+    const std::string sibling = "tests/fixtures/dialect_cli/ref_sibling.schema.json";
+    const auto codes = [](const schema_run& r) {
+        return nlohmann::json::parse(r.out)["properties"]["partial_result"]["anyOf"][0]["properties"]["codes"];
+    };
+    // By its keywords draft-07: the $ref stands alone, its sibling ignored as the check ignores it.
+    const auto by_keywords = run_schema("--for openai --task-schema " + sibling);
+    REQUIRE(by_keywords.exit_status == 0);
+    CHECK(by_keywords.err_lines.at(0) ==
+          "handoff-check schema: " + sibling + ": dialect: draft-07 (from its keywords)");
+    CHECK(codes(by_keywords) == nlohmann::json{{"$ref", "#/$defs/codes"}});
+    // Named 2020-12: maxItems applies beside the $ref, and is sent.
+    const auto named = run_schema("--for openai --dialect 2020-12 --task-schema " + sibling);
+    REQUIRE(named.exit_status == 0);
+    CHECK(named.err_lines.at(0) == "handoff-check schema: " + sibling + ": dialect: 2020-12 (from --dialect)");
+    CHECK(codes(named) == nlohmann::json{{"anyOf", {{{"$ref", "#/$defs/codes"}}}}, {"maxItems", 3}});
+}
+
 TEST_CASE("handoff-check schema --for refuses what the check refuses, with the check's message and exit 2",
           "[cli][schema][dialect]") {
     // prefixItems named draft-07: the check refuses the schema, so no provider schema is written.

@@ -167,6 +167,15 @@ TEST_CASE("the receiver's nulled places are exactly those of provider_schema()'s
             const auto places = handoff::detail::nulled_optional_places(target, &sorted);
             CHECK(same_pattern(places, handoff::detail::nulled_places_of(handoff::provider_schema(target, &ordered))));
             task_places += nulled_count(places) - nulled_count(envelope_only);
+            // Read in a named dialect (a schema without $schema takes it), both walks still agree.
+            for (const handoff::schema_dialect dialect :
+                 {handoff::schema_dialect::draft07, handoff::schema_dialect::draft2020_12}) {
+                handoff::provider_schema_options options;
+                options.schema.dialect = dialect;
+                CHECK(same_pattern(
+                    handoff::detail::nulled_optional_places(target, &sorted, options.schema),
+                    handoff::detail::nulled_places_of(handoff::provider_schema(target, &ordered, options))));
+            }
         }
     }
     CHECK(task_places > 0);

@@ -596,6 +596,17 @@ TEST_CASE("keywords beside a $ref apply in 2019-09 and later and are sent, draft
     REQUIRE(handoff::compiled_schema::dialect_of(nlohmann::json(with_defs)) == handoff::schema_dialect::draft2020_12);
     CHECK(task_properties(handoff::provider_schema(provider::openai, &with_defs))["code"] ==
           ojson{{"anyOf", {{{"$ref", "#/$defs/code"}}}}, {"maxItems", 3}});
+    // A dialect named for a schema without $schema (provider_schema_options::schema, as
+    // receiver_options::schema) is the one the rewrite reads it in; a declared $schema wins.
+    handoff::provider_schema_options named;
+    named.schema.dialect = handoff::schema_dialect::draft2020_12;
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &unnamed, named))["code"] ==
+          ojson{{"anyOf", {{{"$ref", "#/$defs/code"}}}}, {"maxItems", 3}});
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &draft7, named))["code"] ==
+          ojson{{"$ref", "#/$defs/code"}});
+    named.schema.dialect = handoff::schema_dialect::draft07;
+    CHECK(task_properties(handoff::provider_schema(provider::openai, &with_defs, named))["code"] ==
+          ojson{{"$ref", "#/$defs/code"}});
 }
 
 TEST_CASE("Gemini gets const as a one-value enum, oneOf as anyOf with a note, and prefixItems as written",

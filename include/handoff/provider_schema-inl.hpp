@@ -128,7 +128,7 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     const std::vector<detail::hoisted_definition> origins = detail::hoist_definitions(merged, add_note);
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
-    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema);
+    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema, options.schema);
     rewrite.origins = &origins;
     result.schema = rewrite.rewrite(merged, "");
     if (profile.siblings == detail::ref_siblings::inlined) {

@@ -18,6 +18,7 @@
 #include <handoff/config.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/provider.hpp>
+#include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,10 @@ struct provider_schema_options {
     /// reads ("{minLength: 1, maxLength: 64}"), as anthropic-sdk-python's transform_schema and
     /// pydantic-ai do. The model may follow it; the receiver still checks it either way.
     bool describe_dropped = false;
+    /// How the task schema is read, as the receiver reads it (receiver_options::schema): a task
+    /// schema that declares no `$schema` is read in `schema.dialect` when set. The dialect
+    /// decides whether keywords beside a `$ref` apply (2019-09 on) or are ignored (before).
+    schema_options schema{};
 };
 
 /// A limit the provider counts over the whole request (every strict tool and the output schema):

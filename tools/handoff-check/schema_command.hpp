@@ -127,8 +127,7 @@ inline int run_schema(int argc, char** argv) {
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
         return *stop;
     }
-    handoff::schema_options schema_options;
-    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, schema_options.dialect)) {
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, options.schema.dialect)) {
         return *stop;
     }
     if (dialect_option->count() > 0 && task_option->count() == 0) {
@@ -146,7 +145,7 @@ inline int run_schema(int argc, char** argv) {
     if (task_option->count() > 0 && !(task = read_task_schema(task_path))) {
         return exit_usage;
     }
-    if (task && !compiles_as_checked(task_path, schema_options)) {
+    if (task && !compiles_as_checked(task_path, options.schema)) {
         return exit_usage;
     }
     const auto result = handoff::provider_schema(*target, task ? &*task : nullptr, options);

@@ -34,13 +34,18 @@ HANDOFF_INLINE void add_task_problem(problem_list& problems, const char* code, c
 }
 
 /// Where the provider's schema put nulls that mean "absent" (receiver_options::from), or null
-/// when it put none.
+/// when it put none. The task schema is read in the dialect it was compiled in.
 [[nodiscard]] HANDOFF_INLINE std::shared_ptr<const nulled_places> nulled_optionals(const receiver_options& options,
-                                                                                   const nlohmann::json* task_schema) {
+                                                                                   const compiled_schema* task_schema) {
     if (!options.from) {
         return nullptr;
     }
-    auto places = std::make_shared<const nulled_places>(nulled_optional_places(*options.from, task_schema));
+    schema_options read_as;
+    if (task_schema != nullptr) {
+        read_as.dialect = task_schema->dialect();
+    }
+    auto places = std::make_shared<const nulled_places>(
+        nulled_optional_places(*options.from, task_schema != nullptr ? &task_schema->document() : nullptr, read_as));
     return places->empty() ? nullptr : places;
 }
 
@@ -55,11 +60,10 @@ HANDOFF_INLINE receive_steps::receive_steps(const receiver_options& options)
 
 HANDOFF_INLINE receive_steps::receive_steps(const nlohmann::json& task_schema, const receiver_options& options)
     : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(options),
-      nulls_(nulled_optionals(options_, &task_schema_->document())) {}
+      nulls_(nulled_optionals(options_, &*task_schema_)) {}
 
 HANDOFF_INLINE receive_steps::receive_steps(compiled_schema task_schema, const receiver_options& options)
-    : task_schema_(std::move(task_schema)), options_(options),
-      nulls_(nulled_optionals(options_, &task_schema_->document())) {}
+    : task_schema_(std::move(task_schema)), options_(options), nulls_(nulled_optionals(options_, &*task_schema_)) {}
 
 HANDOFF_INLINE receive_steps::parsed receive_steps::step_parse(std::string_view text,
                                                                receipt<nlohmann::json>& out) const {

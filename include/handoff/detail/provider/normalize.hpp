@@ -78,15 +78,16 @@ template <class Json>
 }
 
 /// Whether keywords beside a `$ref` apply in the task's dialect, read exactly as the receiver
-/// reads it (compiled_schema::dialect_of: `$schema`, else the keywords the schema uses): not in
-/// draft-04 to draft-07, which ignore them; in 2019-09 and 2020-12.
+/// reads it with `read_as` (compiled_schema::dialect_of: `$schema`, else read_as.dialect, else
+/// the keywords the schema uses): not in draft-04 to draft-07, which ignore them; in 2019-09 and
+/// 2020-12.
 template <class Json>
-[[nodiscard]] bool ref_siblings_apply(const Json* task) {
+[[nodiscard]] bool ref_siblings_apply(const Json* task, const schema_options& read_as) {
     if (task == nullptr || !task->is_object()) {
         return true;
     }
     try {
-        const schema_dialect dialect = compiled_schema::dialect_of(nlohmann::json(*task));
+        const schema_dialect dialect = compiled_schema::dialect_of(nlohmann::json(*task), read_as);
         return dialect == schema_dialect::draft2019_09 || dialect == schema_dialect::draft2020_12;
     } catch (const schema_error&) {
         return true; // a `$schema` the receiver refuses: compiling the task says so, not the rewrite

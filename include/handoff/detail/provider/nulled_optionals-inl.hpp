@@ -155,7 +155,8 @@ struct nullable_place_walk {
     }
 };
 
-HANDOFF_INLINE nulled_places nulled_optional_places(provider target, const nlohmann::json* task_schema) {
+HANDOFF_INLINE nulled_places nulled_optional_places(provider target, const nlohmann::json* task_schema,
+                                                    const schema_options& read_as) {
     const provider_profile& profile = profile_of(target);
     nulled_places places;
     if (!profile.require_all || profile.keep_everything) {
@@ -168,7 +169,7 @@ HANDOFF_INLINE nulled_places nulled_optional_places(provider target, const nlohm
     for (const hoisted_definition& d : hoisted) {
         definitions.emplace(d.name, places.add_place());
     }
-    const nullable_place_walk walk{profile, ref_siblings_apply(task_schema), definitions, places};
+    const nullable_place_walk walk{profile, ref_siblings_apply(task_schema, read_as), definitions, places};
     walk.walk(merged, 0);
     for (const hoisted_definition& d : hoisted) {
         walk.walk(merged["$defs"][d.name], definitions[d.name]);

@@ -17,6 +17,7 @@
 #include <handoff/config.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/provider.hpp>
+#include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -114,8 +115,10 @@ void follow_keyword(const std::string& keyword, const Json& value, std::size_t a
 
 /// The pattern of the places where `target`'s schema for the envelope (with `task_schema` when
 /// given) made an optional property nullable: those of provider_schema(target, task_schema)'s
-/// made_nullable notes, reached through the `$ref`s of the schema it sends.
-[[nodiscard]] nulled_places nulled_optional_places(provider target, const nlohmann::json* task_schema);
+/// made_nullable notes, reached through the `$ref`s of the schema it sends. `read_as`: how the
+/// task schema is read (provider_schema_options::schema).
+[[nodiscard]] nulled_places nulled_optional_places(provider target, const nlohmann::json* task_schema,
+                                                   const schema_options& read_as = {});
 
 /// Removes from `reply` every null that `places` reads as "absent". Iterative (a reply's depth
 /// is bounded only by its parser), and each value is visited once.
