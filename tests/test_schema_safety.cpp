@@ -5,13 +5,16 @@
 
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/schema/format_check.hpp>
+#include <handoff/detail/schema/value_generator.hpp>
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>  // steady_clock
-#include <string>  // string
-#include <utility> // move
+#include <chrono>   // steady_clock
+#include <optional> // optional
+#include <string>   // string
+#include <utility>  // move
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h> // a thread with a small stack
@@ -276,13 +279,84 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     CHECK_FALSE(s.is_valid({{"t", "16:52:45|01:00"}}));
     CHECK(validate(s, {{"d", "2024-02-30"}})[0].message ==
           "/partial_result/d: must be a valid date (YYYY-MM-DD) (got \"2024-02-30\")");
-    SECTION("nothing over 128 bytes is a timestamp: a megabyte of digits never meets the regex") {
+    SECTION("RFC 3339: a four-digit year, and 29 February only in a leap year") {
+        CHECK(s.is_valid({{"d", "2000-02-29"}}));       // divisible by 400
+        CHECK_FALSE(s.is_valid({{"d", "1900-02-29"}})); // by 100, not 400
+        CHECK_FALSE(s.is_valid({{"d", "2023-02-29"}}));
+        CHECK(s.is_valid({{"d", "0000-01-01"}}));
+        CHECK_FALSE(s.is_valid({{"d", "12024-01-01"}}));
+        CHECK_FALSE(s.is_valid({{"d", "824-01-01"}}));
+        CHECK_FALSE(s.is_valid({{"d", "2024-1-01"}}));
+        CHECK_FALSE(s.is_valid({{"dt", "2023-02-29T00:00:00Z"}}));
+        CHECK(s.is_valid({{"dt", "2024-02-29t23:59:60z"}}));
+    }
+    SECTION("nothing over 128 bytes is a timestamp: a megabyte of digits is refused at once") {
         const auto started = std::chrono::steady_clock::now();
-        CHECK_FALSE(s.is_valid({{"d", std::string(1024 * 1024, '1') + "-01-01"}}));
+        CHECK_FALSE(s.is_valid({{"dt", "2022-07-18T16:52:45." + std::string(1024 * 1024, '1') + "Z"}}));
         CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
-        CHECK(s.is_valid({{"d", std::string(122, '1') + "-01-01"}})); // 128 bytes
-        CHECK_FALSE(s.is_valid({{"d", std::string(123, '1') + "-01-01"}}));
-        CHECK(s.is_valid({{"dt", "2022-07-18T16:52:45." + std::string(100, '0') + "Z"}}));
+        const std::string head = "2022-07-18T16:52:45.";                 // 20 bytes, then the fraction and "Z"
+        CHECK(s.is_valid({{"dt", head + std::string(107, '0') + "Z"}})); // 128 bytes
+        CHECK_FALSE(s.is_valid({{"dt", head + std::string(108, '0') + "Z"}}));
+    }
+}
+
+TEST_CASE("format ipv4, ipv6 and uuid are checked by their RFCs' text forms when formats assert",
+          "[schema-safety][format]") {
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s = compiled_schema::from_json(
+        json::parse(
+            R"({"properties": {"v4": {"format": "ipv4"}, "v6": {"format": "ipv6"}, "id": {"format": "uuid"}}})"),
+        asserting);
+    const auto fits = [&s](const char* key, const char* value) { return s.is_valid({{key, value}}); };
+    // RFC 2673 section 3.2: dotted-quad, decimal octets 0-255 (no leading zero: no octal reading).
+    for (const char* ok : {"192.0.2.1", "0.0.0.0", "255.255.255.255", "10.0.0.10"}) {
+        CAPTURE(ok);
+        CHECK(fits("v4", ok));
+    }
+    for (const char* bad :
+         {"256.0.0.1", "1.2.3", "1.2.3.4.5", "01.2.3.4", "1.2.3.4 ", "1..2.3", "a.b.c.d", "1234.1.1.1", ""}) {
+        CAPTURE(bad);
+        CHECK_FALSE(fits("v4", bad));
+    }
+    // RFC 4291 section 2.2: eight groups of 1-4 hex digits, one "::", an optional dotted-quad tail.
+    for (const char* ok :
+         {"::", "::1", "1::", "2001:db8::1", "2001:0DB8:0000:0000:0008:0800:200C:417A",
+          "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "::ffff:192.0.2.1", "1:2:3:4:5:6:192.0.2.1", "::192.0.2.1"}) {
+        CAPTURE(ok);
+        CHECK(fits("v6", ok));
+    }
+    for (const char* bad : {"1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "1::2::3", ":1:2:3:4:5:6:7",
+                            "1:2:3:4:5:6:7:", "12345::", "1:2:3:4:5:6:7:192.0.2.1", "::ffff:01.2.3.4", "fe80::1%eth0",
+                            "g::1", "1:2:3:4:5:6:7:8::", ":::", ""}) {
+        CAPTURE(bad);
+        CHECK_FALSE(fits("v6", bad));
+    }
+    // RFC 4122 section 3: 8-4-4-4-12 hex digits, either case.
+    CHECK(fits("id", "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"));
+    CHECK(fits("id", "F81D4FAE-7DEC-11D0-A765-00A0C91E6BF6"));
+    for (const char* bad : {"f81d4fae7dec11d0a76500a0c91e6bf6", "f81d4fae-7dec-11d0-a765-00a0c91e6bf",
+                            "{f81d4fae-7dec-11d0-a765-00a0c91e6bf6}", "f81d4fae-7dec-11d0-a765-00a0c91e6bfg",
+                            "f81d4fae-7dec-11d0-a765_00a0c91e6bf6"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(fits("id", bad));
+    }
+    CHECK(validate(s, {{"v4", "256.1.1.1"}})[0].message ==
+          "/partial_result/v4: must be a valid IPv4 address (four decimal octets, 0-255) (got \"256.1.1.1\")");
+    CHECK(s.is_valid({{"v6", 6}})); // formats constrain strings only
+}
+
+TEST_CASE("the value generator's example of every asserted format is one", "[schema-safety][format]") {
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    for (const handoff::detail::format_row& row : handoff::detail::asserted_formats) {
+        CAPTURE(std::string(row.name));
+        const json schema = {{"type", "string"}, {"format", std::string(row.name)}};
+        handoff::detail::value_generator generator(schema, asserting);
+        const std::optional<json> value = generator.generate();
+        REQUIRE(value.has_value());
+        CHECK(handoff::detail::check_format(row.kind, value->get<std::string>()));
+        CHECK(compiled_schema::from_json(schema, asserting).accepts(*value));
     }
 }
 

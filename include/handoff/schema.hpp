@@ -27,8 +27,9 @@ struct schema_options {
     /// The dialect of a schema whose root declares no `$schema`; without it, the schema's own
     /// keywords decide (see compiled_schema::dialect()). A declared `$schema` always wins.
     std::optional<schema_dialect> dialect{};
-    /// Whether `format` asserts (a value that does not match a known format fails) or only
-    /// annotates, as the dialects specify by default.
+    /// Whether `format` asserts (a string that does not match a format handoff checks fails; the
+    /// formats are listed in docs/json-schema.md) or only annotates, as the dialects specify by
+    /// default. Other format names always annotate.
     bool assert_formats = false;
 };
 

@@ -1,45 +1,88 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The three formats handoff checks: date, time and date-time, by hand, in one pass. The rules
-// are the ones valijson 1.0 applied, which handoff kept: a year of one or more digits, month
-// 01-12, day 01-31 within the month (February up to 29), hours 00-23, minutes 00-59, seconds
-// 00-60, an optional fraction, then Z, z or +HH:MM / -HH:MM; T or t between date and time.
-// Nothing longer than max_format_length bytes is a timestamp. Every other format is an
-// annotation.
+// The formats handoff asserts, each checked by hand in one pass over at most max_format_length
+// bytes, so a format never costs more than a short string does:
+// - date, time, date-time: RFC 3339 section 5.6 (full-date, full-time, date-time): a four-digit
+//   year, a day that exists in its month and year (29 February in leap years only), hours
+//   00-23, minutes 00-59, seconds 00-60, an optional fraction, then Z, z or +HH:MM / -HH:MM;
+//   T or t between date and time (the validation vocabulary names RFC 3339, 2020-12 7.3.1).
+// - ipv4: RFC 2673 section 3.2's dotted-quad, four decimal octets 0-255 without leading zeros.
+// - ipv6: RFC 4291 section 2.2, eight groups of one to four hex digits, one "::" standing for
+//   one or more zero groups, the last two groups optionally written as a dotted-quad.
+// - uuid: RFC 4122 section 3's string form, 8-4-4-4-12 hex digits in either case.
+// Every other format is an annotation.
 
+#include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <string_view> // string_view
 
 namespace handoff::detail {
 
-enum class format_kind : std::uint8_t { none, date, time, date_time };
+enum class format_kind : std::uint8_t { none, date, time, date_time, ipv4, ipv6, uuid };
 
-/// The longest string that can be a date, time or date-time (bytes).
+/// The longest string that can be an asserted format (bytes).
 inline constexpr std::size_t max_format_length = 128;
 
-[[nodiscard]] inline format_kind format_of(std::string_view name) noexcept {
-    if (name == "date") {
-        return format_kind::date;
+/// Each asserted format: its name in a schema, and what a failing string is told it must be.
+struct format_row {
+    format_kind kind;
+    std::string_view name;
+    std::string_view description;
+};
+
+inline constexpr std::array<format_row, 6> asserted_formats{{
+    {format_kind::date, "date", "date (YYYY-MM-DD)"},
+    {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)"},
+    {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)"},
+    {format_kind::ipv4, "ipv4", "IPv4 address (four decimal octets, 0-255)"},
+    {format_kind::ipv6, "ipv6", "IPv6 address (RFC 4291 text form)"},
+    {format_kind::uuid, "uuid", "UUID (8-4-4-4-12 hex digits)"},
+}};
+
+[[nodiscard]] constexpr format_kind format_of(std::string_view name) noexcept {
+    for (const format_row& row : asserted_formats) {
+        if (row.name == name) {
+            return row.kind;
+        }
     }
-    if (name == "time") {
-        return format_kind::time;
+    return format_kind::none;
+}
+
+[[nodiscard]] constexpr std::string_view format_description(format_kind kind) noexcept {
+    for (const format_row& row : asserted_formats) {
+        if (row.kind == kind) {
+            return row.description;
+        }
     }
-    return name == "date-time" ? format_kind::date_time : format_kind::none;
+    return {};
 }
 
 namespace format_detail {
 
 [[nodiscard]] inline bool digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
-/// Two digits at s[at] forming a number in [lo, hi]; advances `at`.
-[[nodiscard]] inline bool two_digits(std::string_view s, std::size_t& at, int lo, int hi, int* out = nullptr) {
-    if (at + 2 > s.size() || !digit(s[at]) || !digit(s[at + 1])) {
-        return false;
+[[nodiscard]] inline int hex_value(char c) noexcept {
+    if (digit(c)) {
+        return c - '0';
     }
-    const int v = (s[at] - '0') * 10 + (s[at + 1] - '0');
-    at += 2;
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/// `count` digits at s[at] forming a number in [lo, hi]; advances `at`.
+[[nodiscard]] inline bool digits(std::string_view s, std::size_t& at, std::size_t count, int lo, int hi,
+                                 int* out = nullptr) {
+    int v = 0;
+    for (std::size_t i = 0; i < count; ++i, ++at) {
+        if (at >= s.size() || !digit(s[at])) {
+            return false;
+        }
+        v = v * 10 + (s[at] - '0');
+    }
     if (out != nullptr) {
         *out = v;
     }
@@ -54,26 +97,27 @@ namespace format_detail {
     return false;
 }
 
-/// digits+ "-" MM "-" DD, the day within its month.
-[[nodiscard]] inline bool date(std::string_view s, std::size_t& at) {
-    const std::size_t start = at;
-    while (at < s.size() && digit(s[at])) {
-        ++at;
+[[nodiscard]] inline int days_in_month(int year, int month) noexcept {
+    if (month == 2) {
+        const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        return leap ? 29 : 28;
     }
+    return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+}
+
+/// YYYY "-" MM "-" DD, the day within its month and year.
+[[nodiscard]] inline bool date(std::string_view s, std::size_t& at) {
+    int year = 0;
     int month = 0;
     int day = 0;
-    if (at == start || !expect(s, at, '-') || !two_digits(s, at, 1, 12, &month) || !expect(s, at, '-') ||
-        !two_digits(s, at, 1, 31, &day)) {
-        return false;
-    }
-    const int limit = month == 2 ? 29 : (month <= 7 ? (month % 2 == 0 ? 30 : 31) : (month % 2 != 0 ? 30 : 31));
-    return day <= limit;
+    return digits(s, at, 4, 0, 9999, &year) && expect(s, at, '-') && digits(s, at, 2, 1, 12, &month) &&
+           expect(s, at, '-') && digits(s, at, 2, 1, 31, &day) && day <= days_in_month(year, month);
 }
 
 /// HH:MM:SS[.fraction](Z|z|+HH:MM|-HH:MM)
 [[nodiscard]] inline bool time(std::string_view s, std::size_t& at) {
-    if (!two_digits(s, at, 0, 23) || !expect(s, at, ':') || !two_digits(s, at, 0, 59) || !expect(s, at, ':') ||
-        !two_digits(s, at, 0, 60)) {
+    if (!digits(s, at, 2, 0, 23) || !expect(s, at, ':') || !digits(s, at, 2, 0, 59) || !expect(s, at, ':') ||
+        !digits(s, at, 2, 0, 60)) {
         return false;
     }
     if (expect(s, at, '.')) {
@@ -91,7 +135,85 @@ namespace format_detail {
     if (!expect(s, at, '+') && !expect(s, at, '-')) {
         return false;
     }
-    return two_digits(s, at, 0, 23) && expect(s, at, ':') && two_digits(s, at, 0, 59);
+    return digits(s, at, 2, 0, 23) && expect(s, at, ':') && digits(s, at, 2, 0, 59);
+}
+
+/// A decimal octet 0-255 without a leading zero.
+[[nodiscard]] inline bool octet(std::string_view s, std::size_t& at) {
+    const std::size_t start = at;
+    int v = 0;
+    while (at < s.size() && digit(s[at]) && at - start < 3) {
+        v = v * 10 + (s[at++] - '0');
+    }
+    const std::size_t length = at - start;
+    return length > 0 && v <= 255 && (length == 1 || s[start] != '0');
+}
+
+[[nodiscard]] inline bool ipv4(std::string_view s, std::size_t& at) {
+    return octet(s, at) && expect(s, at, '.') && octet(s, at) && expect(s, at, '.') && octet(s, at) &&
+           expect(s, at, '.') && octet(s, at);
+}
+
+/// One to four hex digits; advances `at` past them.
+[[nodiscard]] inline bool hex_group(std::string_view s, std::size_t& at) {
+    const std::size_t start = at;
+    while (at < s.size() && at - start < 4 && hex_value(s[at]) >= 0) {
+        ++at;
+    }
+    return at > start;
+}
+
+/// The groups of an IPv6 address: `groups` counts 16-bit groups written (a dotted-quad as two).
+[[nodiscard]] inline bool ipv6(std::string_view s, std::size_t& at) {
+    int groups = 0;
+    bool compressed = false;
+    if (s.substr(at, 2) == "::") {
+        compressed = true;
+        at += 2;
+    }
+    while (at < s.size()) {
+        std::size_t quad = at;
+        if (groups <= 6 && ipv4(s, quad) && quad == s.size()) {
+            at = quad;
+            groups += 2;
+            break;
+        }
+        if (!hex_group(s, at)) {
+            return false;
+        }
+        ++groups;
+        if (at == s.size()) {
+            break;
+        }
+        if (!expect(s, at, ':')) {
+            return false;
+        }
+        if (expect(s, at, ':')) {
+            if (compressed) {
+                return false;
+            }
+            compressed = true;
+        } else if (at == s.size()) {
+            return false; // a single trailing colon
+        }
+    }
+    return compressed ? groups <= 7 : groups == 8;
+}
+
+/// 8-4-4-4-12 hex digits.
+[[nodiscard]] inline bool uuid(std::string_view s, std::size_t& at) {
+    constexpr std::array<std::size_t, 5> runs{8, 4, 4, 4, 12};
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+        if (r > 0 && !expect(s, at, '-')) {
+            return false;
+        }
+        for (std::size_t i = 0; i < runs[r]; ++i, ++at) {
+            if (at >= s.size() || hex_value(s[at]) < 0) {
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 } // namespace format_detail
@@ -113,6 +235,9 @@ namespace format_detail {
         ok = format_detail::date(s, at) && (format_detail::expect(s, at, 'T') || format_detail::expect(s, at, 't')) &&
              format_detail::time(s, at);
         break;
+    case format_kind::ipv4: ok = format_detail::ipv4(s, at); break;
+    case format_kind::ipv6: ok = format_detail::ipv6(s, at); break;
+    case format_kind::uuid: ok = format_detail::uuid(s, at); break;
     case format_kind::none: break;
     }
     return ok && at == s.size();

@@ -347,11 +347,7 @@ private:
             }
         }
         return keep(check_format(n.format, s) || sink.fail([&] {
-                   return std::string("must be a valid ") +
-                          (n.format == format_kind::date   ? "date (YYYY-MM-DD)"
-                           : n.format == format_kind::time ? "time (HH:MM:SS with a zone, Z or +HH:MM)"
-                                                           : "date-time (YYYY-MM-DDTHH:MM:SS with a zone)") +
-                          actual_value_note(v);
+                   return "must be a valid " + std::string(format_description(n.format)) + actual_value_note(v);
                })) &&
                ok;
     }
