@@ -10,15 +10,26 @@
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
 
-#include <algorithm>   // all_of, any_of
-#include <charconv>    // from_chars
-#include <cstdint>     // int64_t, uint64_t
-#include <limits>      // numeric_limits
-#include <string>      // string
-#include <string_view> // string_view
-#include <utility>     // exchange, move
+#include <algorithm>    // all_of, any_of
+#include <charconv>     // from_chars
+#include <cmath>        // isfinite
+#include <cstdint>      // int64_t, uint64_t
+#include <limits>       // numeric_limits
+#include <string>       // string
+#include <string_view>  // string_view
+#include <system_error> // errc
+#include <utility>      // exchange, move
 
 namespace handoff::detail::stream {
+
+/// How many bytes at the start of `s` are JSON whitespace.
+HANDOFF_INLINE std::size_t blank_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && (s[n] == ' ' || s[n] == '\n' || s[n] == '\t' || s[n] == '\r')) {
+        ++n;
+    }
+    return n;
+}
 
 /// How many bytes at the start of `s` a string may hold as they are: up to its closing quote,
 /// an escape or a control byte (which must be escaped).
@@ -38,6 +49,7 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     if (task_schema_ != nullptr && envelope_checks_) {
         paths_ = shared_task_paths(*task_schema_);
     }
+    stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 8));
 }
 
 HANDOFF_INLINE void checker::push(std::string_view chunk) {
@@ -66,14 +78,9 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         const bool opaque = where_.strings_opaque();
         const std::size_t plain = !opaque                     ? 0
                                   : tokens_.in_plain_string() ? plain_run(rest)
-                                  : tokens_.between_tokens()  ? rest.find_first_not_of(" \t\n\r")
+                                  : tokens_.between_tokens()  ? blank_run(rest)
                                                               : 0;
         if (plain > 0) {
-            if (plain == std::string_view::npos) {
-                seen_ += rest.size();
-                i += rest.size();
-                continue;
-            }
             seen_ += plain;
             i += plain;
             continue;
@@ -210,7 +217,7 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
         (stack_.empty() || stack_.back().where == region::envelope_list ||
          (stack_.back().where == region::envelope_object && stack_.back().key_index < stack_.back().fields.size()));
     if (envelope_checks_ && wrong_kind) {
-        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child.pointer, offset,
+        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child_pointer(), offset,
                          true);
     }
     stack_.push_back(std::move(child));
@@ -225,13 +232,13 @@ HANDOFF_INLINE void checker::key(const token& t) {
         parse_failure(offset, false);
         return;
     }
-    f.key = *k;
+    f.key = std::move(*k);
     if (f.where != region::envelope_object) {
         return;
     }
     f.key_index = f.fields.index_of(f.key);
     if (envelope_checks_ && f.key_index == f.fields.size()) {
-        envelope_failure(probe(nullptr), child_pointer(f), offset);
+        envelope_failure(probe(nullptr), child_pointer(), offset);
     }
 }
 
@@ -277,6 +284,10 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
                 *at = std::move(result);
             }
         }
+        if (!verdict_) {
+            document_ = std::move(v);
+            object_end_ = offset;
+        }
         return;
     }
     const frame& parent = stack_.back();
@@ -291,9 +302,10 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
     }
     frame& into = stack_.back();
     if (into.object) {
-        into.value[into.key] = std::move(v);
+        // The key was judged new when it was read; it is not needed once its value is in.
+        into.value.get_ref<nlohmann::json::object_t&>().emplace(std::move(into.key), std::move(v));
     } else {
-        into.value.push_back(std::move(v));
+        into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
     }
 }
 
@@ -311,7 +323,7 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
     if (!kept) {
         const bool result = top && parent.key_index == contract::index(key::partial_result);
         // Only partial_result's kind matters to step 2; the task schema judges the rest.
-        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(parent), offset);
+        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(), offset);
     }
     if (!top || verdict_) {
         return;
@@ -335,24 +347,41 @@ HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohman
     const compiled_schema* schema = nullptr;
     if (parent.where == region::envelope_object && stack_.size() == 1 &&
         parent.key_index == contract::index(contract::envelope_key::partial_result)) {
-        schema = v.is_object() ? &paths_->root_schema() : nullptr; // the whole result: step 3 itself
+        // The whole result: step 3 itself, less the parts its members and items passed.
+        schema = v.is_object() ? &paths_->result_schema() : nullptr;
     } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
-        const nlohmann::json* part = parent.object ? task_paths::member(parent.part, parent.key)
-                                                   : task_paths::item(parent.part, parent.value.size());
-        schema = paths_->compiled(part);
+        schema = paths_->compiled(child_part(parent));
     }
-    if (schema == nullptr || schema->accepts(v)) {
+    if (schema == nullptr) {
         return;
     }
-    problem_list problems = schema->validate(v, child_pointer(parent), step::task_schema);
+    if (schema->accepts(v)) {
+        result_valid_ = result_valid_ || schema == &paths_->result_schema();
+        return;
+    }
+    problem_list problems = schema->validate(v, child_pointer(), step::task_schema);
     if (!problems.empty()) {
         doom(std::move(problems.front()), offset);
     }
 }
 
-HANDOFF_INLINE std::string checker::child_pointer(const frame& parent) const {
-    return parent.object ? pointer_child(parent.pointer, parent.key)
-                         : pointer_item(parent.pointer, parent.value.size());
+HANDOFF_INLINE std::string checker::child_pointer() const {
+    std::string pointer;
+    for (const frame& f : stack_) {
+        if (f.object) {
+            append_pointer_token(pointer, f.key);
+        } else {
+            append_pointer_index(pointer, f.value.size());
+        }
+    }
+    return pointer;
+}
+
+HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) {
+    if (parent.object) {
+        return task_paths::member(parent.part, parent.key);
+    }
+    return parent.every_item != nullptr ? parent.every_item : task_paths::item(parent.part, parent.value.size());
 }
 
 HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
@@ -365,7 +394,6 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         return child;
     }
     const frame& parent = stack_.back();
-    child.pointer = child_pointer(parent);
     child.value = object ? nlohmann::json::object() : nlohmann::json::array();
     if (parent.where == region::envelope_object && parent.key_index < parent.fields.size()) {
         const contract::field& rule = parent.fields[parent.key_index];
@@ -378,8 +406,12 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         }
     } else if (parent.where == region::task_root || parent.where == region::task) {
         child.where = region::task;
-        child.part = parent.object ? task_paths::member(parent.part, parent.key)
-                                   : task_paths::item(parent.part, parent.value.size());
+        child.part = child_part(parent);
+        if (!object && child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
+            const auto items = child.part->find("items");
+            const bool every = items != child.part->end() && !items->is_array();
+            child.every_item = every && task_paths::item(child.part, 0) != nullptr ? &*items : nullptr;
+        }
     }
     return child;
 }
@@ -404,13 +436,57 @@ HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
     return v;
 }
 
-/// Whether a string's text is its value: no escape, and plain ASCII (any other byte goes
-/// through nlohmann's parser, which checks the UTF-8).
-HANDOFF_INLINE bool plain_string(std::string_view raw, bool escaped) {
-    if (escaped) {
-        return false;
+/// The length of the well-formed UTF-8 sequence at the start of `s` (its first byte >= 0x80),
+/// or 0: the table nlohmann's parser applies (no overlong form, no surrogate, <= U+10FFFF).
+HANDOFF_INLINE std::size_t utf8_sequence(std::string_view s) noexcept {
+    const auto at = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
+    const unsigned lead = at(0);
+    const auto tail = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(i) >= lo && at(i) <= hi; };
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        return tail(1) ? 1 + 1 : 0;
     }
-    return std::all_of(raw.begin(), raw.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        const bool second = lead == 0xE0 ? tail(1, 0xA0) : lead == 0xED ? tail(1, 0x80, 0x9F) : tail(1);
+        return second && tail(2) ? 3 : 0;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        const bool second = lead == 0xF0 ? tail(1, 0x90) : lead == 0xF4 ? tail(1, 0x80, 0x8F) : tail(1);
+        return second && tail(2) && tail(3) ? 4 : 0;
+    }
+    return 0;
+}
+
+/// The value of a JSON string token (with its quotes) the tokenizer accepted, read directly
+/// where that is simple: UTF-8 checked as nlohmann's parser checks it, the one-letter escapes
+/// decoded. nullopt for a `\u` escape or a byte sequence that is not UTF-8: the parser reads
+/// those (and reports the latter).
+HANDOFF_INLINE std::optional<std::string> string_value(std::string_view raw) {
+    const std::string_view body = raw.substr(1, raw.size() - 2);
+    std::string out;
+    out.reserve(body.size());
+    for (std::size_t i = 0; i < body.size();) {
+        const auto c = static_cast<unsigned char>(body[i]);
+        if (c == '\\') {
+            static constexpr std::string_view from = "\"\\/bfnrt";
+            static constexpr std::string_view to = "\"\\/\b\f\n\r\t";
+            const std::size_t k = from.find(body[i + 1]);
+            if (k == std::string_view::npos) {
+                return std::nullopt; // \u
+            }
+            out += to[k];
+            i += 2;
+        } else if (c < 0x80) {
+            out += body[i++];
+        } else {
+            const std::size_t n = utf8_sequence(body.substr(i));
+            if (n == 0) {
+                return std::nullopt;
+            }
+            out.append(body, i, n);
+            i += n;
+        }
+    }
+    return out;
 }
 
 HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& t) const {
@@ -418,8 +494,10 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
     switch (t.scalar) {
     case scalar_kind::literal: return raw[0] == 'n' ? nlohmann::json(nullptr) : nlohmann::json(raw[0] == 't');
     case scalar_kind::string:
-        if (plain_string(raw, t.escaped) && raw.size() - 2 <= options_.limits.max_string_bytes) {
-            return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+        if (raw.size() - 2 <= options_.limits.max_string_bytes) {
+            if (std::optional<std::string> text = string_value(raw)) {
+                return nlohmann::json(std::move(*text));
+            }
         }
         break;
     case scalar_kind::number:
@@ -428,6 +506,15 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
             std::from_chars(raw.data(), raw.data() + raw.size(), n);
             // nlohmann's parser reads a '-' integer as signed, any other as unsigned.
             return raw[0] == '-' ? nlohmann::json(n) : nlohmann::json(static_cast<std::uint64_t>(n));
+        }
+        if (raw.find_first_of(".eE") != std::string_view::npos) {
+            // nlohmann's parser reads a fraction or an exponent with strtod; both roundings are
+            // correct, so they agree. Out of range, the parser decides.
+            double d = 0;
+            const auto read = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+            if (read.ec == std::errc() && read.ptr == raw.data() + raw.size() && std::isfinite(d)) {
+                return nlohmann::json(d);
+            }
         }
         break;
     }
@@ -440,8 +527,8 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
 
 HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) const {
     const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
-    if (plain_string(raw, t.escaped)) {
-        return std::string(raw.substr(1, raw.size() - 2));
+    if (std::optional<std::string> text = string_value(raw)) {
+        return text;
     }
     json_builder builder(options_.limits);
     if (read_json(raw, builder)) {
@@ -533,6 +620,37 @@ HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
     }
     largest_array(out.partial_result, "/partial_result", out);
     return out;
+}
+
+HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
+    if (verdict_ || unsure_ || !document_ || !envelope_checks_ || seen_ != text_.size() ||
+        seen_ > options_.limits.max_bytes) {
+        return std::nullopt;
+    }
+    // Step 1 must find the JSON text where the stream read it; the tolerances are its own.
+    decode_result located;
+    const auto json_text = locate_json(text_, decode_options{options_.strict, options_.limits}, located);
+    if (!json_text || json_text->data() != text_.data() + where_.json_start() ||
+        json_text->size() != object_end_ + 1 - where_.json_start()) {
+        return std::nullopt;
+    }
+    nlohmann::json doc = std::move(*document_);
+    document_.reset();
+    // Step 2 on the envelope with partial_result set aside: only its kind matters to the rules.
+    nlohmann::json result;
+    const auto at = doc.find("partial_result");
+    if (at != doc.end() && at->is_object()) {
+        result = std::exchange(*at, nlohmann::json::object());
+    }
+    problem_list problems;
+    std::optional<envelope<nlohmann::json>> env = envelope_checker(problems).check(doc);
+    if (!env) {
+        return std::nullopt;
+    }
+    if (env->partial_result) {
+        env->partial_result = std::move(result);
+    }
+    return established_reply{std::move(*env), std::move(located.tolerances), result_valid_};
 }
 
 } // namespace handoff::detail::stream

@@ -5,6 +5,7 @@
 #include <handoff/detail/stream/locator.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/tokenizer.hpp>
+#include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
@@ -44,6 +45,15 @@ struct stream_salvage {
 
 namespace detail::stream {
 
+/// What the streaming check established of a reply whose object closed without a verdict:
+/// steps 1 and 2 passed, with the envelope, the tolerances step 1 records, and whether
+/// partial_result passed the task schema (false when it was not judged).
+struct established_reply {
+    envelope<nlohmann::json> env;
+    std::vector<tolerance> tolerances;
+    bool result_valid = false;
+};
+
 /// The streaming check's state, independent of the task type: the reply so far, a tokenizer
 /// with one frame per open container, and the verdict once one is certain. Every value of the
 /// envelope is checked by envelope_checker itself on a small document holding it, so a
@@ -63,6 +73,12 @@ public:
     /// The complete, passing part of partial_result, when the reply stopped inside the object.
     [[nodiscard]] std::optional<stream_salvage> salvage() const;
 
+    /// Steps 1 and 2 as the stream established them, so that finish() need not read the text
+    /// again: the document it built is handed over (a second call finds none). nullopt
+    /// whenever the stream is not certain they hold exactly as receive would find them (a
+    /// verdict, a layout it does not follow, a cut or over-long reply, a provider's nulls).
+    [[nodiscard]] std::optional<established_reply> take_established();
+
 private:
     /// Which rules apply to the values of one container.
     enum class region : std::uint8_t { envelope_object, envelope_list, task_root, task, unchecked };
@@ -72,11 +88,11 @@ private:
         bool object = true;
         contract::field_list fields;          // envelope_object: its fields
         const nlohmann::json* part = nullptr; // task: the task schema's part for this value
-        std::string pointer;
+        /// task array: the part of every item (a single-schema `items`), found once.
+        const nlohmann::json* every_item = nullptr;
         nlohmann::json value;
-        std::vector<std::string> keys; // decoded, for repeated keys
-        std::string key;               // the member being read
-        std::size_t key_index = 0;     // its row in `fields`
+        std::string key;           // the member being read
+        std::size_t key_index = 0; // its row in `fields`
     };
 
     void byte(char c);
@@ -90,8 +106,10 @@ private:
     void check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
     void check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
 
-    /// Where the child being read sits, and the rules that apply to it.
-    [[nodiscard]] std::string child_pointer(const frame& parent) const;
+    /// Where the child the innermost container is reading sits (built only for a problem).
+    [[nodiscard]] std::string child_pointer() const;
+    /// The task schema's part for the child `parent` is reading, or nullptr.
+    [[nodiscard]] static const nlohmann::json* child_part(const frame& parent);
     [[nodiscard]] frame child_frame(bool object) const;
     /// `v` placed where the child being read sits, in a document holding only what the
     /// envelope's rules about that place read (the status and reason code, for reason_code).
@@ -126,6 +144,12 @@ private:
     std::optional<bool> schema_ok_;
     /// partial_result, once complete (it is moved into the envelope's frame).
     bool result_closed_ = false;
+    /// partial_result passed the task schema (its parts, then result_schema) as it closed.
+    bool result_valid_ = false;
+    /// The whole envelope once it closed with no verdict, until take_established().
+    std::optional<nlohmann::json> document_;
+    /// Where the object closed in the reply (its '}').
+    std::size_t object_end_ = 0;
     bool envelope_checks_ = true;
 };
 
