@@ -31,13 +31,39 @@ HANDOFF_INLINE std::size_t blank_run(std::string_view s) noexcept {
     return n;
 }
 
-/// How many bytes at the start of `s` a string may hold as they are: up to its closing quote,
-/// an escape or a control byte (which must be escaped).
-HANDOFF_INLINE std::size_t plain_run(std::string_view s) noexcept {
+/// How many bytes at the start of `s` are decimal digits.
+HANDOFF_INLINE std::size_t digit_run(std::string_view s) noexcept {
     std::size_t n = 0;
-    while (n < s.size() && s[n] != '"' && s[n] != '\\' && static_cast<unsigned char>(s[n]) >= 0x20) {
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
         ++n;
     }
+    return n;
+}
+
+/// The bytes that end a run of a string's plain bytes: its closing quote, an escape, a
+/// control byte (which must be escaped).
+struct string_stops {
+    bool stop[256] = {};
+    constexpr string_stops() {
+        for (int c = 0; c < 0x20; ++c) {
+            stop[c] = true;
+        }
+        stop[static_cast<unsigned char>('"')] = true;
+        stop[static_cast<unsigned char>('\\')] = true;
+    }
+};
+inline constexpr string_stops string_stop_bytes{};
+
+/// How many bytes at the start of `s` a string may hold as they are; `high` set when one of
+/// them is >= 0x80.
+HANDOFF_INLINE std::size_t plain_run(std::string_view s, bool& high) noexcept {
+    std::size_t n = 0;
+    unsigned any = 0;
+    while (n < s.size() && !string_stop_bytes.stop[static_cast<unsigned char>(s[n])]) {
+        any |= static_cast<unsigned char>(s[n]);
+        ++n;
+    }
+    high = (any & 0x80U) != 0;
     return n;
 }
 
@@ -52,10 +78,15 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 8));
 }
 
+inline constexpr std::size_t initial_text_capacity = 0;
+
 HANDOFF_INLINE void checker::push(std::string_view chunk) {
     const std::size_t limit = options_.limits.max_bytes;
     // One byte past the limit decides the receipt; more would only cost memory.
     const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
+    if (text_.capacity() < initial_text_capacity) {
+        text_.reserve(std::min(keep, initial_text_capacity)); // the first doublings of a reply, at once
+    }
     if (text_.size() < keep) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }
@@ -76,11 +107,16 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         // passed over at once.
         const std::string_view rest = chunk.substr(i, limit - offset);
         const bool opaque = where_.strings_opaque();
+        bool high = false;
         const std::size_t plain = !opaque                     ? 0
-                                  : tokens_.in_plain_string() ? plain_run(rest)
+                                  : tokens_.in_plain_string() ? plain_run(rest, high)
                                   : tokens_.between_tokens()  ? blank_run(rest)
+                                  : tokens_.in_digits()       ? digit_run(rest)
                                                               : 0;
         if (plain > 0) {
+            if (high) {
+                tokens_.saw_high();
+            }
             seen_ += plain;
             i += plain;
             continue;
@@ -101,13 +137,17 @@ HANDOFF_INLINE void checker::byte(char c) {
         }
         return;
     }
-    where_.set_offset(offset);
-    switch (where_.feed(c, tokens_.done())) {
-    case byte_role::prose: return;
-    case byte_role::unsure: unsure_ = true; return;
-    case byte_role::stray_brace: parse_failure(offset, true); return;
-    case byte_role::fence_cut: parse_failure(offset, true, true); return;
-    case byte_role::json: break;
+    // Inside the object with no fence watched for, every byte is JSON and the locator keeps
+    // no state that matters: it is asked again once the object closes.
+    if (!where_.strings_opaque() || tokens_.done()) {
+        where_.set_offset(offset);
+        switch (where_.feed(c, tokens_.done())) {
+        case byte_role::prose: return;
+        case byte_role::unsure: unsure_ = true; return;
+        case byte_role::stray_brace: parse_failure(offset, true); return;
+        case byte_role::fence_cut: parse_failure(offset, true, true); return;
+        case byte_role::json: break;
+        }
     }
     token out[tokenizer::max_tokens_per_byte];
     const std::size_t n = tokens_.feed(c, offset, out);
@@ -227,9 +267,14 @@ HANDOFF_INLINE void checker::key(const token& t) {
     const std::size_t offset = t.end - 1;
     const std::optional<std::string> k = key_text(t);
     frame& f = stack_.back();
-    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items ||
-        f.value.contains(*k)) {
+    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items) {
         parse_failure(offset, false);
+        return;
+    }
+    auto& members = f.value.get_ref<nlohmann::json::object_t&>();
+    f.slot = members.lower_bound(*k);
+    if (f.slot != members.end() && f.slot->first == *k) {
+        parse_failure(offset, false); // a repeated key
         return;
     }
     f.key = std::move(*k);
@@ -259,12 +304,10 @@ HANDOFF_INLINE void checker::scalar(const token& t) {
 }
 
 HANDOFF_INLINE void checker::close(std::size_t offset) {
-    frame f = std::move(stack_.back());
+    result_closed_ = result_closed_ || stack_.back().where == region::task_root;
+    nlohmann::json v = std::move(stack_.back().value);
     stack_.pop_back();
-    if (f.where == region::task_root) {
-        result_closed_ = true;
-    }
-    value_done(std::move(f.value), offset);
+    value_done(std::move(v), offset);
 }
 
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
@@ -302,8 +345,9 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
     }
     frame& into = stack_.back();
     if (into.object) {
-        // The key was judged new when it was read; it is not needed once its value is in.
-        into.value.get_ref<nlohmann::json::object_t&>().emplace(std::move(into.key), std::move(v));
+        // The key was judged new when it was read, and its place found; the members read since
+        // are other frames', so the place still holds. The key is not needed once its value is in.
+        into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key), std::move(v));
     } else {
         into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
     }
@@ -464,9 +508,18 @@ HANDOFF_INLINE std::optional<std::string> string_value(std::string_view raw) {
     const std::string_view body = raw.substr(1, raw.size() - 2);
     std::string out;
     out.reserve(body.size());
-    for (std::size_t i = 0; i < body.size();) {
-        const auto c = static_cast<unsigned char>(body[i]);
-        if (c == '\\') {
+    std::size_t i = 0;
+    while (i < body.size()) {
+        std::size_t ascii = i;
+        while (ascii < body.size() && static_cast<unsigned char>(body[ascii]) < 0x80 && body[ascii] != '\\') {
+            ++ascii;
+        }
+        out.append(body, i, ascii - i);
+        i = ascii;
+        if (i == body.size()) {
+            break;
+        }
+        if (body[i] == '\\') {
             static constexpr std::string_view from = "\"\\/bfnrt";
             static constexpr std::string_view to = "\"\\/\b\f\n\r\t";
             const std::size_t k = from.find(body[i + 1]);
@@ -475,16 +528,14 @@ HANDOFF_INLINE std::optional<std::string> string_value(std::string_view raw) {
             }
             out += to[k];
             i += 2;
-        } else if (c < 0x80) {
-            out += body[i++];
-        } else {
-            const std::size_t n = utf8_sequence(body.substr(i));
-            if (n == 0) {
-                return std::nullopt;
-            }
-            out.append(body, i, n);
-            i += n;
+            continue;
         }
+        const std::size_t n = utf8_sequence(body.substr(i));
+        if (n == 0) {
+            return std::nullopt;
+        }
+        out.append(body, i, n);
+        i += n;
     }
     return out;
 }
@@ -495,6 +546,9 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
     case scalar_kind::literal: return raw[0] == 'n' ? nlohmann::json(nullptr) : nlohmann::json(raw[0] == 't');
     case scalar_kind::string:
         if (raw.size() - 2 <= options_.limits.max_string_bytes) {
+            if (!t.escaped && !t.high) {
+                return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+            }
             if (std::optional<std::string> text = string_value(raw)) {
                 return nlohmann::json(std::move(*text));
             }
@@ -527,6 +581,9 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
 
 HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) const {
     const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    if (!t.escaped && !t.high) {
+        return std::string(raw.substr(1, raw.size() - 2));
+    }
     if (std::optional<std::string> text = string_value(raw)) {
         return text;
     }

@@ -91,7 +91,9 @@ private:
         /// task array: the part of every item (a single-schema `items`), found once.
         const nlohmann::json* every_item = nullptr;
         nlohmann::json value;
-        std::string key;           // the member being read
+        std::string key; // the member being read
+        /// Where that member goes in `value` (found when its key was judged new).
+        nlohmann::json::object_t::iterator slot;
         std::size_t key_index = 0; // its row in `fields`
     };
 
