@@ -331,7 +331,7 @@ TEST_CASE("a brace in the prose after the object is doomed at that brace", "[str
 }
 
 TEST_CASE("nesting past the depth limit is doomed at the bracket that goes too deep", "[stream]") {
-    const std::string text = R"({"partial_result": {"x": )" + std::string(70, '[');
+    const std::string text = R"({"partial_result": {"sections": )" + std::string(70, '[');
     const auto verdict = stream_bytes(sections_receiver(), text);
     REQUIRE(verdict);
     CHECK(verdict->offset == text.find('[') + 62); // the envelope and partial_result are 2 of 64
@@ -499,6 +499,42 @@ TEST_CASE("partial_result's schema leaves out the parts its items passed, unless
     text.replace(text.find("\"SKU-0003\""), 10, "17");
     CHECK(stream_bytes(r, text).has_value());
     CHECK(finish_is_receive(r, text));
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("an unknown key of a closed task object is doomed at the key's closing quote", "[stream]") {
+    const std::string run = read_fixture("worked_example/run1_token_cap.json");
+    // In an array item: the item's own part is closed (additionalProperties false).
+    std::string text = run;
+    text.insert(text.find("\"name\": \"Standing desk\""), "\"colour\": \"oak\", ");
+    auto verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"colour\""));
+    CHECK(verdict->what.step == handoff::step::task_schema);
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(records_receiver(), text, 2).empty());
+    // In partial_result itself.
+    text = run;
+    text.insert(text.find("\"records\""), "\"notes\": [], ");
+    verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"notes\""));
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    // Where patternProperties could admit the key, or the object is open, nothing is concluded
+    // at the key.
+    nlohmann::json patterned = handoff_test::records_schema();
+    patterned["properties"]["records"]["items"]["patternProperties"] = {{"^col", true}};
+    const handoff::receiver<> admitting(patterned);
+    text = run;
+    text.insert(text.find("\"name\": \"Standing desk\""), "\"colour\": \"oak\", ");
+    CHECK_FALSE(stream_bytes(admitting, text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(admitting, text, 2).empty());
+    nlohmann::json open = handoff_test::records_schema();
+    open["properties"]["records"]["items"].erase("additionalProperties");
+    CHECK_FALSE(stream_bytes(handoff::receiver<>(open), text).has_value());
 }
 
 } // namespace test_stream_check

@@ -278,12 +278,36 @@ HANDOFF_INLINE void checker::key(const token& t) {
         return;
     }
     f.key = std::move(*k);
+    if (f.where == region::task_root || f.where == region::task) {
+        if (paths_ && schema_ok_ != false && task_paths::closed_to(f.part, f.key)) {
+            unknown_task_member(offset);
+        }
+        return;
+    }
     if (f.where != region::envelope_object) {
         return;
     }
     f.key_index = f.fields.index_of(f.key);
     if (envelope_checks_ && f.key_index == f.fields.size()) {
         envelope_failure(probe(nullptr), child_pointer(), offset);
+    }
+}
+
+HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
+    const frame& f = stack_.back();
+    const compiled_schema* schema = f.where == region::task_root ? &paths_->root_schema() : paths_->compiled(f.part);
+    if (schema == nullptr) {
+        return;
+    }
+    // The object's own part judges an object holding only the key: its additionalProperties
+    // problem is the one the whole schema reports for the key, wherever the object sits.
+    nlohmann::json alone = nlohmann::json::object();
+    alone[f.key] = nullptr;
+    for (problem& p : schema->validate(alone, child_pointer(stack_.size() - 1), step::task_schema)) {
+        if (p.message.find("(additionalProperties is false)") != std::string::npos) {
+            doom(std::move(p), offset);
+            return;
+        }
     }
 }
 
@@ -409,9 +433,10 @@ HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohman
     }
 }
 
-HANDOFF_INLINE std::string checker::child_pointer() const {
+HANDOFF_INLINE std::string checker::child_pointer(std::size_t frames) const {
     std::string pointer;
-    for (const frame& f : stack_) {
+    for (std::size_t i = 0; i < frames && i < stack_.size(); ++i) {
+        const frame& f = stack_[i];
         if (f.object) {
             append_pointer_token(pointer, f.key);
         } else {

@@ -108,8 +108,12 @@ private:
     void check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
     void check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
 
-    /// Where the child the innermost container is reading sits (built only for a problem).
-    [[nodiscard]] std::string child_pointer() const;
+    /// Where the child the innermost container is reading sits (built only for a problem);
+    /// with `frames`, the child the frames-th container is reading (its own pointer: size - 1).
+    [[nodiscard]] std::string child_pointer(std::size_t frames = static_cast<std::size_t>(-1)) const;
+    /// The key just read is one the task schema's closed object never admits: the verdict
+    /// now, with the problem the task schema reports for it.
+    void unknown_task_member(std::size_t offset);
     /// The task schema's part for the child `parent` is reading, or nullptr.
     [[nodiscard]] static const nlohmann::json* child_part(const frame& parent);
     [[nodiscard]] frame child_frame(bool object) const;

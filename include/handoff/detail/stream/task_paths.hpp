@@ -60,6 +60,21 @@ public:
         return extra_members(*parent);
     }
 
+    /// Whether an object `part` applies to fails whatever member `key` holds: `part` says
+    /// "additionalProperties": false and neither its `properties` nor any `patternProperties`
+    /// admits the key (no other keyword of the same schema can admit what that one refuses).
+    [[nodiscard]] static bool closed_to(const nlohmann::json* part, std::string_view key) {
+        if (!followable(part) || part->contains("patternProperties")) {
+            return false;
+        }
+        const auto extra = part->find("additionalProperties");
+        if (extra == part->end() || !extra->is_boolean() || extra->get<bool>()) {
+            return false;
+        }
+        const auto props = part->find("properties");
+        return props == part->end() || !props->is_object() || props->find(key) == props->end();
+    }
+
     /// The part that applies to item `index` of an array that `parent` applies to, or nullptr.
     [[nodiscard]] static const nlohmann::json* item(const nlohmann::json* parent, std::size_t index) {
         if (!followable(parent) || parent->contains("prefixItems")) {
