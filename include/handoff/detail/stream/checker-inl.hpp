@@ -279,7 +279,9 @@ HANDOFF_INLINE void checker::key(const token& t) {
     }
     f.key = std::move(*k);
     if (f.where == region::task_root || f.where == region::task) {
-        if (paths_ && schema_ok_ != false && task_paths::closed_to(f.part, f.key)) {
+        // A key whose bit is among the names' is most likely one of them: it is left to the
+        // object's end (a verdict is only ever given where it is certain).
+        if (f.closed && schema_ok_ != false && (f.named_mask & task_paths::name_bit(f.key)) == 0) {
             unknown_task_member(offset);
         }
         return;
@@ -470,16 +472,26 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
             child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
             child.fields = rule.members;
             child.part = paths_ ? paths_->root() : nullptr;
+            child.closed = child.where == region::task_root && task_paths::closed(child.part);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
         } else if (rule.type == contract::json_type::array && !object) {
             child.where = region::envelope_list;
         }
     } else if (parent.where == region::task_root || parent.where == region::task) {
         child.where = region::task;
         child.part = child_part(parent);
-        if (!object && child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
+        if (object && !parent.object && parent.every_item != nullptr) {
+            child.closed = parent.closed;
+            child.named_mask = parent.named_mask;
+        } else if (object) {
+            child.closed = task_paths::closed(child.part);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
+        } else if (child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
             const auto items = child.part->find("items");
             const bool every = items != child.part->end() && !items->is_array();
             child.every_item = every && task_paths::item(child.part, 0) != nullptr ? &*items : nullptr;
+            child.closed = child.every_item != nullptr && task_paths::closed(child.every_item);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.every_item)) : 0;
         }
     }
     return child;

@@ -90,6 +90,10 @@ private:
         const nlohmann::json* part = nullptr; // task: the task schema's part for this value
         /// task array: the part of every item (a single-schema `items`), found once.
         const nlohmann::json* every_item = nullptr;
+        /// task object: its part admits only the keys its `properties` names; task
+        /// array: the same of `every_item`, found once for all the items.
+        bool closed = false;
+        std::uint64_t named_mask = 0; // task_paths::name_mask of those names
         nlohmann::json value;
         std::string key; // the member being read
         /// Where that member goes in `value` (found when its key was judged new).

@@ -9,6 +9,7 @@
 
 #include <algorithm>     // any_of
 #include <cstddef>       // size_t
+#include <cstdint>       // uint64_t
 #include <memory>        // shared_ptr
 #include <mutex>         // mutex, lock_guard
 #include <optional>      // optional
@@ -60,19 +61,41 @@ public:
         return extra_members(*parent);
     }
 
-    /// Whether an object `part` applies to fails whatever member `key` holds: `part` says
-    /// "additionalProperties": false and neither its `properties` nor any `patternProperties`
-    /// admits the key (no other keyword of the same schema can admit what that one refuses).
-    [[nodiscard]] static bool closed_to(const nlohmann::json* part, std::string_view key) {
+    /// Whether `part` is a closed object schema: "additionalProperties": false and no
+    /// `patternProperties`, so that an object it applies to fails whatever a member its
+    /// `properties` does not name holds (no other keyword of the same schema can admit what
+    /// that one refuses).
+    [[nodiscard]] static bool closed(const nlohmann::json* part) {
         if (!followable(part) || part->contains("patternProperties")) {
             return false;
         }
         const auto extra = part->find("additionalProperties");
-        if (extra == part->end() || !extra->is_boolean() || extra->get<bool>()) {
-            return false;
-        }
+        return extra != part->end() && extra->is_boolean() && !extra->get<bool>();
+    }
+
+    /// The `properties` object of `part`, or nullptr.
+    [[nodiscard]] static const nlohmann::json* properties(const nlohmann::json* part) {
         const auto props = part->find("properties");
-        return props == part->end() || !props->is_object() || props->find(key) == props->end();
+        return props != part->end() && props->is_object() ? &*props : nullptr;
+    }
+
+    /// A key's bit in a name_mask: from its length and its first and last bytes.
+    [[nodiscard]] static std::uint64_t name_bit(std::string_view key) noexcept {
+        const unsigned first = key.empty() ? 0U : static_cast<unsigned char>(key.front());
+        const unsigned last = key.empty() ? 0U : static_cast<unsigned char>(key.back());
+        return std::uint64_t{1} << ((key.size() * 31U + first * 7U + last) % 64U);
+    }
+
+    /// The bits of the names of `properties` (nullptr: none): a key whose bit is not among
+    /// them is certainly not one of the names, so the common case needs no lookup.
+    [[nodiscard]] static std::uint64_t name_mask(const nlohmann::json* properties) {
+        std::uint64_t mask = 0;
+        if (properties != nullptr) {
+            for (const auto& p : properties->items()) {
+                mask |= name_bit(p.key());
+            }
+        }
+        return mask;
     }
 
     /// The part that applies to item `index` of an array that `parent` applies to, or nullptr.
