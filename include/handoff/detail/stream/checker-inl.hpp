@@ -265,7 +265,7 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
 
 HANDOFF_INLINE void checker::key(const token& t) {
     const std::size_t offset = t.end - 1;
-    const std::optional<std::string> k = key_text(t);
+    std::optional<std::string> k = key_text(t);
     frame& f = stack_.back();
     if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items) {
         parse_failure(offset, false);

@@ -81,8 +81,8 @@ public:
 
     /// A key's bit in a name_mask: from its length and its first and last bytes.
     [[nodiscard]] static std::uint64_t name_bit(std::string_view key) noexcept {
-        const unsigned first = key.empty() ? 0U : static_cast<unsigned char>(key.front());
-        const unsigned last = key.empty() ? 0U : static_cast<unsigned char>(key.back());
+        const std::size_t first = key.empty() ? 0U : static_cast<unsigned char>(key.front());
+        const std::size_t last = key.empty() ? 0U : static_cast<unsigned char>(key.back());
         return std::uint64_t{1} << ((key.size() * 31U + first * 7U + last) % 64U);
     }
 
@@ -273,7 +273,7 @@ private:
                 if (!member.value().is_string()) {
                     return false;
                 }
-                const std::string& ref = member.value().get_ref<const std::string&>();
+                const auto& ref = member.value().get_ref<const std::string&>();
                 // A percent-escaped pointer is judged unsafe rather than decoded.
                 if (ref.compare(0, 2, "#/") != 0 || ref.find('%') != std::string::npos) {
                     return false;
