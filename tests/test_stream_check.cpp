@@ -538,3 +538,18 @@ TEST_CASE("an unknown key of a closed task object is doomed at the key's closing
 }
 
 } // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a strict receiver's reply followed by whitespace is finished on what the stream built", "[stream]") {
+    handoff::receiver_options strict;
+    strict.strict = true;
+    const handoff::receiver<> r(handoff_test::records_schema(), strict);
+    const std::string text = "  " + read_fixture("worked_example/run2_time_cap.json") + "\n\n";
+    CHECK(pushed(r, text).take_established().has_value());
+    CHECK(finish_is_receive(r, text));
+    CHECK_FALSE(pushed(r, text + "x").take_established().has_value());
+    CHECK(finish_is_receive(r, text + "x"));
+}
+
+} // namespace test_stream_check

@@ -724,8 +724,10 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
     // Step 1 must find the JSON text where the stream read it; the tolerances are its own.
     decode_result located;
     const auto json_text = locate_json(text_, decode_options{options_.strict, options_.limits}, located);
-    if (!json_text || json_text->data() != text_.data() + where_.json_start() ||
-        json_text->size() != object_end_ + 1 - where_.json_start()) {
+    // (Strict, the JSON text is the whole reply: whitespace may follow the object.)
+    const std::size_t object_size = object_end_ + 1 - where_.json_start();
+    if (!json_text || json_text->data() != text_.data() + where_.json_start() || json_text->size() < object_size ||
+        !is_blank(json_text->substr(object_size))) {
         return std::nullopt;
     }
     nlohmann::json doc = std::move(*document_);
