@@ -6,6 +6,7 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/envelope/reader.hpp>
 #include <handoff/detail/json/builder.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
@@ -250,6 +251,9 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     }
     ++values_;
     frame child = child_frame(object);
+    if (child.where == region::task_root && stack_.size() == 1) {
+        result_start_ = offset;
+    }
     // A container where the contract wants a scalar (or the other container) is wrong
     // whatever it holds: the message names only its kind.
     const bool wrong_kind =
@@ -330,7 +334,10 @@ HANDOFF_INLINE void checker::scalar(const token& t) {
 }
 
 HANDOFF_INLINE void checker::close(std::size_t offset) {
-    result_closed_ = result_closed_ || stack_.back().where == region::task_root;
+    if (stack_.back().where == region::task_root && stack_.size() == 2) {
+        result_closed_ = true;
+        result_end_ = offset;
+    }
     nlohmann::json v = std::move(stack_.back().value);
     stack_.pop_back();
     value_done(std::move(v), offset);
@@ -738,8 +745,25 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
     if (at != doc.end() && at->is_object()) {
         result = std::exchange(*at, nlohmann::json::object());
     }
+    // Read by the one-pass reader receive uses, from the object's text with partial_result
+    // (already in the document) written `{}`; at its first doubt, the diagnosing checker reads
+    // the document.
+    const std::string_view object = json_text->substr(0, object_size);
+    std::optional<envelope<nlohmann::json>> env;
+    if (result_end_ > result_start_ && !result.is_null()) {
+        const std::size_t from = result_start_ - where_.json_start();
+        const std::size_t to = result_end_ + 1 - where_.json_start();
+        std::string outline;
+        outline.reserve(object.size() - (to - from) + 2);
+        outline.append(object.substr(0, from)).append("{}").append(object.substr(to));
+        env = read_envelope(outline, options_.limits);
+    } else {
+        env = read_envelope(object, options_.limits);
+    }
     problem_list problems;
-    std::optional<envelope<nlohmann::json>> env = envelope_checker(problems).check(doc);
+    if (!env) {
+        env = envelope_checker(problems).check(doc);
+    }
     if (!env) {
         return std::nullopt;
     }

@@ -158,8 +158,10 @@ private:
     bool result_valid_ = false;
     /// The whole envelope once it closed with no verdict, until take_established().
     std::optional<nlohmann::json> document_;
-    /// Where the object closed in the reply (its '}').
+    /// Where the object closed in the reply (its '}'), and partial_result's object within it.
     std::size_t object_end_ = 0;
+    std::size_t result_start_ = 0;
+    std::size_t result_end_ = 0;
     bool envelope_checks_ = true;
 };
 
