@@ -113,7 +113,7 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
                                   : tokens_.in_plain_string() ? plain_run(rest, high)
                                   : tokens_.between_tokens()  ? blank_run(rest)
                                   : tokens_.in_digits()       ? digit_run(rest)
-                                                              : 0;
+                                                              : tokens_.literal_run(rest);
         if (plain > 0) {
             if (high) {
                 tokens_.saw_high();

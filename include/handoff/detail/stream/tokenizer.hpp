@@ -66,6 +66,19 @@ public:
     [[nodiscard]] bool in_digits() const noexcept {
         return state_ == state::integer || state_ == state::fraction || state_ == state::exponent;
     }
+    /// Inside a literal (true, false, null): passes over the bytes at the start of `s` that
+    /// continue it, all but its last (whose byte completes the token); returns how many.
+    std::size_t literal_run(std::string_view s) noexcept {
+        if (state_ != state::literal) {
+            return 0;
+        }
+        std::size_t n = 0;
+        while (n < s.size() && literal_at_ + 1 < literal_.size() && s[n] == literal_[literal_at_]) {
+            ++literal_at_;
+            ++n;
+        }
+        return n;
+    }
     /// Bytes of the open string were passed over (in_plain_string) and one was >= 0x80.
     void saw_high() noexcept { high_ = true; }
     /// Between tokens (no string, number or literal open): whitespace changes nothing.
