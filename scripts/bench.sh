@@ -4,7 +4,8 @@
 # handoff's receive side by side with the naive stack (nlohmann + valijson), Python jsonschema
 # and fastjsonschema, and AJV, interleaved, in one run; then handoff against AJV on the schema
 # kits (Pydantic-shaped, 2020-12 tuples, unevaluatedProperties); then measures what including
-# each public header costs to compile. Prints figures; never fails on time, but fails when the
+# each public header costs to compile; and what checking a reply as it streams costs against
+# receive, and saves on replies that go wrong (handoff_bench_stream). Prints figures; never fails on time, but fails when the
 # contestants' verdicts differ (run_bench.py compares them before timing anything).
 #
 #   scripts/bench.sh             20k envelopes per size, 5 rounds in process, 5 whole-process
@@ -85,7 +86,7 @@ banner "build (Release, $dir)"
 cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release \
   -DHANDOFF_BUILD_BENCHMARKS=ON -DHANDOFF_BUILD_EXAMPLES=ON -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_INSTALL=OFF \
   -DHANDOFF_BENCH_CORPUS_DIR="$dir/bench-corpus" >/dev/null
-cmake --build "$dir" -j"$jobs" --target handoff-check handoff_bench_compare handoff_bench_steps
+cmake --build "$dir" -j"$jobs" --target handoff-check handoff_bench_compare handoff_bench_steps handoff_bench_stream
 
 # --- 4. The corpus (deterministic: regenerated only when the count changes) ---------------
 banner "corpus"

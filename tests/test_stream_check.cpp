@@ -331,7 +331,7 @@ TEST_CASE("a brace in the prose after the object is doomed at that brace", "[str
 }
 
 TEST_CASE("nesting past the depth limit is doomed at the bracket that goes too deep", "[stream]") {
-    const std::string text = R"({"partial_result": {"x": )" + std::string(70, '[');
+    const std::string text = R"({"partial_result": {"sections": )" + std::string(70, '[');
     const auto verdict = stream_bytes(sections_receiver(), text);
     REQUIRE(verdict);
     CHECK(verdict->offset == text.find('[') + 62); // the envelope and partial_result are 2 of 64
@@ -387,6 +387,169 @@ TEST_CASE("a reply whose object closed, or cut before partial_result, has no sal
     handoff::stream_check<> early(records_receiver());
     early.push(R"({"status": "capped", "reason_code": "TOKEN_CAP", )");
     CHECK_FALSE(early.salvage());
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+namespace {
+
+/// The checker of `r` after `text` pushed in 32-byte chunks.
+handoff::detail::stream::checker pushed(const handoff::receiver<>& r, const std::string& text) {
+    handoff::detail::stream::checker state(r.options(), r.task_schema() ? &*r.task_schema() : nullptr);
+    for (std::size_t at = 0; at < text.size(); at += 32) {
+        state.push(std::string_view(text).substr(at, 32));
+    }
+    return state;
+}
+
+/// Whether finish() on `text` returns receive's receipt, partial_result included.
+bool finish_is_receive(const handoff::receiver<>& r, const std::string& text) {
+    handoff::stream_check<> check(r);
+    for (std::size_t at = 0; at < text.size(); at += 32) {
+        check.push(std::string_view(text).substr(at, 32));
+    }
+    const auto streamed = check.finish();
+    const auto whole = r.receive(text);
+    const auto result = [](const handoff::receipt<>& receipt) {
+        return receipt.envelope && receipt.envelope->partial_result ? *receipt.envelope->partial_result
+                                                                    : nlohmann::json();
+    };
+    return handoff::to_json(streamed) == handoff::to_json(whole) && result(streamed) == result(whole) &&
+           handoff::to_json(check.finish()) == handoff::to_json(whole); // again, from the text
+}
+
+} // namespace
+
+TEST_CASE("finish() builds on the envelope the stream established, and only where it is certain", "[stream]") {
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    auto state = pushed(records_receiver(), text);
+    const auto reply = state.take_established();
+    REQUIRE(reply.has_value());
+    CHECK(reply->result_valid);
+    CHECK(reply->env.partial_result == records_receiver().receive(text).envelope->partial_result);
+    CHECK_FALSE(state.take_established().has_value()); // the document was handed over
+    CHECK(finish_is_receive(records_receiver(), text));
+
+    const std::string fenced = "Here it is:\n```json\n" + text + "\n```\nDone.";
+    CHECK(pushed(records_receiver(), fenced).take_established().has_value());
+    CHECK(finish_is_receive(records_receiver(), fenced));
+
+    // Cut, doomed, or read under a provider schema: the text is received whole.
+    CHECK_FALSE(pushed(records_receiver(), text.substr(0, text.size() / 2)).take_established().has_value());
+    std::string wrong = text;
+    wrong.replace(wrong.find("\"capped\""), 8, "\"okay\"");
+    CHECK_FALSE(pushed(records_receiver(), wrong).take_established().has_value());
+    CHECK(finish_is_receive(records_receiver(), wrong));
+    handoff::receiver_options from_openai;
+    from_openai.from = handoff::provider::openai;
+    const handoff::receiver<> nulls(handoff_test::records_schema(), from_openai);
+    CHECK_FALSE(pushed(nulls, text).take_established().has_value());
+    CHECK(finish_is_receive(nulls, text));
+}
+
+TEST_CASE("finish() on what the stream established runs the semantic checks receive runs", "[stream]") {
+    const handoff::receiver<> invoices = handoff_test::invoice_receiver();
+    std::size_t established = 0;
+    for (const std::string& path : files_in("replies")) {
+        const std::string text = handoff_test::read_file(path);
+        INFO(path);
+        established += pushed(invoices, text).take_established() ? 1U : 0U;
+        CHECK(finish_is_receive(invoices, text));
+        handoff::stream_check<> check(invoices);
+        check.push(text);
+        CHECK(handoff::to_json(check.finish({}, "ACME Corp, invoice 7")) ==
+              handoff::to_json(invoices.receive(text, "ACME Corp, invoice 7")));
+    }
+    CHECK(established > 0);
+}
+
+TEST_CASE("strings and numbers the stream reads itself are the values nlohmann's parser reads", "[stream]") {
+    const std::string head = R"({"status": "ok", "partial_result": {"records": [{"id": )";
+    const std::string tail = R"(, "name": "n", "price": 1.5, "currency": "EUR", "sku": "SKU-0001"}]},
+        "schema_ok": true, "coverage": {"items_expected": 1, "items_completed": 1, "unit": "records", "fraction": 1.0}})";
+    for (const std::string id : {R"("caf\u00e9 \ud83d\ude00")", "\"caf\xC3\xA9 \xF0\x9F\x98\x80 \xE2\x82\xAC\"",
+                                 R"("say \"hi\"\n\t\/\\ \b\f\r")", "\"over\xC0\xAFlong\"", "\"lone \xED\xA0\x80\"",
+                                 "\"past \xF4\x90\x80\x80\"", "\"cut \xE2\x82\""}) {
+        INFO(id);
+        CHECK(finish_is_receive(records_receiver(), head + id + tail));
+    }
+    std::string priced = head + "\"p\"" + tail;
+    for (const std::string price : {"0.1", "-0.0", "1e2", "39.900000000000006", "2.2250738585072014e-308", "4.9e-324",
+                                    "1e-400", "1e400", "123456789012345678901"}) {
+        INFO(price);
+        std::string text = priced;
+        text.replace(text.find("1.5"), 3, price);
+        CHECK(finish_is_receive(records_receiver(), text));
+    }
+}
+
+TEST_CASE("partial_result's schema leaves out the parts its items passed, unless a reference reaches one", "[stream]") {
+    const handoff::compiled_schema plain = handoff::compiled_schema::from_json(handoff_test::records_schema());
+    const handoff::detail::stream::task_paths paths(plain);
+    CHECK(&paths.result_schema() != &paths.root_schema());
+    nlohmann::json referring = handoff_test::records_schema();
+    referring["properties"]["also"] = {{"$ref", "#/properties/records/items"}};
+    const handoff::detail::stream::task_paths whole(handoff::compiled_schema::from_json(referring));
+    CHECK(&whole.result_schema() == &whole.root_schema());
+    // Either way a record that fails dooms the reply, and finish() is receive.
+    const handoff::receiver<> r(referring);
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    CHECK(finish_is_receive(r, text));
+    text.replace(text.find("\"SKU-0003\""), 10, "17");
+    CHECK(stream_bytes(r, text).has_value());
+    CHECK(finish_is_receive(r, text));
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("an unknown key of a closed task object is doomed at the key's closing quote", "[stream]") {
+    const std::string run = read_fixture("worked_example/run1_token_cap.json");
+    // In an array item: the item's own part is closed (additionalProperties false).
+    std::string text = run;
+    text.insert(text.find("\"name\": \"Standing desk\""), "\"colour\": \"oak\", ");
+    auto verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"colour\""));
+    CHECK(verdict->what.step == handoff::step::task_schema);
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(records_receiver(), text, 2).empty());
+    // In partial_result itself.
+    text = run;
+    text.insert(text.find("\"records\""), "\"notes\": [], ");
+    verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"notes\""));
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    // Where patternProperties could admit the key, or the object is open, nothing is concluded
+    // at the key.
+    nlohmann::json patterned = handoff_test::records_schema();
+    patterned["properties"]["records"]["items"]["patternProperties"] = {{"^col", true}};
+    const handoff::receiver<> admitting(patterned);
+    text = run;
+    text.insert(text.find("\"name\": \"Standing desk\""), "\"colour\": \"oak\", ");
+    CHECK_FALSE(stream_bytes(admitting, text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(admitting, text, 2).empty());
+    nlohmann::json open = handoff_test::records_schema();
+    open["properties"]["records"]["items"].erase("additionalProperties");
+    CHECK_FALSE(stream_bytes(handoff::receiver<>(open), text).has_value());
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a strict receiver's reply followed by whitespace is finished on what the stream built", "[stream]") {
+    handoff::receiver_options strict;
+    strict.strict = true;
+    const handoff::receiver<> r(handoff_test::records_schema(), strict);
+    const std::string text = "  " + read_fixture("worked_example/run2_time_cap.json") + "\n\n";
+    CHECK(pushed(r, text).take_established().has_value());
+    CHECK(finish_is_receive(r, text));
+    CHECK_FALSE(pushed(r, text + "x").take_established().has_value());
+    CHECK(finish_is_receive(r, text + "x"));
 }
 
 } // namespace test_stream_check

@@ -22,6 +22,9 @@
 
 namespace handoff {
 
+template <class Task>
+class stream_check;
+
 /// Runs the five steps (parse, envelope, task, coverage, route) on untrusted text. Built once per
 /// task schema (compiled once); `receive` is const, never throws for any input, and may be
 /// called from many threads. Only the conversion to Task and the semantic checks depend on
@@ -63,10 +66,18 @@ public:
     }
 
 private:
+    /// finish() hands over the envelope the stream established (steps 1 and 2) to the steps after.
+    friend class stream_check<Task>;
+
+    /// Steps 3 to 5 and the semantic checks on an envelope that passed steps 1 and 2, with the
+    /// receipt they filled. `validated`: partial_result is known to pass the task schema.
+    receipt<Task> after_envelope(envelope<nlohmann::json>&& env, receipt<nlohmann::json>&& out, bool validated,
+                                 const attempt_context& context, std::string_view source_text) const;
+
     /// Step 3: anything but a validated, converted result is treated as absent; schema_ok says which.
-    std::optional<Task> step_task(envelope<nlohmann::json>& env, receipt<nlohmann::json>& out) const {
+    std::optional<Task> step_task(envelope<nlohmann::json>& env, receipt<nlohmann::json>& out, bool validated) const {
         std::optional<Task> task;
-        if (steps_.task_fits(env, out)) {
+        if (steps_.task_fits(env, out, validated)) {
             task = convert(env, out.problems);
         }
         out.schema_ok = task.has_value();
@@ -178,12 +189,19 @@ receipt<Task> receiver<Task>::receive(std::string_view text, const attempt_conte
     if (!env) {
         return to_task_receipt(std::move(out), std::nullopt); // a contract failure of step 1 or 2
     }
-    std::optional<Task> task = step_task(*env, out);
-    steps_.step_coverage(*env, out);
-    const bool semantic_ok = check_semantics(*env, task, source_text, out);
-    steps_.step_route(*env, out.schema_ok && semantic_ok, context, out);
-    const bool discard = !semantic_ok && env->status == status::capped;
-    envelope<Task> checked = to_task_envelope(std::move(*env), std::move(task));
+    return after_envelope(std::move(*env), std::move(out), false, context, source_text);
+}
+
+template <class Task>
+receipt<Task> receiver<Task>::after_envelope(envelope<nlohmann::json>&& env, receipt<nlohmann::json>&& out,
+                                             bool validated, const attempt_context& context,
+                                             std::string_view source_text) const {
+    std::optional<Task> task = step_task(env, out, validated);
+    steps_.step_coverage(env, out);
+    const bool semantic_ok = check_semantics(env, task, source_text, out);
+    steps_.step_route(env, out.schema_ok && semantic_ok, context, out);
+    const bool discard = !semantic_ok && env.status == status::capped;
+    envelope<Task> checked = to_task_envelope(std::move(env), std::move(task));
     if (discard) {
         checked.partial_result.reset(); // schema_ok stays true: the shape was right
     }

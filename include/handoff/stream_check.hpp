@@ -24,6 +24,7 @@
 #include <cstddef>     // size_t
 #include <optional>    // optional
 #include <string_view> // string_view
+#include <utility>     // move
 
 namespace handoff {
 
@@ -42,8 +43,16 @@ public:
 
     [[nodiscard]] std::size_t bytes_seen() const noexcept { return state_.bytes_seen(); }
 
-    /// The receipt of the whole text pushed, exactly as receiver::receive returns it.
-    [[nodiscard]] receipt<Task> finish(const attempt_context& context = {}, std::string_view source_text = {}) const {
+    /// The receipt of the whole text pushed, exactly as receiver::receive returns it. Where
+    /// the stream established steps 1 and 2 (and judged partial_result), the steps after them
+    /// run on what it built; otherwise, and on a second call, the text is received whole.
+    [[nodiscard]] receipt<Task> finish(const attempt_context& context = {}, std::string_view source_text = {}) {
+        if (std::optional<detail::stream::established_reply> reply = state_.take_established()) {
+            receipt<nlohmann::json> out;
+            out.tolerances = std::move(reply->tolerances);
+            return receiver_->after_envelope(std::move(reply->env), std::move(out), reply->result_valid, context,
+                                             source_text);
+        }
         return receiver_->receive(state_.text(), context, source_text);
     }
 

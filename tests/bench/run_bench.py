@@ -17,6 +17,10 @@ In one run, on the same corpus (tests/bench/make_corpus.py):
 3. Schema kits: handoff against AJV (Ajv2020) on task schemas as today's generators write them
    (make_corpus.py's kits: Pydantic-shaped, 2020-12 tuples, unevaluatedProperties), each with
    its own corpus, in process and as whole processes.
+4. Streaming: handoff_bench_stream on the worked example and on the first envelopes of each
+   corpus and kit: a complete reply pushed through stream_check in chunks and finished against
+   receive, and on replies that go wrong the bytes read before the verdict (the generation an
+   early stop saves).
 
 Before anything is timed, every contestant's verdict on every envelope it checks (the step that
 found the first problem, or none) is compared with handoff's: if any differs, the run stops with
@@ -336,6 +340,46 @@ def schema_kit_lines(rows, rounds, process_rounds):
     return lines
 
 
+def streaming(args, manifest):
+    """handoff_bench_stream's figures (JSON) on the worked example, the corpus and the kits."""
+    program = os.path.join(args.build, "tests", "bench", "handoff_bench_stream")
+    argv = [program, "--json", "--count", str(args.stream_count), "--rounds", str(args.rounds)]
+    task_schema = os.path.join(args.corpus, "task.schema.json")
+    for size in SIZES:
+        argv += ["--corpus", "%s=%s:%s" % (size, os.path.join(args.corpus, size + ".jsonl"), task_schema)]
+    for kit, info in sorted(manifest.get("kits", {}).items()):
+        argv += ["--corpus", "kit %s=%s:%s" % (kit, os.path.join(args.corpus, info["file"]),
+                                               os.path.join(args.corpus, info["schema"]))]
+    log("streaming: %s" % " ".join(argv[:6]))
+    return json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
+
+
+def streaming_lines(figures):
+    if not figures:
+        return []
+    lines = ["", "**Streaming** (`stream_check`, handoff_bench_stream): a complete reply pushed in %d-byte chunks "
+             "and finished, against `receive` on the whole text (CPU microseconds per reply, median of %d "
+             "interleaved passes; the ratio is the median of the per-pass ratios):" % (figures["chunk"],
+                                                                                    figures["rounds"]), ""]
+    lines.append("| replies | count | mean bytes | receive | stream + finish | ratio |")
+    lines.append("|---|---:|---:|---:|---:|---:|")
+    for row in figures["complete"]:
+        lines.append("| %s | %d | %d | %s | %s | %.2fx |" % (row["name"], row["replies"], row["mean_bytes"],
+                                                              fmt_us(row["receive_us"]), fmt_us(row["stream_us"]),
+                                                              row["ratio"]))
+    lines += ["", "Replies that go wrong, pushed until the verdict: the bytes read before it against the whole "
+              "reply (means; the output an early stop saves generating), and the CPU time to the verdict against "
+              "`receive` on the whole text. The first rows change one thing in a 400-record reply; the corpus rows "
+              "are each corpus's envelopes that fail steps 1 to 3 (a coverage failure is not streamed):", ""]
+    lines.append("| replies | count | doomed | mean bytes | read before the verdict | saved | to the verdict | receive |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for row in figures["wrong"]:
+        lines.append("| %s | %d | %d | %d | %d | %.1f%% | %s | %s |" % (
+            row["name"], row["replies"], row["doomed"], row["mean_bytes"], row["mean_read"], row["saved_percent"],
+            fmt_us(row["stream_us"]), fmt_us(row["receive_us"])))
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description="handoff's side-by-side benchmark")
     ap.add_argument("--build", required=True, help="the CMake build directory (Release, benchmarks on)")
@@ -350,6 +394,8 @@ def main():
     ap.add_argument("--node", default="node")
     ap.add_argument("--skip-process", action="store_true", help="only the in-process comparison")
     ap.add_argument("--kits-only", action="store_true", help="only the schema kits (handoff against AJV)")
+    ap.add_argument("--stream-count", type=int, default=2000,
+                    help="envelopes of each corpus the streaming figures read (2000)")
     args = ap.parse_args()
 
     envelope_schema = os.path.join(ROOT, "schemas", "envelope.schema.json")
@@ -477,6 +523,7 @@ def main():
     else:
         keyword_rows = []
     kit_rows = schema_kits(args, compare, check, ajv, node_env, envelope_schema, manifest)
+    stream_figures = streaming(args, manifest)
     load_after = os.getloadavg()
 
     # --- report -----------------------------------------------------------------------------
@@ -543,6 +590,7 @@ def main():
                 row["large"][1] / 1024))
     lines.extend(keyword_cost_lines(keyword_rows, args.process_rounds))
     lines.extend(schema_kit_lines(kit_rows, args.rounds, args.process_rounds))
+    lines.extend(streaming_lines(stream_figures))
     lines.append("")
     lines.append("Versions: %s; Python %s, jsonschema %s, fastjsonschema %s; Node.js %s, ajv %s." % (
         version_of(["c++", "--version"]), version_of([args.python, "-c", "import sys; print(sys.version.split()[0])"]),
@@ -556,7 +604,7 @@ def main():
         f.write(report)
     with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
         json.dump({"medians_cpu_us": medians, "ratios_cpu": ratios, "medians_wall_us": wall_medians, "passes_cpu_us": results,
-                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows, "keyword_cost": keyword_rows, "schema_kits": kit_rows,
+                   "passes_wall_us": wall_results, "process": process_rows, "memory": memory_rows, "keyword_cost": keyword_rows, "schema_kits": kit_rows, "streaming": stream_figures,
                    "load_before": load_before, "load_after": load_after, "manifest": manifest}, f, indent=1)
     print(report)
 

@@ -1,37 +1,62 @@
 // SPDX-License-Identifier: MIT
 // handoff_bench_stream: what checking a reply as it arrives costs, and what it saves.
 //
-//   handoff_bench_stream [FIXTURES_DIR]
+//   handoff_bench_stream [--fixtures DIR] [--corpus NAME=JSONL:SCHEMA]... [--count N]
+//                        [--chunk BYTES] [--rounds N] [--json]
 //
-// Prints two figures (a program that prints, not a test):
-// 1. a complete reply pushed through stream_check in 64-byte chunks and finished, against
-//    receive on the whole text: CPU time per reply and the ratio, for the worked example's
-//    three runs and a 400-record reply built from the first;
-// 2. replies that go wrong (a status misspelt, an unknown key, a bad record 40 of 400, a
-//    stray brace in the prose after the object): the bytes read before the verdict against
-//    the whole reply, i.e. the output tokens and the generation time an early stop saves.
+// Prints two tables (a program that prints figures, never a test; it never fails on time):
+// 1. complete replies pushed through stream_check in BYTES-sized chunks (32 unless told) and
+//    finished, against receive on the whole text: CPU microseconds per reply and the ratio (the
+//    median of the per-round ratios of interleaved passes), for the worked example's three runs
+//    and a 400-record reply built from the first, and for the first N (2000) envelopes of each
+//    corpus given (the benchmark kit's: one JSON envelope a line, with its task schema);
+// 2. replies that go wrong: the bytes read before the verdict against the whole reply, i.e. the
+//    output tokens and the generation an early stop saves, and the CPU time to the verdict
+//    against receive on the whole text. For the hand-made wrong replies of the 400-record reply
+//    (a status misspelt, an unknown key, a bad record 40 of 400, a stray brace in the prose
+//    after the object), and for each corpus's envelopes that fail steps 1 to 3.
+// --json prints both as one JSON document instead (run_bench.py reads it for the report).
 
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>  // steady_clock
-#include <cmath>   // round
-#include <cstddef> // size_t
-#include <cstdio>  // printf
-#include <fstream> // ifstream
-#include <sstream> // ostringstream
-#include <string>  // string
-#include <utility> // pair
-#include <vector>  // vector
+#include <sys/resource.h> // getrusage (POSIX)
+
+#include <algorithm> // sort
+#include <cmath>     // round
+#include <cstddef>   // size_t
+#include <cstdio>    // printf
+#include <cstdlib>   // strtoul
+#include <fstream>   // ifstream
+#include <iostream>  // cout, cerr
+#include <memory>    // unique_ptr
+#include <sstream>   // ostringstream
+#include <string>    // string
+#include <utility>   // move, pair
+#include <vector>    // vector
 
 namespace {
+
+using nlohmann::json;
 
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+std::vector<std::string> read_lines(const std::string& path, std::size_t count) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<std::string> lines;
+    std::string line;
+    while (lines.size() < count && std::getline(in, line)) {
+        if (!line.empty()) {
+            lines.push_back(line);
+        }
+    }
+    return lines;
 }
 
 /// The first run with `records` records (the first five repeated), pretty-printed.
@@ -52,47 +77,125 @@ std::string big_reply(const nlohmann::ordered_json& run, std::size_t records) {
     return reply.dump(2);
 }
 
-/// Microseconds per call of `f`, over enough calls to take about 0.2 s.
+/// CPU time this process has used, in microseconds: on a shared machine the time it ran.
+double cpu_us() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto us = [](const timeval& t) {
+        return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
+    };
+    return us(usage.ru_utime) + us(usage.ru_stime);
+}
+
+/// CPU microseconds per reply of `f` over `replies`, repeated until about 0.1 s has passed.
 template <class F>
-double us_per_call(F&& f) {
-    using clock = std::chrono::steady_clock;
+double pass_us(const std::vector<std::string>& replies, F&& f) {
     std::size_t calls = 0;
-    const auto start = clock::now();
-    auto elapsed = clock::duration::zero();
-    while (elapsed < std::chrono::milliseconds(200)) {
-        f();
-        ++calls;
-        elapsed = clock::now() - start;
+    const double start = cpu_us();
+    double used = 0;
+    while (used < 100000.0) {
+        for (const std::string& text : replies) {
+            f(text);
+        }
+        calls += replies.size();
+        used = cpu_us() - start;
     }
-    return std::chrono::duration<double, std::micro>(elapsed).count() / static_cast<double>(calls);
+    return used / static_cast<double>(calls);
 }
 
-void push_in_chunks(handoff::stream_check<>& check, const std::string& text) {
-    for (std::size_t at = 0; at < text.size() && !check.doomed(); at += 64) {
-        check.push(std::string_view(text).substr(at, 64));
-    }
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void complete_replies(const handoff::receiver<>& receiver,
-                      const std::vector<std::pair<std::string, std::string>>& corpus) {
-    std::printf("complete replies: stream_check (64-byte chunks, then finish) vs receive\n");
-    std::printf("  %-22s %8s %12s %12s %7s\n", "reply", "bytes", "receive us", "stream us", "ratio");
-    for (const auto& entry : corpus) {
-        // A named reference, not a structured binding: C++17 lambdas cannot capture those.
-        const std::string& name = entry.first;
-        const std::string& text = entry.second;
-        const double whole = us_per_call([&] { static_cast<void>(receiver.receive(text)); });
-        const double streamed = us_per_call([&] {
+struct settings {
+    std::size_t chunk = 32;
+    std::size_t rounds = 5;
+};
+
+/// Pushes `text` in chunks until the end or the verdict; the offset after which nothing more
+/// was needed (the whole text when no verdict came).
+std::size_t push_in_chunks(handoff::stream_check<>& check, const std::string& text, std::size_t chunk) {
+    for (std::size_t at = 0; at < text.size() && !check.doomed(); at += chunk) {
+        check.push(std::string_view(text).substr(at, chunk));
+    }
+    return check.doomed() ? check.doomed()->offset + 1 : text.size();
+}
+
+/// One row of table 1: `replies` received whole and streamed to the end then finished.
+json complete_row(const std::string& name, const handoff::receiver<>& receiver, const std::vector<std::string>& replies,
+                  const settings& s) {
+    std::vector<double> whole;
+    std::vector<double> streamed;
+    std::vector<double> ratios;
+    const auto receive_pass = [&] {
+        whole.push_back(pass_us(replies, [&](const std::string& text) { static_cast<void>(receiver.receive(text)); }));
+    };
+    const auto stream_pass = [&] {
+        streamed.push_back(pass_us(replies, [&](const std::string& text) {
             handoff::stream_check<> check(receiver);
-            push_in_chunks(check, text);
+            for (std::size_t at = 0; at < text.size(); at += s.chunk) {
+                check.push(std::string_view(text).substr(at, s.chunk));
+            }
             static_cast<void>(check.finish());
-        });
-        std::printf("  %-22s %8zu %12.1f %12.1f %6.2fx\n", name.c_str(), text.size(), whole, streamed,
-                    streamed / whole);
+        }));
+    };
+    for (std::size_t r = 0; r < s.rounds; ++r) { // interleaved, the order alternating
+        if (r % 2 == 0) {
+            receive_pass();
+            stream_pass();
+        } else {
+            stream_pass();
+            receive_pass();
+        }
+        ratios.push_back(streamed.back() / whole.back());
     }
+    std::size_t bytes = 0;
+    for (const std::string& text : replies) {
+        bytes += text.size();
+    }
+    return json{{"name", name},
+                {"replies", replies.size()},
+                {"mean_bytes", bytes / replies.size()},
+                {"receive_us", median(whole)},
+                {"stream_us", median(streamed)},
+                {"ratio", median(ratios)}};
 }
 
-void wrong_replies(const handoff::receiver<>& receiver, const std::string& big) {
+/// One row of table 2: `replies` that fail steps 1 to 3, pushed until the verdict.
+json wrong_row(const std::string& name, const handoff::receiver<>& receiver, const std::vector<std::string>& replies,
+               const settings& s) {
+    std::size_t doomed = 0;
+    std::size_t bytes = 0;
+    std::size_t read = 0;
+    for (const std::string& text : replies) {
+        handoff::stream_check<> check(receiver);
+        read += push_in_chunks(check, text, s.chunk);
+        bytes += text.size();
+        doomed += check.doomed() ? 1U : 0U;
+    }
+    std::vector<double> to_verdict;
+    std::vector<double> whole;
+    for (std::size_t r = 0; r < s.rounds; ++r) {
+        to_verdict.push_back(pass_us(replies, [&](const std::string& text) {
+            handoff::stream_check<> check(receiver);
+            static_cast<void>(push_in_chunks(check, text, s.chunk));
+        }));
+        whole.push_back(pass_us(replies, [&](const std::string& text) { static_cast<void>(receiver.receive(text)); }));
+    }
+    return json{{"name", name},
+                {"replies", replies.size()},
+                {"doomed", doomed},
+                {"mean_bytes", bytes / replies.size()},
+                {"mean_read", read / replies.size()},
+                {"saved_percent", 100.0 * static_cast<double>(bytes - read) / static_cast<double>(bytes)},
+                {"stream_us", median(to_verdict)},
+                {"receive_us", median(whole)}};
+}
+
+/// The hand-made wrong replies, each a one-line change of the 400-record reply.
+std::vector<std::pair<std::string, std::string>> wrong_variants(const std::string& big) {
     const auto replaced = [&](const std::string& from, const std::string& to, std::size_t nth = 0) {
         std::string text = big;
         std::size_t at = text.find(from);
@@ -101,45 +204,116 @@ void wrong_replies(const handoff::receiver<>& receiver, const std::string& big) 
         }
         return text.replace(at, from.size(), to);
     };
-    const std::vector<std::pair<std::string, std::string>> corpus = {
+    return {
         {"status misspelt", replaced("\"capped\"", "\"okay\"")},
         {"reason code misspelt", replaced("\"TOKEN_CAP\"", "\"TOKENS_CAP\"")},
         {"unknown top-level key", replaced("\"partial_result\"", "\"result\"")},
         {"record 40 price text", replaced("\"price\": 39.9", "\"price\": \"39.90 EUR\"", 7)},
         {"brace in prose after", big + "\nThat is all {done}."},
     };
-    std::printf("replies that go wrong: bytes read before the verdict\n");
-    std::printf("  %-22s %8s %8s %7s %12s %12s\n", "reply", "bytes", "doomed@", "saved", "stream us", "receive us");
-    for (const auto& entry : corpus) {
-        const std::string& name = entry.first;
-        const std::string& text = entry.second;
-        handoff::stream_check<> probe(receiver);
-        push_in_chunks(probe, text);
-        const std::size_t at = probe.doomed() ? probe.doomed()->offset + 1 : text.size();
-        const double to_verdict = us_per_call([&] {
-            handoff::stream_check<> check(receiver);
-            push_in_chunks(check, text);
-        });
-        const double whole = us_per_call([&] { static_cast<void>(receiver.receive(text)); });
-        std::printf("  %-22s %8zu %8zu %6.1f%% %12.1f %12.1f\n", name.c_str(), text.size(), at,
-                    100.0 * static_cast<double>(text.size() - at) / static_cast<double>(text.size()), to_verdict,
-                    whole);
+}
+
+/// A corpus of the benchmark kit: its envelopes, and those failing steps 1 to 3 apart.
+struct corpus {
+    std::string name;
+    std::unique_ptr<handoff::receiver<>> receiver;
+    std::vector<std::string> replies;
+    std::vector<std::string> failing;
+};
+
+corpus load_corpus(const std::string& spec, std::size_t count) {
+    const auto eq = spec.find('=');
+    const auto colon = spec.find(':', eq);
+    corpus c;
+    c.name = spec.substr(0, eq);
+    c.receiver = std::make_unique<handoff::receiver<>>(handoff::compiled_schema::from_file(spec.substr(colon + 1)));
+    c.replies = read_lines(spec.substr(eq + 1, colon - eq - 1), count);
+    for (const std::string& text : c.replies) {
+        const handoff::receipt<> r = c.receiver->receive(text);
+        const bool early = r.failed_step == handoff::step::parse || r.failed_step == handoff::step::envelope_schema ||
+                           r.failed_step == handoff::step::task_schema;
+        if (early) {
+            c.failing.push_back(text);
+        }
+    }
+    return c;
+}
+
+void print_tables(const json& out, std::size_t chunk) {
+    std::printf("complete replies: stream_check (%zu-byte chunks, then finish) vs receive, CPU us per reply\n", chunk);
+    std::printf("  %-26s %7s %8s %11s %11s %7s\n", "replies", "count", "bytes", "receive us", "stream us", "ratio");
+    for (const json& row : out["complete"]) {
+        std::printf("  %-26s %7zu %8zu %11.1f %11.1f %6.2fx\n", row["name"].get<std::string>().c_str(),
+                    row["replies"].get<std::size_t>(), row["mean_bytes"].get<std::size_t>(),
+                    row["receive_us"].get<double>(), row["stream_us"].get<double>(), row["ratio"].get<double>());
+    }
+    std::printf("replies that go wrong: bytes read before the verdict (means), CPU to the verdict\n");
+    std::printf("  %-26s %7s %7s %8s %8s %7s %11s %11s\n", "replies", "count", "doomed", "bytes", "read", "saved",
+                "stream us", "receive us");
+    for (const json& row : out["wrong"]) {
+        std::printf("  %-26s %7zu %7zu %8zu %8zu %6.1f%% %11.1f %11.1f\n", row["name"].get<std::string>().c_str(),
+                    row["replies"].get<std::size_t>(), row["doomed"].get<std::size_t>(),
+                    row["mean_bytes"].get<std::size_t>(), row["mean_read"].get<std::size_t>(),
+                    row["saved_percent"].get<double>(), row["stream_us"].get<double>(),
+                    row["receive_us"].get<double>());
     }
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const std::string fixtures = argc > 1 ? argv[1] : HANDOFF_FIXTURES_DIR;
-    const handoff::receiver<> receiver(
-        handoff::compiled_schema::from_file(fixtures + "/schemas/product_records.schema.json"));
-    std::vector<std::pair<std::string, std::string>> corpus;
-    for (const char* run : {"run1_token_cap", "run2_time_cap", "run3_dependency_failed"}) {
-        corpus.emplace_back(run, read_file(fixtures + "/worked_example/" + run + ".json"));
+    std::string fixtures = HANDOFF_FIXTURES_DIR;
+    std::vector<std::string> corpus_specs;
+    std::size_t count = 2000;
+    settings s;
+    bool as_json = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        const bool has_value = i + 1 < argc;
+        if (arg == "--json") {
+            as_json = true;
+        } else if (arg == "--fixtures" && has_value) {
+            fixtures = argv[++i];
+        } else if (arg == "--corpus" && has_value) {
+            corpus_specs.emplace_back(argv[++i]);
+        } else if ((arg == "--count" || arg == "--chunk" || arg == "--rounds") && has_value) {
+            const std::size_t n = std::strtoul(argv[++i], nullptr, 10);
+            (arg == "--count" ? count : arg == "--chunk" ? s.chunk : s.rounds) = n == 0 ? 1 : n;
+        } else {
+            std::cerr << "usage: handoff_bench_stream [--fixtures DIR] [--corpus NAME=JSONL:SCHEMA]... [--count N] "
+                         "[--chunk BYTES] [--rounds N] [--json]\n";
+            return 2;
+        }
     }
-    const std::string big = big_reply(nlohmann::ordered_json::parse(corpus[0].second), 400);
-    corpus.emplace_back("400 records", big);
-    complete_replies(receiver, corpus);
-    wrong_replies(receiver, big);
+    try {
+        const handoff::receiver<> receiver(
+            handoff::compiled_schema::from_file(fixtures + "/schemas/product_records.schema.json"));
+        std::vector<std::string> runs;
+        for (const char* run : {"run1_token_cap", "run2_time_cap", "run3_dependency_failed"}) {
+            runs.push_back(read_file(fixtures + "/worked_example/" + run + ".json"));
+        }
+        const std::string big = big_reply(nlohmann::ordered_json::parse(runs[0]), 400);
+        json out = {{"chunk", s.chunk}, {"rounds", s.rounds}, {"complete", json::array()}, {"wrong", json::array()}};
+        out["complete"].push_back(complete_row("worked example, 3 runs", receiver, runs, s));
+        out["complete"].push_back(complete_row("400 records", receiver, {big}, s));
+        for (const auto& [name, text] : wrong_variants(big)) {
+            out["wrong"].push_back(wrong_row(name, receiver, {text}, s));
+        }
+        for (const std::string& spec : corpus_specs) {
+            const corpus c = load_corpus(spec, count);
+            out["complete"].push_back(complete_row(c.name + " corpus", *c.receiver, c.replies, s));
+            if (!c.failing.empty()) {
+                out["wrong"].push_back(wrong_row(c.name + " corpus, steps 1-3", *c.receiver, c.failing, s));
+            }
+        }
+        if (as_json) {
+            std::cout << out.dump(1) << "\n";
+        } else {
+            print_tables(out, s.chunk);
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "handoff_bench_stream: " << e.what() << "\n";
+        return 2;
+    }
     return 0;
 }

@@ -103,7 +103,8 @@ HANDOFF_INLINE std::optional<envelope<nlohmann::json>> receive_steps::step_envel
     return env;
 }
 
-HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out) const {
+HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out,
+                                             bool validated) const {
     if (!env.partial_result) {
         if (env.status == status::ok) {
             add_task_problem(out.problems, codes::task_absent, "/partial_result",
@@ -122,7 +123,7 @@ HANDOFF_INLINE bool receive_steps::task_fits(const envelope<nlohmann::json>& env
                          "the partial result is discarded");
         return false;
     }
-    if (!task_schema_) {
+    if (!task_schema_ || validated) {
         return true;
     }
     problem_list task_problems = task_schema_->validate(*env.partial_result, "/partial_result", step::task_schema);

@@ -54,7 +54,10 @@ public:
 
     /// Step 3 on the JSON: whether partial_result is present, claimed valid by the worker and
     /// valid against the task schema. Each reason it is not is a problem in `out`.
-    [[nodiscard]] bool task_fits(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out) const;
+    /// `validated`: partial_result is already known to pass this task schema (the streaming
+    /// check judged it as it arrived), so it is not validated again.
+    [[nodiscard]] bool task_fits(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out,
+                                 bool validated = false) const;
 
     /// Step 4: coverage arithmetic (coverage.hpp).
     void step_coverage(const envelope<nlohmann::json>& env, receipt<nlohmann::json>& out) const;

@@ -6,27 +6,65 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/envelope/check.hpp>
+#include <handoff/detail/envelope/reader.hpp>
 #include <handoff/detail/json/builder.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
 
-#include <algorithm>   // all_of, any_of
-#include <charconv>    // from_chars
-#include <cstdint>     // int64_t, uint64_t
-#include <limits>      // numeric_limits
-#include <string>      // string
-#include <string_view> // string_view
-#include <utility>     // exchange, move
+#include <algorithm>    // all_of, any_of
+#include <charconv>     // from_chars
+#include <cmath>        // isfinite
+#include <cstdint>      // int64_t, uint64_t
+#include <limits>       // numeric_limits
+#include <string>       // string
+#include <string_view>  // string_view
+#include <system_error> // errc
+#include <utility>      // exchange, move
 
 namespace handoff::detail::stream {
 
-/// How many bytes at the start of `s` a string may hold as they are: up to its closing quote,
-/// an escape or a control byte (which must be escaped).
-HANDOFF_INLINE std::size_t plain_run(std::string_view s) noexcept {
+/// How many bytes at the start of `s` are JSON whitespace.
+HANDOFF_INLINE std::size_t blank_run(std::string_view s) noexcept {
     std::size_t n = 0;
-    while (n < s.size() && s[n] != '"' && s[n] != '\\' && static_cast<unsigned char>(s[n]) >= 0x20) {
+    while (n < s.size() && (s[n] == ' ' || s[n] == '\n' || s[n] == '\t' || s[n] == '\r')) {
         ++n;
     }
+    return n;
+}
+
+/// How many bytes at the start of `s` are decimal digits.
+HANDOFF_INLINE std::size_t digit_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
+        ++n;
+    }
+    return n;
+}
+
+/// The bytes that end a run of a string's plain bytes: its closing quote, an escape, a
+/// control byte (which must be escaped).
+struct string_stops {
+    bool stop[256] = {};
+    constexpr string_stops() {
+        for (int c = 0; c < 0x20; ++c) {
+            stop[c] = true;
+        }
+        stop[static_cast<unsigned char>('"')] = true;
+        stop[static_cast<unsigned char>('\\')] = true;
+    }
+};
+inline constexpr string_stops string_stop_bytes{};
+
+/// How many bytes at the start of `s` a string may hold as they are; `high` set when one of
+/// them is >= 0x80.
+HANDOFF_INLINE std::size_t plain_run(std::string_view s, bool& high) noexcept {
+    std::size_t n = 0;
+    unsigned any = 0;
+    while (n < s.size() && !string_stop_bytes.stop[static_cast<unsigned char>(s[n])]) {
+        any |= static_cast<unsigned char>(s[n]);
+        ++n;
+    }
+    high = (any & 0x80U) != 0;
     return n;
 }
 
@@ -38,12 +76,18 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     if (task_schema_ != nullptr && envelope_checks_) {
         paths_ = shared_task_paths(*task_schema_);
     }
+    stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 8));
 }
+
+inline constexpr std::size_t initial_text_capacity = 0;
 
 HANDOFF_INLINE void checker::push(std::string_view chunk) {
     const std::size_t limit = options_.limits.max_bytes;
     // One byte past the limit decides the receipt; more would only cost memory.
     const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
+    if (text_.capacity() < initial_text_capacity) {
+        text_.reserve(std::min(keep, initial_text_capacity)); // the first doublings of a reply, at once
+    }
     if (text_.size() < keep) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }
@@ -64,15 +108,15 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         // passed over at once.
         const std::string_view rest = chunk.substr(i, limit - offset);
         const bool opaque = where_.strings_opaque();
+        bool high = false;
         const std::size_t plain = !opaque                     ? 0
-                                  : tokens_.in_plain_string() ? plain_run(rest)
-                                  : tokens_.between_tokens()  ? rest.find_first_not_of(" \t\n\r")
-                                                              : 0;
+                                  : tokens_.in_plain_string() ? plain_run(rest, high)
+                                  : tokens_.between_tokens()  ? blank_run(rest)
+                                  : tokens_.in_digits()       ? digit_run(rest)
+                                                              : tokens_.literal_run(rest);
         if (plain > 0) {
-            if (plain == std::string_view::npos) {
-                seen_ += rest.size();
-                i += rest.size();
-                continue;
+            if (high) {
+                tokens_.saw_high();
             }
             seen_ += plain;
             i += plain;
@@ -94,13 +138,17 @@ HANDOFF_INLINE void checker::byte(char c) {
         }
         return;
     }
-    where_.set_offset(offset);
-    switch (where_.feed(c, tokens_.done())) {
-    case byte_role::prose: return;
-    case byte_role::unsure: unsure_ = true; return;
-    case byte_role::stray_brace: parse_failure(offset, true); return;
-    case byte_role::fence_cut: parse_failure(offset, true, true); return;
-    case byte_role::json: break;
+    // Inside the object with no fence watched for, every byte is JSON and the locator keeps
+    // no state that matters: it is asked again once the object closes.
+    if (!where_.strings_opaque() || tokens_.done()) {
+        where_.set_offset(offset);
+        switch (where_.feed(c, tokens_.done())) {
+        case byte_role::prose: return;
+        case byte_role::unsure: unsure_ = true; return;
+        case byte_role::stray_brace: parse_failure(offset, true); return;
+        case byte_role::fence_cut: parse_failure(offset, true, true); return;
+        case byte_role::json: break;
+        }
     }
     token out[tokenizer::max_tokens_per_byte];
     const std::size_t n = tokens_.feed(c, offset, out);
@@ -203,6 +251,9 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     }
     ++values_;
     frame child = child_frame(object);
+    if (child.where == region::task_root && stack_.size() == 1) {
+        result_start_ = offset;
+    }
     // A container where the contract wants a scalar (or the other container) is wrong
     // whatever it holds: the message names only its kind.
     const bool wrong_kind =
@@ -210,7 +261,7 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
         (stack_.empty() || stack_.back().where == region::envelope_list ||
          (stack_.back().where == region::envelope_object && stack_.back().key_index < stack_.back().fields.size()));
     if (envelope_checks_ && wrong_kind) {
-        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child.pointer, offset,
+        envelope_failure(probe(object ? nlohmann::json::object() : nlohmann::json::array()), child_pointer(), offset,
                          true);
     }
     stack_.push_back(std::move(child));
@@ -218,20 +269,51 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
 
 HANDOFF_INLINE void checker::key(const token& t) {
     const std::size_t offset = t.end - 1;
-    const std::optional<std::string> k = key_text(t);
+    std::optional<std::string> k = key_text(t);
     frame& f = stack_.back();
-    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items ||
-        f.value.contains(*k)) {
+    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items) {
         parse_failure(offset, false);
         return;
     }
-    f.key = *k;
+    auto& members = f.value.get_ref<nlohmann::json::object_t&>();
+    f.slot = members.lower_bound(*k);
+    if (f.slot != members.end() && f.slot->first == *k) {
+        parse_failure(offset, false); // a repeated key
+        return;
+    }
+    f.key = std::move(*k);
+    if (f.where == region::task_root || f.where == region::task) {
+        // A key whose bit is among the names' is most likely one of them: it is left to the
+        // object's end (a verdict is only ever given where it is certain).
+        if (f.closed && schema_ok_ != false && (f.named_mask & task_paths::name_bit(f.key)) == 0) {
+            unknown_task_member(offset);
+        }
+        return;
+    }
     if (f.where != region::envelope_object) {
         return;
     }
     f.key_index = f.fields.index_of(f.key);
     if (envelope_checks_ && f.key_index == f.fields.size()) {
-        envelope_failure(probe(nullptr), child_pointer(f), offset);
+        envelope_failure(probe(nullptr), child_pointer(), offset);
+    }
+}
+
+HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
+    const frame& f = stack_.back();
+    const compiled_schema* schema = f.where == region::task_root ? &paths_->root_schema() : paths_->compiled(f.part);
+    if (schema == nullptr) {
+        return;
+    }
+    // The object's own part judges an object holding only the key: its additionalProperties
+    // problem is the one the whole schema reports for the key, wherever the object sits.
+    nlohmann::json alone = nlohmann::json::object();
+    alone[f.key] = nullptr;
+    for (problem& p : schema->validate(alone, child_pointer(stack_.size() - 1), step::task_schema)) {
+        if (p.message.find("(additionalProperties is false)") != std::string::npos) {
+            doom(std::move(p), offset);
+            return;
+        }
     }
 }
 
@@ -252,12 +334,13 @@ HANDOFF_INLINE void checker::scalar(const token& t) {
 }
 
 HANDOFF_INLINE void checker::close(std::size_t offset) {
-    frame f = std::move(stack_.back());
-    stack_.pop_back();
-    if (f.where == region::task_root) {
+    if (stack_.back().where == region::task_root && stack_.size() == 2) {
         result_closed_ = true;
+        result_end_ = offset;
     }
-    value_done(std::move(f.value), offset);
+    nlohmann::json v = std::move(stack_.back().value);
+    stack_.pop_back();
+    value_done(std::move(v), offset);
 }
 
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
@@ -277,6 +360,10 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
                 *at = std::move(result);
             }
         }
+        if (!verdict_) {
+            document_ = std::move(v);
+            object_end_ = offset;
+        }
         return;
     }
     const frame& parent = stack_.back();
@@ -291,9 +378,11 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
     }
     frame& into = stack_.back();
     if (into.object) {
-        into.value[into.key] = std::move(v);
+        // The key was judged new when it was read, and its place found; the members read since
+        // are other frames', so the place still holds. The key is not needed once its value is in.
+        into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key), std::move(v));
     } else {
-        into.value.push_back(std::move(v));
+        into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
     }
 }
 
@@ -311,7 +400,7 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
     if (!kept) {
         const bool result = top && parent.key_index == contract::index(key::partial_result);
         // Only partial_result's kind matters to step 2; the task schema judges the rest.
-        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(parent), offset);
+        envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(), offset);
     }
     if (!top || verdict_) {
         return;
@@ -335,24 +424,42 @@ HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohman
     const compiled_schema* schema = nullptr;
     if (parent.where == region::envelope_object && stack_.size() == 1 &&
         parent.key_index == contract::index(contract::envelope_key::partial_result)) {
-        schema = v.is_object() ? &paths_->root_schema() : nullptr; // the whole result: step 3 itself
+        // The whole result: step 3 itself, less the parts its members and items passed.
+        schema = v.is_object() ? &paths_->result_schema() : nullptr;
     } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
-        const nlohmann::json* part = parent.object ? task_paths::member(parent.part, parent.key)
-                                                   : task_paths::item(parent.part, parent.value.size());
-        schema = paths_->compiled(part);
+        schema = paths_->compiled(child_part(parent));
     }
-    if (schema == nullptr || schema->accepts(v)) {
+    if (schema == nullptr) {
         return;
     }
-    problem_list problems = schema->validate(v, child_pointer(parent), step::task_schema);
+    if (schema->accepts(v)) {
+        result_valid_ = result_valid_ || schema == &paths_->result_schema();
+        return;
+    }
+    problem_list problems = schema->validate(v, child_pointer(), step::task_schema);
     if (!problems.empty()) {
         doom(std::move(problems.front()), offset);
     }
 }
 
-HANDOFF_INLINE std::string checker::child_pointer(const frame& parent) const {
-    return parent.object ? pointer_child(parent.pointer, parent.key)
-                         : pointer_item(parent.pointer, parent.value.size());
+HANDOFF_INLINE std::string checker::child_pointer(std::size_t frames) const {
+    std::string pointer;
+    for (std::size_t i = 0; i < frames && i < stack_.size(); ++i) {
+        const frame& f = stack_[i];
+        if (f.object) {
+            append_pointer_token(pointer, f.key);
+        } else {
+            append_pointer_index(pointer, f.value.size());
+        }
+    }
+    return pointer;
+}
+
+HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) {
+    if (parent.object) {
+        return task_paths::member(parent.part, parent.key);
+    }
+    return parent.every_item != nullptr ? parent.every_item : task_paths::item(parent.part, parent.value.size());
 }
 
 HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
@@ -365,7 +472,6 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         return child;
     }
     const frame& parent = stack_.back();
-    child.pointer = child_pointer(parent);
     child.value = object ? nlohmann::json::object() : nlohmann::json::array();
     if (parent.where == region::envelope_object && parent.key_index < parent.fields.size()) {
         const contract::field& rule = parent.fields[parent.key_index];
@@ -373,13 +479,27 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
             child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
             child.fields = rule.members;
             child.part = paths_ ? paths_->root() : nullptr;
+            child.closed = child.where == region::task_root && task_paths::closed(child.part);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
         } else if (rule.type == contract::json_type::array && !object) {
             child.where = region::envelope_list;
         }
     } else if (parent.where == region::task_root || parent.where == region::task) {
         child.where = region::task;
-        child.part = parent.object ? task_paths::member(parent.part, parent.key)
-                                   : task_paths::item(parent.part, parent.value.size());
+        child.part = child_part(parent);
+        if (object && !parent.object && parent.every_item != nullptr) {
+            child.closed = parent.closed;
+            child.named_mask = parent.named_mask;
+        } else if (object) {
+            child.closed = task_paths::closed(child.part);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
+        } else if (child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
+            const auto items = child.part->find("items");
+            const bool every = items != child.part->end() && !items->is_array();
+            child.every_item = every && task_paths::item(child.part, 0) != nullptr ? &*items : nullptr;
+            child.closed = child.every_item != nullptr && task_paths::closed(child.every_item);
+            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.every_item)) : 0;
+        }
     }
     return child;
 }
@@ -404,13 +524,64 @@ HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
     return v;
 }
 
-/// Whether a string's text is its value: no escape, and plain ASCII (any other byte goes
-/// through nlohmann's parser, which checks the UTF-8).
-HANDOFF_INLINE bool plain_string(std::string_view raw, bool escaped) {
-    if (escaped) {
-        return false;
+/// The length of the well-formed UTF-8 sequence at the start of `s` (its first byte >= 0x80),
+/// or 0: the table nlohmann's parser applies (no overlong form, no surrogate, <= U+10FFFF).
+HANDOFF_INLINE std::size_t utf8_sequence(std::string_view s) noexcept {
+    const auto at = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
+    const unsigned lead = at(0);
+    const auto tail = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(i) >= lo && at(i) <= hi; };
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        return tail(1) ? 1 + 1 : 0;
     }
-    return std::all_of(raw.begin(), raw.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        const bool second = lead == 0xE0 ? tail(1, 0xA0) : lead == 0xED ? tail(1, 0x80, 0x9F) : tail(1);
+        return second && tail(2) ? 3 : 0;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        const bool second = lead == 0xF0 ? tail(1, 0x90) : lead == 0xF4 ? tail(1, 0x80, 0x8F) : tail(1);
+        return second && tail(2) && tail(3) ? 4 : 0;
+    }
+    return 0;
+}
+
+/// The value of a JSON string token (with its quotes) the tokenizer accepted, read directly
+/// where that is simple: UTF-8 checked as nlohmann's parser checks it, the one-letter escapes
+/// decoded. nullopt for a `\u` escape or a byte sequence that is not UTF-8: the parser reads
+/// those (and reports the latter).
+HANDOFF_INLINE std::optional<std::string> string_value(std::string_view raw) {
+    const std::string_view body = raw.substr(1, raw.size() - 2);
+    std::string out;
+    out.reserve(body.size());
+    std::size_t i = 0;
+    while (i < body.size()) {
+        std::size_t ascii = i;
+        while (ascii < body.size() && static_cast<unsigned char>(body[ascii]) < 0x80 && body[ascii] != '\\') {
+            ++ascii;
+        }
+        out.append(body, i, ascii - i);
+        i = ascii;
+        if (i == body.size()) {
+            break;
+        }
+        if (body[i] == '\\') {
+            static constexpr std::string_view from = "\"\\/bfnrt";
+            static constexpr std::string_view to = "\"\\/\b\f\n\r\t";
+            const std::size_t k = from.find(body[i + 1]);
+            if (k == std::string_view::npos) {
+                return std::nullopt; // \u
+            }
+            out += to[k];
+            i += 2;
+            continue;
+        }
+        const std::size_t n = utf8_sequence(body.substr(i));
+        if (n == 0) {
+            return std::nullopt;
+        }
+        out.append(body, i, n);
+        i += n;
+    }
+    return out;
 }
 
 HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& t) const {
@@ -418,8 +589,13 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
     switch (t.scalar) {
     case scalar_kind::literal: return raw[0] == 'n' ? nlohmann::json(nullptr) : nlohmann::json(raw[0] == 't');
     case scalar_kind::string:
-        if (plain_string(raw, t.escaped) && raw.size() - 2 <= options_.limits.max_string_bytes) {
-            return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+        if (raw.size() - 2 <= options_.limits.max_string_bytes) {
+            if (!t.escaped && !t.high) {
+                return nlohmann::json(std::string(raw.substr(1, raw.size() - 2)));
+            }
+            if (std::optional<std::string> text = string_value(raw)) {
+                return nlohmann::json(std::move(*text));
+            }
         }
         break;
     case scalar_kind::number:
@@ -428,6 +604,15 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
             std::from_chars(raw.data(), raw.data() + raw.size(), n);
             // nlohmann's parser reads a '-' integer as signed, any other as unsigned.
             return raw[0] == '-' ? nlohmann::json(n) : nlohmann::json(static_cast<std::uint64_t>(n));
+        }
+        if (raw.find_first_of(".eE") != std::string_view::npos) {
+            // nlohmann's parser reads a fraction or an exponent with strtod; both roundings are
+            // correct, so they agree. Out of range, the parser decides.
+            double d = 0;
+            const auto read = std::from_chars(raw.data(), raw.data() + raw.size(), d);
+            if (read.ec == std::errc() && read.ptr == raw.data() + raw.size() && std::isfinite(d)) {
+                return nlohmann::json(d);
+            }
         }
         break;
     }
@@ -440,8 +625,11 @@ HANDOFF_INLINE std::optional<nlohmann::json> checker::scalar_value(const token& 
 
 HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) const {
     const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
-    if (plain_string(raw, t.escaped)) {
+    if (!t.escaped && !t.high) {
         return std::string(raw.substr(1, raw.size() - 2));
+    }
+    if (std::optional<std::string> text = string_value(raw)) {
+        return text;
     }
     json_builder builder(options_.limits);
     if (read_json(raw, builder)) {
@@ -533,6 +721,56 @@ HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
     }
     largest_array(out.partial_result, "/partial_result", out);
     return out;
+}
+
+HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
+    if (verdict_ || unsure_ || !document_ || !envelope_checks_ || seen_ != text_.size() ||
+        seen_ > options_.limits.max_bytes) {
+        return std::nullopt;
+    }
+    // Step 1 must find the JSON text where the stream read it; the tolerances are its own.
+    decode_result located;
+    const auto json_text = locate_json(text_, decode_options{options_.strict, options_.limits}, located);
+    // (Strict, the JSON text is the whole reply: whitespace may follow the object.)
+    const std::size_t object_size = object_end_ + 1 - where_.json_start();
+    if (!json_text || json_text->data() != text_.data() + where_.json_start() || json_text->size() < object_size ||
+        !is_blank(json_text->substr(object_size))) {
+        return std::nullopt;
+    }
+    nlohmann::json doc = std::move(*document_);
+    document_.reset();
+    // Step 2 on the envelope with partial_result set aside: only its kind matters to the rules.
+    nlohmann::json result;
+    const auto at = doc.find("partial_result");
+    if (at != doc.end() && at->is_object()) {
+        result = std::exchange(*at, nlohmann::json::object());
+    }
+    // Read by the one-pass reader receive uses, from the object's text with partial_result
+    // (already in the document) written `{}`; at its first doubt, the diagnosing checker reads
+    // the document.
+    const std::string_view object = json_text->substr(0, object_size);
+    std::optional<envelope<nlohmann::json>> env;
+    if (result_end_ > result_start_ && !result.is_null()) {
+        const std::size_t from = result_start_ - where_.json_start();
+        const std::size_t to = result_end_ + 1 - where_.json_start();
+        std::string outline;
+        outline.reserve(object.size() - (to - from) + 2);
+        outline.append(object.substr(0, from)).append("{}").append(object.substr(to));
+        env = read_envelope(outline, options_.limits);
+    } else {
+        env = read_envelope(object, options_.limits);
+    }
+    problem_list problems;
+    if (!env) {
+        env = envelope_checker(problems).check(doc);
+    }
+    if (!env) {
+        return std::nullopt;
+    }
+    if (env->partial_result) {
+        env->partial_result = std::move(result);
+    }
+    return established_reply{std::move(*env), std::move(located.tolerances), result_valid_};
 }
 
 } // namespace handoff::detail::stream

@@ -5,6 +5,7 @@
 #include <handoff/detail/stream/locator.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/tokenizer.hpp>
+#include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
@@ -44,6 +45,15 @@ struct stream_salvage {
 
 namespace detail::stream {
 
+/// What the streaming check established of a reply whose object closed without a verdict:
+/// steps 1 and 2 passed, with the envelope, the tolerances step 1 records, and whether
+/// partial_result passed the task schema (false when it was not judged).
+struct established_reply {
+    envelope<nlohmann::json> env;
+    std::vector<tolerance> tolerances;
+    bool result_valid = false;
+};
+
 /// The streaming check's state, independent of the task type: the reply so far, a tokenizer
 /// with one frame per open container, and the verdict once one is certain. Every value of the
 /// envelope is checked by envelope_checker itself on a small document holding it, so a
@@ -63,6 +73,12 @@ public:
     /// The complete, passing part of partial_result, when the reply stopped inside the object.
     [[nodiscard]] std::optional<stream_salvage> salvage() const;
 
+    /// Steps 1 and 2 as the stream established them, so that finish() need not read the text
+    /// again: the document it built is handed over (a second call finds none). nullopt
+    /// whenever the stream is not certain they hold exactly as receive would find them (a
+    /// verdict, a layout it does not follow, a cut or over-long reply, a provider's nulls).
+    [[nodiscard]] std::optional<established_reply> take_established();
+
 private:
     /// Which rules apply to the values of one container.
     enum class region : std::uint8_t { envelope_object, envelope_list, task_root, task, unchecked };
@@ -72,11 +88,17 @@ private:
         bool object = true;
         contract::field_list fields;          // envelope_object: its fields
         const nlohmann::json* part = nullptr; // task: the task schema's part for this value
-        std::string pointer;
+        /// task array: the part of every item (a single-schema `items`), found once.
+        const nlohmann::json* every_item = nullptr;
+        /// task object: its part admits only the keys its `properties` names; task
+        /// array: the same of `every_item`, found once for all the items.
+        bool closed = false;
+        std::uint64_t named_mask = 0; // task_paths::name_mask of those names
         nlohmann::json value;
-        std::vector<std::string> keys; // decoded, for repeated keys
-        std::string key;               // the member being read
-        std::size_t key_index = 0;     // its row in `fields`
+        std::string key; // the member being read
+        /// Where that member goes in `value` (found when its key was judged new).
+        nlohmann::json::object_t::iterator slot;
+        std::size_t key_index = 0; // its row in `fields`
     };
 
     void byte(char c);
@@ -90,8 +112,14 @@ private:
     void check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
     void check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
 
-    /// Where the child being read sits, and the rules that apply to it.
-    [[nodiscard]] std::string child_pointer(const frame& parent) const;
+    /// Where the child the innermost container is reading sits (built only for a problem);
+    /// with `frames`, the child the frames-th container is reading (its own pointer: size - 1).
+    [[nodiscard]] std::string child_pointer(std::size_t frames = static_cast<std::size_t>(-1)) const;
+    /// The key just read is one the task schema's closed object never admits: the verdict
+    /// now, with the problem the task schema reports for it.
+    void unknown_task_member(std::size_t offset);
+    /// The task schema's part for the child `parent` is reading, or nullptr.
+    [[nodiscard]] static const nlohmann::json* child_part(const frame& parent);
     [[nodiscard]] frame child_frame(bool object) const;
     /// `v` placed where the child being read sits, in a document holding only what the
     /// envelope's rules about that place read (the status and reason code, for reason_code).
@@ -126,6 +154,14 @@ private:
     std::optional<bool> schema_ok_;
     /// partial_result, once complete (it is moved into the envelope's frame).
     bool result_closed_ = false;
+    /// partial_result passed the task schema (its parts, then result_schema) as it closed.
+    bool result_valid_ = false;
+    /// The whole envelope once it closed with no verdict, until take_established().
+    std::optional<nlohmann::json> document_;
+    /// Where the object closed in the reply (its '}'), and partial_result's object within it.
+    std::size_t object_end_ = 0;
+    std::size_t result_start_ = 0;
+    std::size_t result_end_ = 0;
     bool envelope_checks_ = true;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json/pointer.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 
@@ -8,8 +9,11 @@
 
 #include <algorithm>     // any_of
 #include <cstddef>       // size_t
+#include <cstdint>       // uint64_t
 #include <memory>        // shared_ptr
 #include <mutex>         // mutex, lock_guard
+#include <optional>      // optional
+#include <string>        // string
 #include <string_view>   // string_view
 #include <unordered_map> // unordered_map
 #include <utility>       // move
@@ -24,11 +28,25 @@ namespace handoff::detail::stream {
 /// fails the whole schema. A schema with a `$ref` (whose siblings draft-07 ignores),
 /// `prefixItems` (whose meaning depends on the dialect) or a part that names another one is not
 /// followed: nothing is concluded there.
+///
+/// The streaming check judges each array item (and each member of partial_result) on its own
+/// as it completes, then the value holding it. So that no value is validated twice, a part is
+/// compiled with the item parts below it that are judged on their own replaced by `true`, and
+/// partial_result's schema with its member parts replaced too (result_schema): every such
+/// position holds a value that already passed its part, and `true` is what a passing subschema
+/// of `properties`, `additionalProperties` or `items` contributes to its parent (pass, and the
+/// member or item evaluated). Where a `$ref` could reach a replaced position, partial_result's
+/// schema stays whole.
 class task_paths {
 public:
     /// Compiles every part of `root` that the rules above reach, once: the streaming checks of
     /// one task schema share them (shared_task_paths below).
-    explicit task_paths(compiled_schema root) : root_(std::move(root)) { compile_parts(&root_.document(), 0); }
+    explicit task_paths(compiled_schema root) : root_(std::move(root)) {
+        options_ = root_.options();
+        options_.dialect = root_.dialect(); // a part read alone is read in its schema's dialect
+        compile_parts(&root_.document(), 0);
+        compile_result_schema();
+    }
 
     /// The part that applies to member `key` of a value that `parent` applies to, or nullptr.
     [[nodiscard]] static const nlohmann::json* member(const nlohmann::json* parent, std::string_view key) {
@@ -40,11 +58,44 @@ public:
                 return it.operator->();
             }
         }
-        if (parent->contains("patternProperties")) {
-            return nullptr;
+        return extra_members(*parent);
+    }
+
+    /// Whether `part` is a closed object schema: "additionalProperties": false and no
+    /// `patternProperties`, so that an object it applies to fails whatever a member its
+    /// `properties` does not name holds (no other keyword of the same schema can admit what
+    /// that one refuses).
+    [[nodiscard]] static bool closed(const nlohmann::json* part) {
+        if (!followable(part) || part->contains("patternProperties")) {
+            return false;
         }
-        const auto extra = parent->find("additionalProperties");
-        return extra == parent->end() ? nullptr : extra.operator->();
+        const auto extra = part->find("additionalProperties");
+        return extra != part->end() && extra->is_boolean() && !extra->get<bool>();
+    }
+
+    /// The `properties` object of `part`, or nullptr.
+    [[nodiscard]] static const nlohmann::json* properties(const nlohmann::json* part) {
+        const auto props = part->find("properties");
+        return props != part->end() && props->is_object() ? &*props : nullptr;
+    }
+
+    /// A key's bit in a name_mask: from its length and its first and last bytes.
+    [[nodiscard]] static std::uint64_t name_bit(std::string_view key) noexcept {
+        const std::size_t first = key.empty() ? 0U : static_cast<unsigned char>(key.front());
+        const std::size_t last = key.empty() ? 0U : static_cast<unsigned char>(key.back());
+        return std::uint64_t{1} << ((key.size() * 31U + first * 7U + last) % 64U);
+    }
+
+    /// The bits of the names of `properties` (nullptr: none): a key whose bit is not among
+    /// them is certainly not one of the names, so the common case needs no lookup.
+    [[nodiscard]] static std::uint64_t name_mask(const nlohmann::json* properties) {
+        std::uint64_t mask = 0;
+        if (properties != nullptr) {
+            for (const auto& p : properties->items()) {
+                mask |= name_bit(p.key());
+            }
+        }
+        return mask;
     }
 
     /// The part that applies to item `index` of an array that `parent` applies to, or nullptr.
@@ -66,18 +117,31 @@ public:
         return extra == parent->end() ? nullptr : extra.operator->();
     }
 
-    /// `part` compiled on its own, or nullptr when it is not one of the parts (above) or it
-    /// cannot be compiled alone (it refers to another part) or constrains nothing (true, {}).
+    /// `part` compiled on its own (without the item parts below it judged on their own), or
+    /// nullptr when it is not one of the parts (above) or it cannot be compiled alone (it
+    /// refers to another part) or constrains nothing (true, {}).
     [[nodiscard]] const compiled_schema* compiled(const nlohmann::json* part) const {
         const auto known = part == nullptr ? parts_.end() : parts_.find(part);
         return known == parts_.end() ? nullptr : &known->second;
     }
 
     [[nodiscard]] const nlohmann::json* root() const noexcept { return &root_.document(); }
+    /// The task schema whole.
     [[nodiscard]] const compiled_schema& root_schema() const noexcept { return root_; }
+    /// What partial_result must pass once its members and items passed their parts.
+    [[nodiscard]] const compiled_schema& result_schema() const noexcept { return result_ ? *result_ : root_; }
 
 private:
     static bool followable(const nlohmann::json* s) { return s != nullptr && s->is_object() && !s->contains("$ref"); }
+
+    /// additionalProperties, where it is the part of every member `properties` does not name.
+    static const nlohmann::json* extra_members(const nlohmann::json& s) {
+        if (s.contains("patternProperties")) {
+            return nullptr;
+        }
+        const auto extra = s.find("additionalProperties");
+        return extra == s.end() ? nullptr : extra.operator->();
+    }
 
     static bool is_trivial(const nlohmann::json& s) {
         return (s.is_boolean() && s.get<bool>()) || (s.is_object() && s.empty());
@@ -99,8 +163,9 @@ private:
         });
     }
 
-    /// The parts below `s` (the members' and the items' schemas), compiled; `depth` bounds the
-    /// walk on a schema nested absurdly deep.
+    /// The parts below `s` (the members' and the items' schemas), compiled deepest first, so
+    /// that each knows which parts below it are judged on their own; `depth` bounds the walk
+    /// on a schema nested absurdly deep.
     void compile_parts(const nlohmann::json* s, std::size_t depth) {
         if (!followable(s) || depth > 64) {
             return;
@@ -122,28 +187,118 @@ private:
             }
         }
         for (const nlohmann::json* part : below) {
+            compile_parts(part, depth + 1);
             if (parts_.count(part) == 0 && !is_trivial(*part) && !refers(*part)) {
                 compile_one(part);
             }
-            compile_parts(part, depth + 1);
         }
     }
 
     void compile_one(const nlohmann::json* part) {
-        nlohmann::json standalone = *part;
-        const nlohmann::json& root = root_.document();
-        if (standalone.is_object() && root.is_object() && root.contains("$schema")) {
-            standalone["$schema"] = root["$schema"];
-        }
         try {
-            parts_.emplace(part, compiled_schema::from_json(standalone, root_.options()));
+            parts_.emplace(part, compiled_schema::from_json(without_judged(*part, false, 0), options_));
         } catch (const schema_error&) {
             // What does not compile alone is left to the whole-text check.
         }
     }
 
+    /// `s` with each position whose values are judged on their own holding `true`: the items
+    /// of its arrays (single-schema `items`) at any depth, and its own members when `members`
+    /// (partial_result's). `where` collects the replaced positions' pointers when given.
+    nlohmann::json without_judged(const nlohmann::json& s, bool members, std::size_t depth, const std::string& at = {},
+                                  std::vector<std::string>* where = nullptr) const {
+        nlohmann::json out = s;
+        if (!followable(&s) || depth > 64) {
+            return out;
+        }
+        const auto place = [&](const nlohmann::json& part, nlohmann::json& slot, const std::string& pointer,
+                               bool judged) {
+            if (judged && compiled(&part) != nullptr) {
+                slot = true;
+                if (where != nullptr) {
+                    where->push_back(pointer);
+                }
+            } else {
+                slot = without_judged(part, false, depth + 1, pointer, where);
+            }
+        };
+        if (const auto props = s.find("properties"); props != s.end() && props->is_object()) {
+            for (const auto& p : props->items()) {
+                place(p.value(), out["properties"][p.key()], pointer_child(pointer_child(at, "properties"), p.key()),
+                      members);
+            }
+        }
+        if (const nlohmann::json* extra = extra_members(s)) {
+            place(*extra, out["additionalProperties"], pointer_child(at, "additionalProperties"), members);
+        }
+        const auto items = s.find("items");
+        if (items != s.end() && !items->is_array() && !s.contains("prefixItems")) {
+            place(*items, out["items"], pointer_child(at, "items"), true);
+        }
+        return out;
+    }
+
+    /// partial_result's schema without its judged positions, unless a reference could reach
+    /// one of them (or a schema holding one): then the whole schema stays.
+    void compile_result_schema() {
+        std::vector<std::string> replaced;
+        nlohmann::json reduced = without_judged(root_.document(), true, 0, {}, &replaced);
+        if (replaced.empty() || !references_avoid(root_.document(), replaced)) {
+            return;
+        }
+        try {
+            result_ = compiled_schema::from_json(reduced, options_);
+        } catch (const schema_error&) {
+            // The whole schema is used.
+        }
+    }
+
+    /// Whether every reference in `s` is a JSON pointer into the same document that neither
+    /// reaches a replaced position nor a schema holding one (an `$id` or an anchor could make
+    /// any other form reach one).
+    static bool references_avoid(const nlohmann::json& s, const std::vector<std::string>& replaced) {
+        if (s.is_array()) {
+            return std::all_of(s.begin(), s.end(),
+                               [&](const nlohmann::json& v) { return references_avoid(v, replaced); });
+        }
+        if (!s.is_object()) {
+            return true;
+        }
+        for (const auto& member : s.items()) {
+            const std::string& k = member.key();
+            if (k == "$dynamicRef" || k == "$recursiveRef") {
+                return false;
+            }
+            if (k == "$ref") {
+                if (!member.value().is_string()) {
+                    return false;
+                }
+                const auto& ref = member.value().get_ref<const std::string&>();
+                // A percent-escaped pointer is judged unsafe rather than decoded.
+                if (ref.compare(0, 2, "#/") != 0 || ref.find('%') != std::string::npos) {
+                    return false;
+                }
+                const std::string target = ref.substr(1);
+                const auto overlaps = [&](const std::string& r) {
+                    const auto prefix = [](const std::string& a, const std::string& b) {
+                        return b.compare(0, a.size(), a) == 0 && (b.size() == a.size() || b[a.size()] == '/');
+                    };
+                    return prefix(r, target) || prefix(target, r);
+                };
+                if (std::any_of(replaced.begin(), replaced.end(), overlaps)) {
+                    return false;
+                }
+            } else if (!references_avoid(member.value(), replaced)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     compiled_schema root_;
+    schema_options options_;
     std::unordered_map<const nlohmann::json*, compiled_schema> parts_;
+    std::optional<compiled_schema> result_;
 };
 
 /// The parts of `root` for a new streaming check: compiled once for the last few task schemas

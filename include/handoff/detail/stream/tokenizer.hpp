@@ -22,6 +22,8 @@ struct token {
     std::size_t end = 0;
     /// A string with a backslash in it: its text is not its value.
     bool escaped = false;
+    /// A string with a byte >= 0x80 in it: UTF-8 its reader must check.
+    bool high = false;
 };
 
 /// An incremental JSON tokenizer (RFC 8259 grammar): one byte at a time, any chunking, state
@@ -60,6 +62,25 @@ public:
     /// Inside a string, after no backslash: any byte but a quote, a backslash or a control
     /// byte leaves the state as it is.
     [[nodiscard]] bool in_plain_string() const noexcept { return state_ == state::string; }
+    /// Inside a number's digits, where one more digit leaves the state as it is.
+    [[nodiscard]] bool in_digits() const noexcept {
+        return state_ == state::integer || state_ == state::fraction || state_ == state::exponent;
+    }
+    /// Inside a literal (true, false, null): passes over the bytes at the start of `s` that
+    /// continue it, all but its last (whose byte completes the token); returns how many.
+    std::size_t literal_run(std::string_view s) noexcept {
+        if (state_ != state::literal) {
+            return 0;
+        }
+        std::size_t n = 0;
+        while (n < s.size() && literal_at_ + 1 < literal_.size() && s[n] == literal_[literal_at_]) {
+            ++literal_at_;
+            ++n;
+        }
+        return n;
+    }
+    /// Bytes of the open string were passed over (in_plain_string) and one was >= 0x80.
+    void saw_high() noexcept { high_ = true; }
     /// Between tokens (no string, number or literal open): whitespace changes nothing.
     [[nodiscard]] bool between_tokens() const noexcept { return state_ <= state::after_value || state_ == state::done; }
     /// The root value is complete: what follows it is not JSON of this value.
@@ -165,6 +186,9 @@ private:
         if (u < 0x20) {
             return fail(); // control characters must be escaped
         }
+        if (u >= 0x80) {
+            high_ = true;
+        }
         if (c == '\\') {
             escaped_ = true;
             state_ = state::escape;
@@ -173,7 +197,8 @@ private:
         if (c != '"') {
             return 0;
         }
-        out[0] = token{key_ ? token_kind::key : token_kind::scalar, scalar_kind::string, start_, offset + 1, escaped_};
+        out[0] = token{
+            key_ ? token_kind::key : token_kind::scalar, scalar_kind::string, start_, offset + 1, escaped_, high_};
         if (key_) {
             state_ = state::colon;
         } else {
@@ -255,6 +280,7 @@ private:
         start_ = offset;
         key_ = key;
         escaped_ = false;
+        high_ = false;
         state_ = state::string;
         return 0;
     }
@@ -280,6 +306,7 @@ private:
     unsigned hex_left_ = 0;
     bool key_ = false;
     bool escaped_ = false;
+    bool high_ = false;
 };
 
 } // namespace handoff::detail::stream
