@@ -3,10 +3,11 @@
 # into the build tree), builds Release with the benchmarks, writes the corpus, and runs
 # handoff's receive side by side with the naive stack (nlohmann + valijson), Python jsonschema
 # and fastjsonschema, and AJV, interleaved, in one run; then handoff against AJV on the schema
-# kits (Pydantic-shaped, 2020-12 tuples, unevaluatedProperties); then measures what including
-# each public header costs to compile; and what checking a reply as it streams costs against
-# receive, and saves on replies that go wrong (handoff_bench_stream). Prints figures; never fails on time, but fails when the
-# contestants' verdicts differ (run_bench.py compares them before timing anything).
+# kits (Pydantic-shaped, 2020-12 tuples, unevaluatedProperties); then what checking a reply as
+# it streams costs against receive, and saves on replies that go wrong (handoff_bench_stream);
+# then measures what including each public header costs to compile. Prints figures; never fails
+# on time, but fails when the contestants' verdicts differ (run_bench.py compares them before
+# timing anything).
 #
 #   scripts/bench.sh             20k envelopes per size, 5 rounds in process, 5 whole-process
 #                                rounds, then the compile cost of each header
