@@ -474,10 +474,55 @@ private:
     /// The number from `start` to the reader's position, as a double.
     bool double_value(const char* start, json& out) {
         double d = 0.0;
-        if (!to_double(start, p_, d) || !std::isfinite(d)) {
+        if (!exact_double(start, p_, d) && (!to_double(start, p_, d) || !std::isfinite(d))) {
             return fall_back(); // overflow fails, underflow passes, in decode(): let it say which
         }
         out = json(static_cast<json::number_float_t>(d));
+        return true;
+    }
+
+    /// Clinger's fast path: a token whose digits, read as an integer m, are below 2^53 and whose
+    /// decimal exponent e has |e| <= 22 is m * 10^e or m / 10^-e of two exact doubles, one
+    /// correctly rounded operation: the double from_chars reads. False for any other token.
+    static bool exact_double(const char* first, const char* last, double& out) noexcept {
+        static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        const bool negative = *first == '-';
+        std::uint64_t m = 0;
+        int exponent = 0;
+        int digits = 0;
+        bool fraction = false;
+        const char* c = first + (negative ? 1 : 0);
+        for (; c < last && *c != 'e' && *c != 'E'; ++c) {
+            if (*c == '.') {
+                fraction = true;
+                continue;
+            }
+            if (++digits > 15) { // 15 digits are below 2^53
+                return false;
+            }
+            m = m * 10U + static_cast<std::uint64_t>(*c - '0');
+            exponent -= fraction ? 1 : 0;
+        }
+        if (c < last) { // an exponent: kept to the fast path's small ones
+            ++c;
+            const bool minus = *c == '-';
+            c += (*c == '-' || *c == '+') ? 1 : 0;
+            if (last - c > 2) {
+                return false;
+            }
+            int e = 0;
+            for (; c < last; ++c) {
+                e = e * 10 + (*c - '0');
+            }
+            exponent += minus ? -e : e;
+        }
+        if (exponent < -22 || exponent > 22) {
+            return false;
+        }
+        const auto mantissa = static_cast<double>(m);
+        out = exponent < 0 ? mantissa / powers[-exponent] : mantissa * powers[exponent];
+        out = negative ? -out : out;
         return true;
     }
 
