@@ -68,6 +68,9 @@ public:
             compile_resources_in_scope(around);
         }
         check_in_place_cycles();
+        if (!uses_dynamic_scope_) {
+            forward_lone_refs();
+        }
         compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
         out.dynamic_anchors.resize(resources_.size());
         out.recursive_anchors.assign(resources_.size(), no_node);
@@ -314,6 +317,23 @@ private:
             if (state[static_cast<std::size_t>(to)] == 0) {
                 state[static_cast<std::size_t>(to)] = 1;
                 stack.emplace_back(to, 0);
+            }
+        }
+    }
+
+    /// A schema that is only a `$ref` (2019-09 on) walks as its target does: it becomes a
+    /// forwarding node, as `$ref` is up to draft-07, and costs one step of the walk rather than
+    /// three. Without a dynamic scope to keep, entering its resource changes nothing.
+    void forward_lone_refs() {
+        for (schema_node& n : nodes_) {
+            const bool lone = n.applied_ref != no_node && n.groups == group_logic && n.types == type_any &&
+                              n.all_of.empty() && n.any_of.empty() && n.one_of.empty() && n.not_schema == no_node &&
+                              n.if_schema == no_node && n.then_schema == no_node && n.else_schema == no_node &&
+                              n.dynamic_target == no_node;
+            if (lone) {
+                n.ref = n.applied_ref;
+                n.applied_ref = no_node;
+                n.groups = 0;
             }
         }
     }
