@@ -232,19 +232,29 @@ private:
         return true;
     }
 
-    /// A state is live when it can reach a matching one; the others are dead.
+    /// A state is live when it can reach a matching one; the others are dead. One walk back
+    /// from the matching states over the reversed steps.
     void mark_dead() {
         const std::size_t n = out_.flags.size();
-        std::vector<bool> live(n);
-        for (std::size_t s = 0; s < n; ++s) {
-            live[s] = (out_.flags[s] & (dfa::match_now | dfa::match_end)) != 0;
+        std::vector<std::vector<std::uint32_t>> into(n);
+        for (std::size_t cell = 0; cell < out_.next.size(); ++cell) {
+            into[out_.next[cell]].push_back(static_cast<std::uint32_t>(cell / out_.classes));
         }
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (std::size_t s = 0; s < n; ++s) {
-                for (std::size_t k = 0; k < out_.classes && !live[s]; ++k) {
-                    live[s] = live[out_.next[s * out_.classes + k]];
-                    grew = grew || live[s];
+        std::vector<bool> live(n);
+        std::vector<std::uint32_t> todo;
+        for (std::size_t s = 0; s < n; ++s) {
+            if ((out_.flags[s] & (dfa::match_now | dfa::match_end)) != 0) {
+                live[s] = true;
+                todo.push_back(static_cast<std::uint32_t>(s));
+            }
+        }
+        while (!todo.empty()) {
+            const std::uint32_t s = todo.back();
+            todo.pop_back();
+            for (const std::uint32_t from : into[s]) {
+                if (!live[from]) {
+                    live[from] = true;
+                    todo.push_back(from);
                 }
             }
         }

@@ -112,6 +112,9 @@ public:
         }
         // What this schema's keywords and in-place subschemas evaluate, then unevaluated*.
         evaluated own;
+        if (v.is_object()) {
+            own.properties.reserve(2 * v.size()); // a key is mostly recorded once or twice
+        }
         bool ok = walk_keywords(v, n, sink, depth, &own);
         if (!ok && !sink.collecting()) {
             return false;
