@@ -73,7 +73,7 @@ public:
         p->empty_loops = regex_impl::has_empty_loop(p->code);
         p->literal = regex_impl::literal_of(pattern);
         auto automaton = regex_impl::dfa_builder(*p).build();
-        return ecma_regex(std::move(p), std::move(automaton));
+        return {std::move(p), std::move(automaton)};
     }
 
     /// Unanchored search, as JSON Schema's `pattern` is: does the pattern match anywhere in
