@@ -120,4 +120,46 @@ TEST_CASE("A schema that is only a $ref walks as its target, annotations and mes
     CHECK(problems.front().message.find("^[A-Z]{2}$") != std::string::npos);
 }
 
+TEST_CASE("A tagged branch of oneOf or anyOf turns away an object with another tag as its walk would",
+          "[schema][fast_path]") {
+    const json schema = json::parse(R"({
+        "$defs": {
+            "card": {"properties": {"method": {"const": "card"}, "last4": {"type": "string"}},
+                     "required": ["method", "last4"]},
+            "bank": {"properties": {"method": {"$ref": "#/$defs/bank_tag"}, "iban": {"type": "string"}},
+                     "required": ["method"]},
+            "bank_tag": {"const": "bank"},
+            "loose": {"properties": {"method": {"const": "loose"}}}
+        },
+        "properties": {
+            "one": {"oneOf": [{"$ref": "#/$defs/card"}, {"$ref": "#/$defs/bank"}, {"$ref": "#/$defs/loose"}]},
+            "any": {"anyOf": [{"$ref": "#/$defs/card"}, {"$ref": "#/$defs/bank"}]},
+            "not_card": {"not": {"$ref": "#/$defs/card"}}
+        }
+    })");
+    for (const char* dialect :
+         {"http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2020-12/schema"}) {
+        json with_dialect = schema;
+        with_dialect["$schema"] = dialect;
+        const compiled_schema s = compiled_schema::from_json(with_dialect);
+        INFO(dialect);
+        const auto one = [&](const char* member) { return fits(s, json{{"one", json::parse(member)}}); };
+        CHECK(one(R"({"method": "card", "last4": "1234"})"));
+        CHECK(one(R"({"method": "bank"})"));
+        CHECK_FALSE(one(R"({"method": "card"})")); // card misses last4; loose says "loose"
+        CHECK(one(R"({"method": "loose"})"));      // only loose fits
+        CHECK(one(R"({"last4": "1234"})"));        // card and bank miss their tag; loose requires none
+        CHECK_FALSE(one(R"("card")"));             // not an object: all three fit
+        CHECK_FALSE(one(R"({"method": "cash"})"));
+        CHECK_FALSE(one(R"({"method": 1})"));
+        const auto any = [&](const char* member) { return fits(s, json{{"any", json::parse(member)}}); };
+        CHECK(any(R"({"method": "bank", "iban": "x"})"));
+        CHECK_FALSE(any(R"({"method": "Bank"})"));
+        CHECK_FALSE(any(R"({})"));
+        const auto not_card = [&](const char* member) { return fits(s, json{{"not_card", json::parse(member)}}); };
+        CHECK(not_card(R"({"method": "bank"})"));
+        CHECK_FALSE(not_card(R"({"method": "card", "last4": "1"})"));
+    }
+}
+
 } // namespace test_schema_fast_paths

@@ -71,6 +71,7 @@ public:
         if (!uses_dynamic_scope_) {
             forward_lone_refs();
         }
+        find_tags();
         compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
         out.dynamic_anchors.resize(resources_.size());
         out.recursive_anchors.assign(resources_.size(), no_node);
@@ -334,6 +335,38 @@ private:
                 n.ref = n.applied_ref;
                 n.applied_ref = no_node;
                 n.groups = 0;
+            }
+        }
+    }
+
+    /// The node a walk of `i` applies keywords at: past forwarding `$ref`s (a bounded number,
+    /// so a cycle of them ends too).
+    [[nodiscard]] const schema_node& applied_node(node_index i) const {
+        for (int hops = 0; hops < 16 && nodes_[static_cast<std::size_t>(i)].ref != no_node; ++hops) {
+            i = nodes_[static_cast<std::size_t>(i)].ref;
+        }
+        return nodes_[static_cast<std::size_t>(i)];
+    }
+
+    /// Sets each node's tag (schema_node::has_tag): a required property whose schema has a string
+    /// `const`. Either failing fails the node, whatever its other keywords say.
+    void find_tags() {
+        for (schema_node& n : nodes_) {
+            const schema_node& applied = applied_node(static_cast<node_index>(&n - nodes_.data()));
+            if (applied.ref != no_node || applied.boolean) {
+                continue;
+            }
+            for (const property_rule& p : applied.properties) {
+                if (!p.required || p.schema == no_node) {
+                    continue;
+                }
+                const schema_node& s = applied_node(p.schema);
+                if (s.ref == no_node && !s.boolean && s.const_value && s.const_value->is_string()) {
+                    n.has_tag = true;
+                    n.tag_name = p.name;
+                    n.tag_value = s.const_value->get<std::string>();
+                    break;
+                }
             }
         }
     }

@@ -165,6 +165,13 @@ struct schema_node {
     node_index unevaluated_items = no_node;
     node_index unevaluated_properties = no_node;
 
+    // A property the schema requires to be one string (`required` and a `const` under
+    // `properties`, as each branch of a tagged union has): an object whose member is missing or
+    // different cannot fit, and a yes/no walk turns it away without walking. Set after compiling.
+    bool has_tag = false;
+    std::string tag_name;
+    std::string tag_value;
+
     std::vector<node_index> all_of, any_of, one_of;
     node_index not_schema = no_node;
     node_index if_schema = no_node, then_schema = no_node, else_schema = no_node;

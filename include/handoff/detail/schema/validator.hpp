@@ -480,8 +480,23 @@ private:
     }
 
     [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth, evaluated* ev = nullptr) const {
+        if (misses_tag(v, nodes_[static_cast<std::size_t>(i)])) {
+            return false; // what the walk would answer, without the walk
+        }
         walk_sink b;
         return walk(v, i, b, depth + 1, ev);
+    }
+
+    /// Whether `v` is an object that cannot fit `n` for its tag: the tagged member is missing or
+    /// is not the tag's string.
+    [[nodiscard]] static bool misses_tag(const nlohmann::json& v, const schema_node& n) {
+        if (!n.has_tag || !v.is_object()) {
+            return false;
+        }
+        const auto& members = v.get_ref<const nlohmann::json::object_t&>();
+        const auto it = members.find(n.tag_name);
+        return it == members.end() || !it->second.is_string() ||
+               it->second.get_ref<const std::string&>() != n.tag_value;
     }
 
     const std::vector<schema_node>& nodes_;
