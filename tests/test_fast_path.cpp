@@ -19,6 +19,7 @@
 #include <filesystem> // directory_iterator
 #include <functional> // function
 #include <optional>   // optional
+#include <random>     // mt19937
 #include <set>        // set
 #include <string>     // string
 #include <utility>    // pair
@@ -325,6 +326,31 @@ TEST_CASE("the fast JSON reader stores numbers, strings and escapes as nlohmann 
         INFO(text);
         CHECK(fast_parse(text).has_value());
     }
+}
+
+TEST_CASE("the fast JSON reader reads every short decimal as the same double as nlohmann", "[fast_path]") {
+    // Decimals of up to 17 digits with fractions and exponents around the bounds of the exact
+    // path (15 digits, 10^22), so both the exact path and the general one are met.
+    std::mt19937 random(20261202);
+    std::size_t taken = 0;
+    for (int n = 0; n < 20000; ++n) {
+        std::string text = random() % 2 == 0 ? "-" : "";
+        const int digits = 1 + static_cast<int>(random() % 17);
+        const int point = static_cast<int>(random() % static_cast<unsigned>(digits + 1));
+        for (int k = 0; k < digits; ++k) {
+            if (k == point && k > 0) {
+                text += '.';
+            }
+            text += static_cast<char>('0' + (k == 0 && digits > 1 && point != 1 ? 1 + random() % 9 : random() % 10));
+        }
+        if (random() % 3 == 0) {
+            text += (random() % 2 == 0 ? "e-" : "E+") + std::to_string(random() % 30);
+        } else if (point == digits || point == 0) {
+            text += ".5";
+        }
+        taken += fast_json_keeps_its_promise(text, text) ? 1U : 0U;
+    }
+    CHECK(taken == 20000);
 }
 
 TEST_CASE("every valid fixture envelope takes the fast path, with the envelope the checker reads", "[fast_path]") {

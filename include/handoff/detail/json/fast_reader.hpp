@@ -18,7 +18,7 @@
 #include <string>       // string
 #include <string_view>  // string_view
 #include <system_error> // errc
-#include <utility>      // move
+#include <utility>      // move, forward
 #include <vector>       // vector
 
 namespace handoff::detail {
@@ -150,15 +150,18 @@ public:
             return false;
         }
         skip_ws();
-        return number(out);
+        return number(replace_in{out});
     }
 
     /// Any value, built as the DOM nlohmann would build.
     bool read_value(json& out) { return count_value() && value(out); }
 
 private:
+    /// Past JSON whitespace. Every byte of it is at most ' ', so most calls, at a token, stop
+    /// on one comparison.
     void skip_ws() noexcept {
-        while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) {
+        while (p_ < end_ && static_cast<unsigned char>(*p_) <= ' ' &&
+               (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) {
             ++p_;
         }
     }
@@ -262,11 +265,24 @@ private:
             const std::uint64_t special =
                 ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | (x - ones * 0x20U) | x;
             if ((special & high) != 0) {
-                break;
+                // The lowest flagged byte is special for sure: a borrow only flags bytes above one.
+                return p + first_flagged_byte(special & high);
             }
             p += 8;
         }
         return p;
+    }
+
+    /// The index in memory of the lowest flagged byte of a word read by memcpy, where the first
+    /// byte is the lowest (little endian) and the compiler counts trailing zeros; elsewhere 0,
+    /// which leaves the flagged byte to the byte-by-byte loop.
+    static std::size_t first_flagged_byte(std::uint64_t flagged) noexcept {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return static_cast<std::size_t>(__builtin_ctzll(flagged)) / 8U;
+#else
+        static_cast<void>(flagged);
+        return 0;
+#endif
     }
 
     /// After the opening quote. Without escapes `out` views the text itself (no copy).
@@ -397,13 +413,15 @@ private:
     };
 
     /// JSON's number grammar exactly; integers are exact or fall back (json_builder refuses
-    /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod.
-    bool number(json& out) {
+    /// integers beyond 64 bits), doubles are correctly rounded like nlohmann's strtod. The
+    /// number goes to `put` (see value_with).
+    template <class Put>
+    bool number(Put&& put) {
         number_token token;
         if (!scan_number(token)) {
             return fall_back();
         }
-        return token.integer ? integer_value(token, out) : double_value(token.start, out);
+        return token.integer ? integer_value(token, put) : double_value(token.start, put);
     }
 
     /// Moves past one number token; false where the grammar is broken.
@@ -452,7 +470,8 @@ private:
     }
 
     /// An integer as nlohmann stores it: unsigned when >= 0, signed when negative.
-    bool integer_value(const number_token& token, json& out) {
+    template <class Put>
+    bool integer_value(const number_token& token, Put&& put) {
         // 19 digits always fit in 64 bits; longer ones are rare enough to fall back.
         if (token.digits_end - token.digits > 19) {
             return fall_back();
@@ -462,9 +481,9 @@ private:
             v = v * 10U + static_cast<std::uint64_t>(*d - '0');
         }
         if (!token.negative) {
-            out = json(static_cast<json::number_unsigned_t>(v));
+            put(static_cast<json::number_unsigned_t>(v));
         } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
-            out = json(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
+            put(static_cast<json::number_integer_t>(-static_cast<std::int64_t>(v)));
         } else {
             return fall_back();
         }
@@ -472,12 +491,58 @@ private:
     }
 
     /// The number from `start` to the reader's position, as a double.
-    bool double_value(const char* start, json& out) {
+    template <class Put>
+    bool double_value(const char* start, Put&& put) {
         double d = 0.0;
-        if (!to_double(start, p_, d) || !std::isfinite(d)) {
+        if (!exact_double(start, p_, d) && (!to_double(start, p_, d) || !std::isfinite(d))) {
             return fall_back(); // overflow fails, underflow passes, in decode(): let it say which
         }
-        out = json(static_cast<json::number_float_t>(d));
+        put(static_cast<json::number_float_t>(d));
+        return true;
+    }
+
+    /// Clinger's fast path: a token whose digits, read as an integer m, are below 2^53 and whose
+    /// decimal exponent e has |e| <= 22 is m * 10^e or m / 10^-e of two exact doubles, one
+    /// correctly rounded operation: the double from_chars reads. False for any other token.
+    static bool exact_double(const char* first, const char* last, double& out) noexcept {
+        static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                            1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+        const bool negative = *first == '-';
+        std::uint64_t m = 0;
+        int exponent = 0;
+        int digits = 0;
+        bool fraction = false;
+        const char* c = first + (negative ? 1 : 0);
+        for (; c < last && *c != 'e' && *c != 'E'; ++c) {
+            if (*c == '.') {
+                fraction = true;
+                continue;
+            }
+            if (++digits > 15) { // 15 digits are below 2^53
+                return false;
+            }
+            m = m * 10U + static_cast<std::uint64_t>(*c - '0');
+            exponent -= fraction ? 1 : 0;
+        }
+        if (c < last) { // an exponent: kept to the fast path's small ones
+            ++c;
+            const bool minus = *c == '-';
+            c += (*c == '-' || *c == '+') ? 1 : 0;
+            if (last - c > 2) {
+                return false;
+            }
+            int e = 0;
+            for (; c < last; ++c) {
+                e = e * 10 + (*c - '0');
+            }
+            exponent += minus ? -e : e;
+        }
+        if (exponent < -22 || exponent > 22) {
+            return false;
+        }
+        const auto mantissa = static_cast<double>(m);
+        out = exponent < 0 ? mantissa / powers[-exponent] : mantissa * powers[exponent];
+        out = negative ? -out : out;
         return true;
     }
 
@@ -498,28 +563,46 @@ private:
 #endif
     }
 
-    bool value(json& out) {
+    /// A `put` for value_with that makes `out` the value read: the value is built once and
+    /// swapped in, so no temporary is left to destroy but the one `out` held.
+    struct replace_in {
+        json& out;
+        template <class V>
+        json& operator()(V&& v) const {
+            json made(std::forward<V>(v));
+            out.swap(made);
+            return out;
+        }
+    };
+
+    bool value(json& out) { return value_with(replace_in{out}); }
+
+    /// Reads one value and hands it to `put`, which constructs it where it belongs (in place at
+    /// the end of an array's items, or into a member): a scalar from its C++ value, a container
+    /// empty from its value_t, then filled where it stands.
+    template <class Put>
+    bool value_with(Put&& put) {
         skip_ws();
         if (p_ == end_) {
             return fall_back();
         }
         switch (*p_) {
-        case '{': return object_value(out);
-        case '[': return array_value(out);
-        case '"': return string_value(out);
-        case 't': return literal_value("true", json(true), out);
-        case 'f': return literal_value("false", json(false), out);
-        case 'n': return literal_value("null", json(nullptr), out);
-        default: return number(out);
+        case '{': return object_value(put(json::value_t::object));
+        case '[': return array_value(put(json::value_t::array));
+        case '"': return string_value(put);
+        case 't': return literal("true") ? (put(true), true) : fall_back();
+        case 'f': return literal("false") ? (put(false), true) : fall_back();
+        case 'n': return literal("null") ? (put(nullptr), true) : fall_back();
+        default: return number(put);
         }
     }
 
+    /// Fills `out`, an empty object.
     bool object_value(json& out) {
         container c;
         if (!begin('{', c)) {
             return false;
         }
-        out = json(json::value_t::object);
         auto& members = *out.get_ptr<json::object_t*>();
         std::string_view key;
         while (next_key(c, key)) {
@@ -534,48 +617,40 @@ private:
         return ok_;
     }
 
+    /// Fills `out`, an empty array.
     bool array_value(json& out) {
         container c;
         if (!begin('[', c)) {
             return false;
         }
-        // Items gather in this level's scratch vector, then move into an array allocated
-        // once at its final size: no growth, no copies.
+        // Items are built in place in this level's scratch vector, then move into an array
+        // allocated once at its final size: no growth, no copies.
         std::vector<json>& pending = scratch()[level_];
         pending.clear();
         const release_on_exit release{pending}; // also when falling back midway
+        const auto put = [&pending](auto&& v) -> json& { return pending.emplace_back(std::forward<decltype(v)>(v)); };
         while (next_item(c)) {
-            pending.emplace_back();
-            if (!count_value() || !value(pending.back())) {
+            if (!count_value() || !value_with(put)) {
                 return false;
             }
         }
         if (!ok_) {
             return false;
         }
-        out = json(json::value_t::array);
         auto& items = *out.get_ptr<json::array_t*>();
         items.reserve(pending.size());
         std::move(pending.begin(), pending.end(), std::back_inserter(items));
         return true;
     }
 
-    bool string_value(json& out) {
+    template <class Put>
+    bool string_value(Put&& put) {
         ++p_;
         std::string_view s;
         if (!read_string_body(key_scratch_, s)) {
             return fall_back();
         }
-        out = json(s); // the string is built once, in place
-        return true;
-    }
-
-    /// `word` next: `out` becomes `parsed`; anything else falls back.
-    bool literal_value(std::string_view word, json parsed, json& out) {
-        if (!literal(word)) {
-            return fall_back();
-        }
-        out = std::move(parsed);
+        put(s); // the string is built once, in place
         return true;
     }
 

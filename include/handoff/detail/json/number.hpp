@@ -90,6 +90,43 @@ inline int compare_numbers(const nlohmann::json& a, const nlohmann::json& b) {
     return tb == vt::number_unsigned ? three_way(u(a), u(b)) : -compare_int_uint(i(b), u(a));
 }
 
+/// A schema's number bound, read once: the value as written and, when a double holds that value
+/// exactly (any double; an integer of magnitude up to 2^53), that double, so that the common
+/// comparison is one comparison of doubles.
+struct number_bound {
+    nlohmann::json value;
+    double exact = 0.0;
+    bool has_exact = false;
+};
+
+/// Magnitude up to which every integer is a double exactly.
+inline constexpr std::uint64_t exact_double_integers = std::uint64_t{1} << 53U;
+
+/// `j` (a number) as a double when that double is exactly its value.
+[[nodiscard]] inline bool exact_double_of(const nlohmann::json& j, double& out) noexcept {
+    switch (j.type()) {
+    case nlohmann::json::value_t::number_float: out = *j.get_ptr<const double*>(); return true;
+    case nlohmann::json::value_t::number_unsigned: {
+        const std::uint64_t u = *j.get_ptr<const std::uint64_t*>();
+        out = static_cast<double>(u);
+        return u <= exact_double_integers;
+    }
+    case nlohmann::json::value_t::number_integer: {
+        const std::int64_t i = *j.get_ptr<const std::int64_t*>();
+        out = static_cast<double>(i);
+        return i >= -static_cast<std::int64_t>(exact_double_integers) &&
+               i <= static_cast<std::int64_t>(exact_double_integers);
+    }
+    default: return false;
+    }
+}
+
+[[nodiscard]] inline number_bound bound_of(const nlohmann::json& value) {
+    number_bound b{value};
+    b.has_exact = exact_double_of(value, b.exact);
+    return b;
+}
+
 /// An integer in JSON Schema's sense: any number with a zero fraction (1.0 included).
 [[nodiscard]] inline bool is_integral(const nlohmann::json& j) {
     if (j.is_number_integer()) {

@@ -22,7 +22,9 @@
 // Duplicate group names are an error, as in Node 20 (ECMA-262 2025 allows them in different
 // alternatives).
 //
-// Execution: without back-references, a memoized backtracker marks each (instruction, position)
+// Execution: a pattern without back-references, lookarounds or word boundaries whose automaton
+// is small (dfa.hpp) runs on a deterministic automaton built at compile time: one table step per
+// code point. Otherwise, without back-references, a memoized backtracker marks each (instruction, position)
 // state when first reached and never explores it again, so time and memory are
 // O(program * subject) (memory capped by max_visited_bits, beyond which search answers
 // too_costly). A lookaround is a sub-search memoized per (lookaround, position) that shares the
@@ -34,11 +36,12 @@
 //
 // The parts, in the order a pattern meets them: parser.hpp (text to syntax_tree.hpp, with
 // unicode_properties.hpp looking `\p{...}` up in the generated unicode_tables.hpp), compiler.hpp
-// (tree to program.hpp), then memo_matcher.hpp or capture_matcher.hpp (sharing search_state.hpp);
+// (tree to program.hpp), then dfa.hpp, memo_matcher.hpp or capture_matcher.hpp (sharing search_state.hpp);
 // code_points.hpp and utf8.hpp serve them all.
 
 #include <handoff/detail/regex/capture_matcher.hpp>
 #include <handoff/detail/regex/compiler.hpp>
+#include <handoff/detail/regex/dfa.hpp>
 #include <handoff/detail/regex/memo_matcher.hpp>
 #include <handoff/detail/regex/parser.hpp>
 #include <handoff/detail/regex/program.hpp>
@@ -69,7 +72,8 @@ public:
         regex_impl::compiler(*p, p->backrefs).emit_all(root);
         p->empty_loops = regex_impl::has_empty_loop(p->code);
         p->literal = regex_impl::literal_of(pattern);
-        return ecma_regex(std::move(p));
+        auto automaton = regex_impl::dfa_builder(*p).build();
+        return {std::move(p), std::move(automaton)};
     }
 
     /// Unanchored search, as JSON Schema's `pattern` is: does the pattern match anywhere in
@@ -83,6 +87,9 @@ public:
             std::all_of(subject.begin(), subject.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; })) {
             return regex_impl::literal_matches(*program_->literal, subject) ? regex_match::found
                                                                             : regex_match::not_found;
+        }
+        if (dfa_) {
+            return dfa_->search(subject);
         }
         regex_impl::scratch& sc = regex_impl::thread_scratch();
         sc.text.clear();
@@ -101,8 +108,10 @@ public:
     [[nodiscard]] const std::string& source() const noexcept { return program_->source; }
 
 private:
-    explicit ecma_regex(std::shared_ptr<const regex_impl::program> p) : program_(std::move(p)) {}
+    ecma_regex(std::shared_ptr<const regex_impl::program> p, std::shared_ptr<const regex_impl::dfa> automaton)
+        : program_(std::move(p)), dfa_(std::move(automaton)) {}
     std::shared_ptr<const regex_impl::program> program_;
+    std::shared_ptr<const regex_impl::dfa> dfa_; // null: the program runs on a matcher
 };
 
 } // namespace handoff::detail

@@ -68,6 +68,10 @@ public:
             compile_resources_in_scope(around);
         }
         check_in_place_cycles();
+        if (!uses_dynamic_scope_) {
+            forward_lone_refs();
+        }
+        find_tags();
         compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
         out.dynamic_anchors.resize(resources_.size());
         out.recursive_anchors.assign(resources_.size(), no_node);
@@ -314,6 +318,55 @@ private:
             if (state[static_cast<std::size_t>(to)] == 0) {
                 state[static_cast<std::size_t>(to)] = 1;
                 stack.emplace_back(to, 0);
+            }
+        }
+    }
+
+    /// A schema that is only a `$ref` (2019-09 on) walks as its target does: it becomes a
+    /// forwarding node, as `$ref` is up to draft-07, and costs one step of the walk rather than
+    /// three. Without a dynamic scope to keep, entering its resource changes nothing.
+    void forward_lone_refs() {
+        for (schema_node& n : nodes_) {
+            const bool lone = n.applied_ref != no_node && n.groups == group_logic && n.types == type_any &&
+                              n.all_of.empty() && n.any_of.empty() && n.one_of.empty() && n.not_schema == no_node &&
+                              n.if_schema == no_node && n.then_schema == no_node && n.else_schema == no_node &&
+                              n.dynamic_target == no_node;
+            if (lone) {
+                n.ref = n.applied_ref;
+                n.applied_ref = no_node;
+                n.groups = 0;
+            }
+        }
+    }
+
+    /// The node a walk of `i` applies keywords at: past forwarding `$ref`s (a bounded number,
+    /// so a cycle of them ends too).
+    [[nodiscard]] const schema_node& applied_node(node_index i) const {
+        for (int hops = 0; hops < 16 && nodes_[static_cast<std::size_t>(i)].ref != no_node; ++hops) {
+            i = nodes_[static_cast<std::size_t>(i)].ref;
+        }
+        return nodes_[static_cast<std::size_t>(i)];
+    }
+
+    /// Sets each node's tag (schema_node::has_tag): a required property whose schema has a string
+    /// `const`. Either failing fails the node, whatever its other keywords say.
+    void find_tags() {
+        for (schema_node& n : nodes_) {
+            const schema_node& applied = applied_node(static_cast<node_index>(&n - nodes_.data()));
+            if (applied.ref != no_node || applied.boolean) {
+                continue;
+            }
+            for (const property_rule& p : applied.properties) {
+                if (!p.required || p.schema == no_node) {
+                    continue;
+                }
+                const schema_node& s = applied_node(p.schema);
+                if (s.ref == no_node && !s.boolean && s.const_value && s.const_value->is_string()) {
+                    n.has_tag = true;
+                    n.tag_name = p.name;
+                    n.tag_value = s.const_value->get<std::string>();
+                    break;
+                }
             }
         }
     }

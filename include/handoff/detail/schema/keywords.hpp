@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // lower_bound
+#include <algorithm>   // lower_bound, sort
 #include <cmath>       // isfinite
 #include <cstdint>     // uint64_t
 #include <memory>      // shared_ptr
@@ -145,9 +145,17 @@ inline void enum_values(const keyword_context& c, const nlohmann::json& v) {
     if (!v.is_array()) {
         c.fail("enum", "\"enum\" must be an array");
     }
-    c.node().enum_values.assign(v.begin(), v.end());
-    c.node().has_enum = true;
-    c.node().groups |= group_values;
+    schema_node& n = c.node();
+    n.enum_values.assign(v.begin(), v.end());
+    n.enum_strings.clear();
+    for (const nlohmann::json& e : n.enum_values) {
+        if (e.is_string()) {
+            n.enum_strings.push_back(e.get<std::string>());
+        }
+    }
+    std::sort(n.enum_strings.begin(), n.enum_strings.end(), enum_order);
+    n.has_enum = true;
+    n.groups |= group_values;
 }
 
 inline void const_value(const keyword_context& c, const nlohmann::json& v) {
@@ -165,11 +173,11 @@ inline void multiple_of(const keyword_context& c, const nlohmann::json& v) {
 }
 
 inline void minimum(const keyword_context& c, const nlohmann::json& v) {
-    c.node().minimum = number(c, "minimum", v);
+    c.node().minimum = bound_of(number(c, "minimum", v));
     c.node().groups |= group_number;
 }
 inline void maximum(const keyword_context& c, const nlohmann::json& v) {
-    c.node().maximum = number(c, "maximum", v);
+    c.node().maximum = bound_of(number(c, "maximum", v));
     c.node().groups |= group_number;
 }
 /// draft-04: a boolean that makes "minimum"/"maximum" exclusive (validation draft-04, 5.1.2-3);
@@ -181,7 +189,7 @@ inline void exclusive_minimum(const keyword_context& c, const nlohmann::json& v)
         }
         return;
     }
-    c.node().exclusive_minimum = number(c, "exclusiveMinimum", v);
+    c.node().exclusive_minimum = bound_of(number(c, "exclusiveMinimum", v));
     c.node().groups |= group_number;
 }
 inline void exclusive_maximum(const keyword_context& c, const nlohmann::json& v) {
@@ -191,7 +199,7 @@ inline void exclusive_maximum(const keyword_context& c, const nlohmann::json& v)
         }
         return;
     }
-    c.node().exclusive_maximum = number(c, "exclusiveMaximum", v);
+    c.node().exclusive_maximum = bound_of(number(c, "exclusiveMaximum", v));
     c.node().groups |= group_number;
 }
 

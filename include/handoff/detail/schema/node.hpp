@@ -12,12 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>  // int32_t, uint8_t, uint64_t
-#include <limits>   // numeric_limits
-#include <memory>   // shared_ptr
-#include <optional> // optional
-#include <string>   // string
-#include <vector>   // vector
+#include <cstdint>     // int32_t, uint8_t, uint64_t
+#include <limits>      // numeric_limits
+#include <memory>      // shared_ptr
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -49,6 +50,29 @@ enum type_bit : std::uint8_t {
     case nlohmann::json::value_t::object: return type_object;
     default: return 0;
     }
+}
+
+/// Whether a value of `v`'s type fits the type bits: a double fits "number" whatever its fraction,
+/// so only a double against "integer" alone needs the fraction tested.
+[[nodiscard]] inline bool type_allows(std::uint8_t types, const nlohmann::json& v) {
+    if ((types & type_number) != 0 && v.is_number()) {
+        return true;
+    }
+    return (types & type_bits_of(v)) != 0;
+}
+
+/// As std::string's compare, with the first bytes deciding most comparisons of keys inline.
+[[nodiscard]] inline int compare_keys(std::string_view a, std::string_view b) noexcept {
+    if (!a.empty() && !b.empty() && a[0] != b[0]) {
+        return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(b[0]) ? -1 : 1;
+    }
+    return a.compare(b);
+}
+
+/// The order enum_strings are sorted in: by size, then compare_keys, so that most steps of a
+/// lookup are decided without comparing bytes out of line.
+[[nodiscard]] inline bool enum_order(std::string_view a, std::string_view b) noexcept {
+    return a.size() != b.size() ? a.size() < b.size() : compare_keys(a, b) < 0;
 }
 
 struct compiled_pattern {
@@ -102,10 +126,12 @@ struct schema_node {
     std::uint8_t types = type_any;
 
     std::vector<nlohmann::json> enum_values;
+    std::vector<std::string> enum_strings; // the strings of enum_values in enum_order: looked up, not scanned
     bool has_enum = false;
     std::optional<nlohmann::json> const_value;
 
-    std::optional<nlohmann::json> minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of;
+    std::optional<number_bound> minimum, maximum, exclusive_minimum, exclusive_maximum;
+    std::optional<nlohmann::json> multiple_of;
     decimal multiple_of_decimal;
 
     std::uint64_t min_length = 0;
@@ -138,6 +164,13 @@ struct schema_node {
     // of the schema or its in-place subschemas evaluated.
     node_index unevaluated_items = no_node;
     node_index unevaluated_properties = no_node;
+
+    // A property the schema requires to be one string (`required` and a `const` under
+    // `properties`, as each branch of a tagged union has): an object whose member is missing or
+    // different cannot fit, and a yes/no walk turns it away without walking. Set after compiling.
+    bool has_tag = false;
+    std::string tag_name;
+    std::string tag_value;
 
     std::vector<node_index> all_of, any_of, one_of;
     node_index not_schema = no_node;

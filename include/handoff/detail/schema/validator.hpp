@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // sort
+#include <algorithm>   // sort, binary_search, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
 #include <limits>      // numeric_limits
@@ -63,7 +63,7 @@ inline constexpr int max_validation_depth = 256;
 /// 11.2-11.3): what unevaluatedProperties and unevaluatedItems leave alone.
 struct evaluated {
     bool all_properties = false;
-    std::vector<std::string_view> properties; // keys of the instance, which outlives the walk
+    std::vector<std::string_view> properties; // views of the instance's keys, which outlive the walk
     bool all_items = false;
     std::size_t items_prefix = 0;   // items [0, prefix) evaluated
     std::vector<std::size_t> items; // more items evaluated (by `contains`, 2020-12)
@@ -75,8 +75,10 @@ struct evaluated {
         items_prefix = std::max(items_prefix, o.items_prefix);
         items.insert(items.end(), o.items.begin(), o.items.end());
     }
+    /// `key` must be a key of the same instance: keys are told apart by address, no bytes compared.
     [[nodiscard]] bool has_property(std::string_view key) const {
-        return all_properties || std::find(properties.begin(), properties.end(), key) != properties.end();
+        return all_properties || std::any_of(properties.begin(), properties.end(),
+                                             [&](std::string_view p) { return p.data() == key.data(); });
     }
     [[nodiscard]] bool has_item(std::size_t k) const {
         return all_items || k < items_prefix || std::find(items.begin(), items.end(), k) != items.end();
@@ -110,6 +112,9 @@ public:
         }
         // What this schema's keywords and in-place subschemas evaluate, then unevaluated*.
         evaluated own;
+        if (v.is_object()) {
+            own.properties.reserve(2 * v.size()); // a key is mostly recorded once or twice
+        }
         bool ok = walk_keywords(v, n, sink, depth, &own);
         if (!ok && !sink.collecting()) {
             return false;
@@ -131,7 +136,7 @@ private:
             ok = ok && passed;
             return ok || sink.collecting();
         };
-        if (!keep((n.types & type_bits_of(v)) != 0 ||
+        if (!keep(type_allows(n.types, v) ||
                   sink.fail([&] { return "must be of type " + type_names(n.types) + actual_value_note(v); }))) {
             return false;
         }
@@ -249,12 +254,12 @@ private:
                 [&] { return "must be " + quote_untrusted(json_text(*n.const_value), 80) + actual_value_note(v); });
         }
         if (n.has_enum) {
-            for (const nlohmann::json& e : n.enum_values) {
-                // A string against a string enum (the common case) without the general compare.
-                if (v.is_string() ? e.is_string() && e.get_ref<const std::string&>() == v.get_ref<const std::string&>()
-                                  : json_equal(v, e)) {
-                    return true;
-                }
+            // A string can only equal a string: it is looked up in the sorted strings.
+            if (v.is_string() ? std::binary_search(n.enum_strings.begin(), n.enum_strings.end(),
+                                                   v.get_ref<const std::string&>(), enum_order)
+                              : std::any_of(n.enum_values.begin(), n.enum_values.end(),
+                                            [&](const nlohmann::json& e) { return json_equal(v, e); })) {
+                return true;
             }
             return sink.fail([&] {
                 return "must be one of " + escape_untrusted(json_text(nlohmann::json(n.enum_values)), 200) +
@@ -266,21 +271,26 @@ private:
 
     bool check_number(const nlohmann::json& v, const schema_node& n, walk_sink& sink) const {
         bool ok = true;
-        const auto bound = [&](const std::optional<nlohmann::json>& b, bool failed, const char* what) {
+        double exact = 0.0; // v, when a double holds it exactly
+        const bool has_exact = exact_double_of(v, exact);
+        const auto compare = [&](const number_bound& b) {
+            return has_exact && b.has_exact ? number_detail::three_way(exact, b.exact) : compare_numbers(v, b.value);
+        };
+        const auto bound = [&](const std::optional<number_bound>& b, bool failed, const char* what) {
             if (b && failed) {
                 ok = sink.fail(
-                    [&] { return std::string("must be ") + what + " " + json_text(*b) + actual_value_note(v); });
+                    [&] { return std::string("must be ") + what + " " + json_text(b->value) + actual_value_note(v); });
             }
             return ok || sink.collecting();
         };
-        if (!bound(n.minimum, n.minimum && compare_numbers(v, *n.minimum) < 0, "at least") ||
-            !bound(n.maximum, n.maximum && compare_numbers(v, *n.maximum) > 0, "at most") ||
-            !bound(n.exclusive_minimum, n.exclusive_minimum && compare_numbers(v, *n.exclusive_minimum) <= 0,
-                   "greater than") ||
-            !bound(n.exclusive_maximum, n.exclusive_maximum && compare_numbers(v, *n.exclusive_maximum) >= 0,
-                   "less than") ||
-            !bound(n.multiple_of, n.multiple_of && !is_multiple_of(v, n.multiple_of_decimal), "a multiple of")) {
+        if (!bound(n.minimum, n.minimum && compare(*n.minimum) < 0, "at least") ||
+            !bound(n.maximum, n.maximum && compare(*n.maximum) > 0, "at most") ||
+            !bound(n.exclusive_minimum, n.exclusive_minimum && compare(*n.exclusive_minimum) <= 0, "greater than") ||
+            !bound(n.exclusive_maximum, n.exclusive_maximum && compare(*n.exclusive_maximum) >= 0, "less than")) {
             return false;
+        }
+        if (n.multiple_of && !is_multiple_of(v, n.multiple_of_decimal)) {
+            ok = sink.fail([&] { return "must be a multiple of " + json_text(*n.multiple_of) + actual_value_note(v); });
         }
         return ok;
     }
@@ -353,7 +363,8 @@ private:
     }
 
     bool check_array(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth, evaluated* out) const {
-        const std::size_t size = v.size();
+        const auto& items = v.get_ref<const nlohmann::json::array_t&>();
+        const std::size_t size = items.size();
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
@@ -375,7 +386,7 @@ private:
                 continue;
             }
             const std::size_t mark = sink.enter(k);
-            const bool passed = walk(v[k], item, sink, depth + 1);
+            const bool passed = walk(items[k], item, sink, depth + 1);
             sink.leave(mark);
             if (!keep(passed)) {
                 return false;
@@ -465,8 +476,23 @@ private:
     }
 
     [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth, evaluated* ev = nullptr) const {
+        if (misses_tag(v, nodes_[static_cast<std::size_t>(i)])) {
+            return false; // what the walk would answer, without the walk
+        }
         walk_sink b;
         return walk(v, i, b, depth + 1, ev);
+    }
+
+    /// Whether `v` is an object that cannot fit `n` for its tag: the tagged member is missing or
+    /// is not the tag's string.
+    [[nodiscard]] static bool misses_tag(const nlohmann::json& v, const schema_node& n) {
+        if (!n.has_tag || !v.is_object()) {
+            return false;
+        }
+        const auto& members = v.get_ref<const nlohmann::json::object_t&>();
+        const auto it = members.find(n.tag_name);
+        return it == members.end() || !it->second.is_string() ||
+               it->second.get_ref<const std::string&>() != n.tag_value;
     }
 
     const std::vector<schema_node>& nodes_;
@@ -500,7 +526,7 @@ inline bool schema_validator::check_object(const nlohmann::json& v, const schema
     const bool plain = n.pattern_properties.empty() && n.property_names == no_node;
     for (const auto& [key, value] : members) {
         int order = 1; // one comparison per step, reused for equality
-        while (rule != n.properties.end() && (order = rule->name.compare(key)) < 0) {
+        while (rule != n.properties.end() && (order = compare_keys(rule->name, key)) < 0) {
             ++rule;
         }
         const property_rule* prop = rule != n.properties.end() && order == 0 ? &*rule++ : nullptr;
