@@ -490,15 +490,16 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         if (object && !parent.object && parent.every_item != nullptr) {
             child.closed = parent.closed;
             child.named_mask = parent.named_mask;
-        } else if (object) {
-            child.closed = task_paths::closed(child.part);
-            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
-        } else if (child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
-            const auto items = child.part->find("items");
-            const bool every = items != child.part->end() && !items->is_array();
-            child.every_item = every && task_paths::item(child.part, 0) != nullptr ? &*items : nullptr;
-            child.closed = child.every_item != nullptr && task_paths::closed(child.every_item);
-            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.every_item)) : 0;
+            return child;
+        }
+        const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
+        if (object) {
+            child.closed = facts.closed;
+            child.named_mask = facts.named_mask;
+        } else {
+            child.every_item = facts.every_item;
+            child.closed = facts.every_closed;
+            child.named_mask = facts.every_mask;
         }
     }
     return child;
