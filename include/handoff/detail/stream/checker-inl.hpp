@@ -171,6 +171,15 @@ HANDOFF_INLINE void checker::token_read(const token& t) {
     }
 }
 
+/// How many bits of `mask` are set.
+HANDOFF_INLINE std::size_t bit_count(unsigned mask) noexcept {
+    std::size_t n = 0;
+    for (; mask != 0; mask &= mask - 1) {
+        ++n;
+    }
+    return n;
+}
+
 /// The limits json_builder applies when a value starts: nesting, the value count, the items of
 /// the array it is put in. True when one is exceeded.
 HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, std::size_t values,
@@ -271,14 +280,27 @@ HANDOFF_INLINE void checker::key(const token& t) {
     const std::size_t offset = t.end - 1;
     std::optional<std::string> k = key_text(t);
     frame& f = stack_.back();
-    if (!k || k->size() > options_.limits.max_string_bytes || f.value.size() >= options_.limits.max_container_items) {
+    const bool lean = lean_root(f);
+    const std::size_t members = lean ? bit_count(f.fields_seen) : f.value.size();
+    if (!k || k->size() > options_.limits.max_string_bytes || members >= options_.limits.max_container_items) {
         parse_failure(offset, false);
         return;
     }
-    auto& members = f.value.get_ref<nlohmann::json::object_t&>();
-    f.slot = members.lower_bound(*k);
-    if (f.slot != members.end() && f.slot->first == *k) {
-        parse_failure(offset, false); // a repeated key
+    auto& object = f.value.get_ref<nlohmann::json::object_t&>();
+    bool repeated = false;
+    if (lean) {
+        // An unknown key is a verdict at once: only the fields can repeat.
+        f.key_index = f.fields.index_of(*k);
+        const unsigned bit = f.key_index < f.fields.size() ? 1U << f.key_index : 0U;
+        repeated = (f.fields_seen & bit) != 0;
+        f.fields_seen |= bit;
+        f.slot = object.end();
+    } else {
+        f.slot = object.lower_bound(*k);
+        repeated = f.slot != object.end() && f.slot->first == *k;
+    }
+    if (repeated) {
+        parse_failure(offset, false);
         return;
     }
     f.key = std::move(*k);
@@ -296,7 +318,16 @@ HANDOFF_INLINE void checker::key(const token& t) {
     f.key_index = f.fields.index_of(f.key);
     if (envelope_checks_ && f.key_index == f.fields.size()) {
         envelope_failure(probe(nullptr), child_pointer(), offset);
+        // The object keeps no unknown key (lean_root): without a verdict, receive decides.
+        unsure_ = unsure_ || (lean && !verdict_);
     }
+}
+
+HANDOFF_INLINE nlohmann::json checker::whole_object(std::size_t end) const {
+    const std::size_t start = where_.json_start();
+    json_builder builder(options_.limits);
+    static_cast<void>(read_json(std::string_view(text_).substr(start, end - start), builder, start));
+    return builder.take_value();
 }
 
 HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
@@ -338,6 +369,9 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
         result_closed_ = true;
         result_end_ = offset;
     }
+    if (lean_root(stack_.back())) {
+        root_fields_ = stack_.back().fields_seen;
+    }
     nlohmann::json v = std::move(stack_.back().value);
     stack_.pop_back();
     value_done(std::move(v), offset);
@@ -353,8 +387,15 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
             if (at != v.end() && at->is_object()) {
                 result = std::exchange(*at, nlohmann::json::object());
             }
-            if (!keeps_rule(root_rule(), v) || !reason_code_kept(v)) {
-                envelope_failure(v, "", offset);
+            // The envelope's object kept only partial_result of its fields: its other fields'
+            // presence is in root_fields_, status and reason_code in status_and_reason_, and a
+            // problem is found on the whole object read again.
+            const unsigned required = contract::envelope.required_mask();
+            const bool kept = v.is_object()
+                                  ? (root_fields_ & required) == required && reason_code_kept(status_and_reason_)
+                                  : keeps_rule(root_rule(), v);
+            if (!kept) {
+                envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
             }
             if (at != v.end() && !result.is_null()) {
                 *at = std::move(result);
@@ -377,6 +418,9 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
         return;
     }
     frame& into = stack_.back();
+    if (lean_root(into) && into.key_index != contract::index(contract::envelope_key::partial_result)) {
+        return; // judged; finish() reads it again from the text
+    }
     if (into.object) {
         // The key was judged new when it was read, and its place found; the members read since
         // are other frames', so the place still holds. The key is not needed once its value is in.
@@ -490,15 +534,16 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         if (object && !parent.object && parent.every_item != nullptr) {
             child.closed = parent.closed;
             child.named_mask = parent.named_mask;
-        } else if (object) {
-            child.closed = task_paths::closed(child.part);
-            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
-        } else if (child.part != nullptr && child.part->is_object() && !child.part->contains("prefixItems")) {
-            const auto items = child.part->find("items");
-            const bool every = items != child.part->end() && !items->is_array();
-            child.every_item = every && task_paths::item(child.part, 0) != nullptr ? &*items : nullptr;
-            child.closed = child.every_item != nullptr && task_paths::closed(child.every_item);
-            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.every_item)) : 0;
+            return child;
+        }
+        const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
+        if (object) {
+            child.closed = facts.closed;
+            child.named_mask = facts.named_mask;
+        } else {
+            child.every_item = facts.every_item;
+            child.closed = facts.every_closed;
+            child.named_mask = facts.every_mask;
         }
     }
     return child;
@@ -762,7 +807,7 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
     }
     problem_list problems;
     if (!env) {
-        env = envelope_checker(problems).check(doc);
+        env = envelope_checker(problems).check(whole_object(object_end_ + 1));
     }
     if (!env) {
         return std::nullopt;

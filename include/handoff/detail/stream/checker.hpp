@@ -99,7 +99,18 @@ private:
         /// Where that member goes in `value` (found when its key was judged new).
         nlohmann::json::object_t::iterator slot;
         std::size_t key_index = 0; // its row in `fields`
+        /// The envelope's own object (lean_root): the fields read so far, bit i for field i.
+        unsigned fields_seen = 0;
     };
+
+    /// The envelope's own object, with its rules applied: its fields' values are judged as
+    /// they complete and then dropped (finish() reads them again from the text), save
+    /// partial_result's; the fields it holds are kept as bits.
+    [[nodiscard]] bool lean_root(const frame& f) const noexcept {
+        return envelope_checks_ && stack_.size() == 1 && &f == &stack_.front() && f.where == region::envelope_object;
+    }
+    /// The reply's JSON text from its start to `end` (its object whole) read as step 1 reads it.
+    [[nodiscard]] nlohmann::json whole_object(std::size_t end) const;
 
     void byte(char c);
     void token_read(const token& t);
@@ -162,6 +173,8 @@ private:
     std::size_t object_end_ = 0;
     std::size_t result_start_ = 0;
     std::size_t result_end_ = 0;
+    /// The fields the envelope's object held (lean_root), once it closed.
+    unsigned root_fields_ = 0;
     bool envelope_checks_ = true;
 };
 

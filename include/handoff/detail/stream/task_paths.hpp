@@ -117,6 +117,38 @@ public:
         return extra == parent->end() ? nullptr : extra.operator->();
     }
 
+    /// What the streaming check reads of a part when a value it applies to opens.
+    struct part_facts {
+        /// closed(part), and then name_mask of its properties.
+        bool closed = false;
+        std::uint64_t named_mask = 0;
+        /// The part of every item of an array (a single-schema `items`, without
+        /// `prefixItems`), or nullptr; and the same two facts of that part.
+        const nlohmann::json* every_item = nullptr;
+        bool every_closed = false;
+        std::uint64_t every_mask = 0;
+    };
+
+    [[nodiscard]] static part_facts facts_of(const nlohmann::json* part) {
+        part_facts f;
+        f.closed = closed(part);
+        f.named_mask = f.closed ? name_mask(properties(part)) : 0;
+        if (part != nullptr && part->is_object() && !part->contains("prefixItems")) {
+            const auto items = part->find("items");
+            const bool every = items != part->end() && !items->is_array();
+            f.every_item = every && item(part, 0) != nullptr ? &*items : nullptr;
+            f.every_closed = f.every_item != nullptr && closed(f.every_item);
+            f.every_mask = f.every_closed ? name_mask(properties(f.every_item)) : 0;
+        }
+        return f;
+    }
+
+    /// facts_of(part), found once for every part the walk below reaches.
+    [[nodiscard]] part_facts facts(const nlohmann::json* part) const {
+        const auto known = part == nullptr ? facts_.end() : facts_.find(part);
+        return known == facts_.end() ? facts_of(part) : known->second;
+    }
+
     /// `part` compiled on its own (without the item parts below it judged on their own), or
     /// nullptr when it is not one of the parts (above) or it cannot be compiled alone (it
     /// refers to another part) or constrains nothing (true, {}).
@@ -167,7 +199,11 @@ private:
     /// that each knows which parts below it are judged on their own; `depth` bounds the walk
     /// on a schema nested absurdly deep.
     void compile_parts(const nlohmann::json* s, std::size_t depth) {
-        if (!followable(s) || depth > 64) {
+        if (s == nullptr || depth > 64) {
+            return;
+        }
+        facts_.emplace(s, facts_of(s));
+        if (!followable(s)) {
             return;
         }
         std::vector<const nlohmann::json*> below;
@@ -298,6 +334,7 @@ private:
     compiled_schema root_;
     schema_options options_;
     std::unordered_map<const nlohmann::json*, compiled_schema> parts_;
+    std::unordered_map<const nlohmann::json*, part_facts> facts_;
     std::optional<compiled_schema> result_;
 };
 
