@@ -290,6 +290,8 @@ HANDOFF_INLINE void checker::key(const token& t) {
     bool repeated = false;
     if (lean) {
         // An unknown key is a verdict at once: only the fields can repeat.
+        static_assert(contract::envelope.size() <= std::numeric_limits<unsigned>::digits,
+                      "fields_seen holds a bit per envelope field");
         f.key_index = f.fields.index_of(*k);
         const unsigned bit = f.key_index < f.fields.size() ? 1U << f.key_index : 0U;
         repeated = (f.fields_seen & bit) != 0;
