@@ -38,6 +38,7 @@ struct provider_schema_options {
     /// How the task schema is read, as the receiver reads it (receiver_options::schema): a task
     /// schema that declares no `$schema` is read in `schema.dialect` when set. The dialect
     /// decides whether keywords beside a `$ref` apply (2019-09 on) or are ignored (before).
+    /// Pass the receiver's own (receiver_options::schema) so both read the task alike.
     schema_options schema{};
 };
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>    // move
+#include <cfloat>       // FLT_EVAL_METHOD
 #include <charconv>     // from_chars
 #include <clocale>      // localeconv
 #include <cmath>        // isfinite
@@ -505,6 +506,14 @@ private:
     /// decimal exponent e has |e| <= 22 is m * 10^e or m / 10^-e of two exact doubles, one
     /// correctly rounded operation: the double from_chars reads. False for any other token.
     static bool exact_double(const char* first, const char* last, double& out) noexcept {
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+        // One correctly rounded operation needs double arithmetic evaluated as double (not x87's
+        // extended precision): elsewhere from_chars reads every number.
+        static_cast<void>(first);
+        static_cast<void>(last);
+        static_cast<void>(out);
+        return false;
+#endif
         static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
         const bool negative = *first == '-';

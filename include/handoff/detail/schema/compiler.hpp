@@ -323,8 +323,8 @@ private:
     }
 
     /// A schema that is only a `$ref` (2019-09 on) walks as its target does: it becomes a
-    /// forwarding node, as `$ref` is up to draft-07, and costs one step of the walk rather than
-    /// three. Without a dynamic scope to keep, entering its resource changes nothing.
+    /// forwarding node, as `$ref` is up to draft-07, so the walk goes straight to the target.
+    /// Without a dynamic scope to keep, entering its resource changes nothing.
     void forward_lone_refs() {
         for (schema_node& n : nodes_) {
             const bool lone = n.applied_ref != no_node && n.groups == group_logic && n.types == type_any &&

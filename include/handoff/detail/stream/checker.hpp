@@ -20,6 +20,7 @@
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <type_traits> // is_nothrow_move_constructible_v
 #include <vector>      // vector
 
 namespace handoff {
@@ -102,6 +103,9 @@ private:
         /// The envelope's own object (lean_root): the fields read so far, bit i for field i.
         unsigned fields_seen = 0;
     };
+    // `slot` points into a frame's own map: a frame the stack's vector copied instead of moving
+    // would leave it pointing into the destroyed original.
+    static_assert(std::is_nothrow_move_constructible_v<frame>, "the stack moves frames, never copies them");
 
     /// The envelope's own object, with its rules applied: its fields' values are judged as
     /// they complete and then dropped (finish() reads them again from the text), save
