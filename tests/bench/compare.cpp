@@ -15,13 +15,12 @@
 // `naive` is what one writes first: nlohmann::json::parse into a DOM, then valijson on the
 // envelope schema file and on the task schema, with one Validator reused for every envelope.
 
+#include "cpu_time.hpp"
 #include "support/valijson.hpp"
 
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>
-
-#include <sys/resource.h> // getrusage (POSIX)
 
 #include <chrono>    // steady_clock
 #include <cmath>     // fabs
@@ -53,17 +52,6 @@ std::string read_file(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-/// CPU time this process has used, in microseconds: on a shared machine the time the
-/// contestant actually ran, whatever else competes for the cores.
-double cpu_us() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const auto us = [](const timeval& t) {
-        return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
-    };
-    return us(usage.ru_utime) + us(usage.ru_stime);
 }
 
 std::vector<std::string> read_lines(const std::string& path, std::size_t stride) {
@@ -226,7 +214,7 @@ int serve(Contestant& contestant, const std::map<std::string, std::string>& corp
         }
         std::map<std::string, std::size_t> steps;
         std::size_t problems = 0;
-        const double cpu_start = cpu_us();
+        const double cpu_start = handoff_bench::cpu_us();
         const auto start = std::chrono::steady_clock::now();
         for (const std::string& text : it->second) {
             const verdict v = contestant.check(text);
@@ -234,7 +222,7 @@ int serve(Contestant& contestant, const std::map<std::string, std::string>& corp
             problems += v.problems;
         }
         const auto stop = std::chrono::steady_clock::now();
-        const double cpu = cpu_us() - cpu_start;
+        const double cpu = handoff_bench::cpu_us() - cpu_start;
         const double us = std::chrono::duration<double, std::micro>(stop - start).count();
         json out = {{"corpus", name},
                     {"envelopes", it->second.size()},

@@ -17,11 +17,11 @@
 //    after the object), and for each corpus's envelopes that fail steps 1 to 3.
 // --json prints both as one JSON document instead (run_bench.py reads it for the report).
 
+#include "cpu_time.hpp"
+
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>
-
-#include <sys/resource.h> // getrusage (POSIX)
 
 #include <algorithm> // sort
 #include <cmath>     // round
@@ -77,28 +77,18 @@ std::string big_reply(const nlohmann::ordered_json& run, std::size_t records) {
     return reply.dump(2);
 }
 
-/// CPU time this process has used, in microseconds: on a shared machine the time it ran.
-double cpu_us() {
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const auto us = [](const timeval& t) {
-        return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_usec);
-    };
-    return us(usage.ru_utime) + us(usage.ru_stime);
-}
-
 /// CPU microseconds per reply of `f` over `replies`, repeated until about 0.1 s has passed.
 template <class F>
 double pass_us(const std::vector<std::string>& replies, F&& f) {
     std::size_t calls = 0;
-    const double start = cpu_us();
+    const double start = handoff_bench::cpu_us();
     double used = 0;
     while (used < 100000.0) {
         for (const std::string& text : replies) {
             f(text);
         }
         calls += replies.size();
-        used = cpu_us() - start;
+        used = handoff_bench::cpu_us() - start;
     }
     return used / static_cast<double>(calls);
 }
