@@ -379,16 +379,21 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
     value_done(std::move(v), offset);
 }
 
+/// partial_result's object, taken out of `envelope` and left there as `{}` (only its kind
+/// matters to step 2, so its content is set aside rather than copied); null when there is none.
+HANDOFF_INLINE nlohmann::json set_aside_result(nlohmann::json& envelope) {
+    const auto at = envelope.is_object() ? envelope.find("partial_result") : envelope.end();
+    if (at == envelope.end() || !at->is_object()) {
+        return nullptr;
+    }
+    return std::exchange(*at, nlohmann::json::object());
+}
+
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
     if (stack_.empty()) {
         if (envelope_checks_) {
-            // The whole envelope: step 2 exactly as receive runs it. Only partial_result's
-            // kind matters to it, so its content is set aside rather than copied.
-            nlohmann::json result;
-            const auto at = v.is_object() ? v.find("partial_result") : v.end();
-            if (at != v.end() && at->is_object()) {
-                result = std::exchange(*at, nlohmann::json::object());
-            }
+            // The whole envelope: step 2 exactly as receive runs it.
+            nlohmann::json result = set_aside_result(v);
             // The envelope's object kept only partial_result of its fields: its other fields'
             // presence is in root_fields_, status and reason_code in status_and_reason_, and a
             // problem is found on the whole object read again.
@@ -399,8 +404,8 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
             if (!kept) {
                 envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
             }
-            if (at != v.end() && !result.is_null()) {
-                *at = std::move(result);
+            if (!result.is_null()) {
+                v["partial_result"] = std::move(result);
             }
         }
         if (!verdict_) {
@@ -787,11 +792,7 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
     nlohmann::json doc = std::move(*document_);
     document_.reset();
     // Step 2 on the envelope with partial_result set aside: only its kind matters to the rules.
-    nlohmann::json result;
-    const auto at = doc.find("partial_result");
-    if (at != doc.end() && at->is_object()) {
-        result = std::exchange(*at, nlohmann::json::object());
-    }
+    nlohmann::json result = set_aside_result(doc);
     // Read by the one-pass reader receive uses, from the object's text with partial_result
     // (already in the document) written `{}`; at its first doubt, the diagnosing checker reads
     // the document.
