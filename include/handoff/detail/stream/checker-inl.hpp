@@ -242,13 +242,18 @@ HANDOFF_INLINE const contract::field& root_rule() {
     return envelope;
 }
 
-/// Whether the whole envelope keeps reason_code's rule: a reason code when capped, none
-/// otherwise (the field's own type and words were judged when it completed).
-HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& envelope) {
-    const auto status = envelope.find("status");
-    const auto reason = envelope.find("reason_code");
-    const bool capped = status != envelope.end() && *status == to_string(contract::reason_code_required_when);
-    const bool has_reason = reason != envelope.end() && reason->is_string();
+/// Whether `fields` (the envelope, or its status and reason_code so far) keep reason_code's
+/// rule: a reason code when capped, none otherwise. While the envelope is open (`whole` false)
+/// a field not yet read may still come, so the rule is judged only once both are in; the
+/// field's own type and words were judged when it completed.
+HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& fields, bool whole) {
+    const auto status = fields.find("status");
+    const auto reason = fields.find("reason_code");
+    if (!whole && (status == fields.end() || reason == fields.end())) {
+        return true;
+    }
+    const bool capped = status != fields.end() && *status == to_string(contract::reason_code_required_when);
+    const bool has_reason = reason != fields.end() && reason->is_string();
     return capped == has_reason;
 }
 
@@ -276,32 +281,31 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     stack_.push_back(std::move(child));
 }
 
+HANDOFF_INLINE bool checker::repeated_key(frame& f, const std::string& k) {
+    auto& object = f.value.get_ref<nlohmann::json::object_t&>();
+    if (!lean_root(f)) {
+        f.slot = object.lower_bound(k);
+        return f.slot != object.end() && f.slot->first == k;
+    }
+    // An unknown key is a verdict at once: only the fields can repeat.
+    static_assert(contract::envelope.size() <= std::numeric_limits<unsigned>::digits,
+                  "fields_seen holds a bit per envelope field");
+    f.key_index = f.fields.index_of(k);
+    const unsigned bit = f.key_index < f.fields.size() ? 1U << f.key_index : 0U;
+    const bool repeated = (f.fields_seen & bit) != 0;
+    f.fields_seen |= bit;
+    f.slot = object.end();
+    return repeated;
+}
+
 HANDOFF_INLINE void checker::key(const token& t) {
     const std::size_t offset = t.end - 1;
     std::optional<std::string> k = key_text(t);
     frame& f = stack_.back();
     const bool lean = lean_root(f);
     const std::size_t members = lean ? bit_count(f.fields_seen) : f.value.size();
-    if (!k || k->size() > options_.limits.max_string_bytes || members >= options_.limits.max_container_items) {
-        parse_failure(offset, false);
-        return;
-    }
-    auto& object = f.value.get_ref<nlohmann::json::object_t&>();
-    bool repeated = false;
-    if (lean) {
-        // An unknown key is a verdict at once: only the fields can repeat.
-        static_assert(contract::envelope.size() <= std::numeric_limits<unsigned>::digits,
-                      "fields_seen holds a bit per envelope field");
-        f.key_index = f.fields.index_of(*k);
-        const unsigned bit = f.key_index < f.fields.size() ? 1U << f.key_index : 0U;
-        repeated = (f.fields_seen & bit) != 0;
-        f.fields_seen |= bit;
-        f.slot = object.end();
-    } else {
-        f.slot = object.lower_bound(*k);
-        repeated = f.slot != object.end() && f.slot->first == *k;
-    }
-    if (repeated) {
+    if (!k || k->size() > options_.limits.max_string_bytes || members >= options_.limits.max_container_items ||
+        repeated_key(f, *k)) {
         parse_failure(offset, false);
         return;
     }
@@ -399,7 +403,7 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
             // problem is found on the whole object read again.
             const unsigned required = contract::envelope.required_mask();
             const bool kept = v.is_object()
-                                  ? (root_fields_ & required) == required && reason_code_kept(status_and_reason_)
+                                  ? (root_fields_ & required) == required && reason_code_kept(status_and_reason_, true)
                                   : keeps_rule(root_rule(), v);
             if (!kept) {
                 envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
@@ -462,10 +466,7 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
     if (parent.key_index == contract::index(key::status) || parent.key_index == contract::index(key::reason_code)) {
         // reason_code's rule depends on status: judged again whenever either arrives.
         status_and_reason_[parent.key] = v;
-        const auto status = status_and_reason_.find("status");
-        const auto reason = status_and_reason_.find("reason_code");
-        if (status != status_and_reason_.end() && reason != status_and_reason_.end() &&
-            (*status == to_string(contract::reason_code_required_when)) != reason->is_string()) {
+        if (!reason_code_kept(status_and_reason_, false)) {
             envelope_failure(status_and_reason_, "/reason_code", offset);
         }
     }

@@ -120,6 +120,8 @@ private:
     void token_read(const token& t);
     void open(bool object, std::size_t offset);
     void key(const token& t);
+    /// Whether key `k` of object `f` was read before; notes it, and where its value will go.
+    bool repeated_key(frame& f, const std::string& k);
     void scalar(const token& t);
     void close(std::size_t offset);
     /// A value of the current container is complete (the root when the stack is empty).
