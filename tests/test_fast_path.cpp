@@ -328,6 +328,23 @@ TEST_CASE("the fast JSON reader stores numbers, strings and escapes as nlohmann 
     }
 }
 
+TEST_CASE("the fast JSON reader builds arrays of any sizes at one depth as nlohmann does", "[fast_path]") {
+    // The reader sizes an array from the last one read at its depth: rows that grow past that,
+    // shrink below it or pass its bound must still come out whole and in order.
+    CHECK(fast_json_keeps_its_promise("arrays_at_one_depth.json",
+                                      handoff_test::read_fixture("documents/arrays_at_one_depth.json")));
+    for (const std::size_t size :
+         {std::size_t{1}, std::size_t{1023}, std::size_t{1024}, std::size_t{1025}, std::size_t{3000}}) {
+        std::string row = "[";
+        for (std::size_t k = 0; k < size; ++k) {
+            row += (k == 0 ? "" : ",") + std::to_string(k);
+        }
+        row += "]";
+        const std::string text = "[" + row + ",[7]," + row + ",[]," + row + "]";
+        CHECK(fast_json_keeps_its_promise("rows of " + std::to_string(size), text));
+    }
+}
+
 TEST_CASE("the fast JSON reader reads every short decimal as the same double as nlohmann", "[fast_path]") {
     // Decimals of up to 17 digits with fractions and exponents around the bounds of the exact
     // path (15 digits, 10^22), so both the exact path and the general one are met.

@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>    // move
+#include <algorithm>    // move, min
+#include <array>        // array
 #include <cfloat>       // FLT_EVAL_METHOD
 #include <charconv>     // from_chars
 #include <clocale>      // localeconv
@@ -15,7 +16,7 @@
 #include <cstdint>      // int64_t, uint64_t
 #include <cstdlib>      // strtod
 #include <cstring>      // memcpy
-#include <iterator>     // back_inserter
+#include <iterator>     // back_inserter, make_move_iterator
 #include <string>       // string
 #include <string_view>  // string_view
 #include <system_error> // errc
@@ -44,6 +45,9 @@ public:
     /// Recursion depth at which the reader falls back whatever the limits say: it recurses
     /// per level, and json_builder (an explicit stack) is the one to handle deep input.
     static constexpr std::size_t max_recursion = 128;
+
+    /// The largest capacity an array is given before its items are read.
+    static constexpr std::size_t max_size_hint = 1024;
 
     fast_json(std::string_view text, const parse_limits& limits) noexcept
         : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
@@ -398,19 +402,16 @@ private:
 
     static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
-    void skip_digits() noexcept {
-        while (p_ < end_ && is_digit(*p_)) {
-            ++p_;
-        }
-    }
-
-    /// Where one number token lies, as JSON's grammar reads it.
+    /// One number token, read in one pass as JSON's grammar reads it: where it starts, and its
+    /// digits as one integer with the power of ten that scales them.
     struct number_token {
         const char* start = nullptr;
-        const char* digits = nullptr; // the integer part, after any '-'
-        const char* digits_end = nullptr;
         bool negative = false;
-        bool integer = true; // neither a fraction nor an exponent
+        bool integer = true;        // neither a fraction nor an exponent
+        std::uint64_t mantissa = 0; // every digit, leading zeros included, while there are at most 19
+        int digits = 0;             // how many digits the integer and fraction parts have
+        int scale = 0;              // the exponent written, less the fraction's digits
+        bool short_exponent = true; // an exponent of at most two digits (or none)
     };
 
     /// JSON's number grammar exactly; integers are exact or fall back (json_builder refuses
@@ -422,7 +423,7 @@ private:
         if (!scan_number(token)) {
             return fall_back();
         }
-        return token.integer ? integer_value(token, put) : double_value(token.start, put);
+        return token.integer ? integer_value(token, put) : double_value(token, put);
     }
 
     /// Moves past one number token; false where the grammar is broken.
@@ -435,52 +436,72 @@ private:
         if (p_ == end_ || !is_digit(*p_)) {
             return false;
         }
-        token.digits = p_;
-        if (*p_ == '0') {
+        if (*p_ == '0') { // a leading zero stands alone
             ++p_;
+            token.digits = 1;
         } else {
-            skip_digits();
+            read_digits(token);
         }
-        token.digits_end = p_;
         if (p_ < end_ && *p_ == '.') {
             ++p_;
-            if (!skip_one_or_more_digits()) {
+            const int before = token.digits;
+            if (!read_digits(token)) {
                 return false;
             }
+            token.scale = before - token.digits;
             token.integer = false;
         }
-        if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
-            ++p_;
-            if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
-                ++p_;
-            }
-            if (!skip_one_or_more_digits()) {
-                return false;
-            }
-            token.integer = false;
-        }
-        return true;
+        return p_ == end_ || (*p_ != 'e' && *p_ != 'E') || scan_exponent(token);
     }
 
-    bool skip_one_or_more_digits() noexcept {
-        if (p_ == end_ || !is_digit(*p_)) {
-            return false;
+    /// Digits from here on, added to the token's mantissa; false when there is none.
+    bool read_digits(number_token& token) noexcept {
+        // In locals: the loop then keeps them in registers, not in the reader's members.
+        const char* p = p_;
+        const char* const end = end_;
+        std::uint64_t mantissa = token.mantissa;
+        int digits = token.digits;
+        for (; p < end; ++p) {
+            const unsigned digit = static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'};
+            if (digit > 9U) {
+                break;
+            }
+            if (++digits <= 19) { // 19 digits always fit in 64 bits
+                mantissa = mantissa * 10U + digit;
+            }
         }
-        skip_digits();
-        return true;
+        const bool any = p != p_;
+        p_ = p;
+        token.mantissa = mantissa;
+        token.digits = digits;
+        return any;
+    }
+
+    /// At 'e' or 'E': the exponent, its sign and at least one digit.
+    bool scan_exponent(number_token& token) noexcept {
+        ++p_;
+        const bool minus = p_ < end_ && *p_ == '-';
+        if (p_ < end_ && (*p_ == '+' || *p_ == '-')) {
+            ++p_;
+        }
+        const char* first = p_;
+        int e = 0;
+        for (; p_ < end_ && is_digit(*p_); ++p_) {
+            e = p_ - first < 3 ? e * 10 + (*p_ - '0') : e;
+        }
+        token.short_exponent = p_ - first <= 2;
+        token.scale += minus ? -e : e;
+        token.integer = false;
+        return p_ != first;
     }
 
     /// An integer as nlohmann stores it: unsigned when >= 0, signed when negative.
     template <class Put>
     bool integer_value(const number_token& token, Put&& put) {
-        // 19 digits always fit in 64 bits; longer ones are rare enough to fall back.
-        if (token.digits_end - token.digits > 19) {
+        if (token.digits > 19) { // rare enough to fall back
             return fall_back();
         }
-        std::uint64_t v = 0;
-        for (const char* d = token.digits; d < token.digits_end; ++d) {
-            v = v * 10U + static_cast<std::uint64_t>(*d - '0');
-        }
+        const std::uint64_t v = token.mantissa;
         if (!token.negative) {
             put(static_cast<json::number_unsigned_t>(v));
         } else if (v <= static_cast<std::uint64_t>(INT64_MAX)) {
@@ -491,67 +512,36 @@ private:
         return true;
     }
 
-    /// The number from `start` to the reader's position, as a double.
+    /// The token, which ends at the reader's position, as a double.
     template <class Put>
-    bool double_value(const char* start, Put&& put) {
+    bool double_value(const number_token& token, Put&& put) {
         double d = 0.0;
-        if (!exact_double(start, p_, d) && (!to_double(start, p_, d) || !std::isfinite(d))) {
+        if (!exact_double(token, d) && (!to_double(token.start, p_, d) || !std::isfinite(d))) {
             return fall_back(); // overflow fails, underflow passes, in decode(): let it say which
         }
         put(static_cast<json::number_float_t>(d));
         return true;
     }
 
-    /// Clinger's fast path: a token whose digits, read as an integer m, are below 2^53 and whose
-    /// decimal exponent e has |e| <= 22 is m * 10^e or m / 10^-e of two exact doubles, one
+    /// Clinger's fast path: a token of at most 15 digits (so its mantissa m is below 2^53) and
+    /// a decimal scale e with |e| <= 22 is m * 10^e or m / 10^-e of two exact doubles, one
     /// correctly rounded operation: the double from_chars reads. False for any other token.
-    static bool exact_double(const char* first, const char* last, double& out) noexcept {
+    static bool exact_double(const number_token& token, double& out) noexcept {
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
         // One correctly rounded operation needs double arithmetic evaluated as double (not x87's
         // extended precision): elsewhere from_chars reads every number.
-        static_cast<void>(first);
-        static_cast<void>(last);
+        static_cast<void>(token);
         static_cast<void>(out);
         return false;
 #endif
         static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-        const bool negative = *first == '-';
-        std::uint64_t m = 0;
-        int exponent = 0;
-        int digits = 0;
-        bool fraction = false;
-        const char* c = first + (negative ? 1 : 0);
-        for (; c < last && *c != 'e' && *c != 'E'; ++c) {
-            if (*c == '.') {
-                fraction = true;
-                continue;
-            }
-            if (++digits > 15) { // 15 digits are below 2^53
-                return false;
-            }
-            m = m * 10U + static_cast<std::uint64_t>(*c - '0');
-            exponent -= fraction ? 1 : 0;
-        }
-        if (c < last) { // an exponent: kept to the fast path's small ones
-            ++c;
-            const bool minus = *c == '-';
-            c += (*c == '-' || *c == '+') ? 1 : 0;
-            if (last - c > 2) {
-                return false;
-            }
-            int e = 0;
-            for (; c < last; ++c) {
-                e = e * 10 + (*c - '0');
-            }
-            exponent += minus ? -e : e;
-        }
-        if (exponent < -22 || exponent > 22) {
+        if (token.digits > 15 || !token.short_exponent || token.scale < -22 || token.scale > 22) {
             return false;
         }
-        const auto mantissa = static_cast<double>(m);
-        out = exponent < 0 ? mantissa / powers[-exponent] : mantissa * powers[exponent];
-        out = negative ? -out : out;
+        const auto mantissa = static_cast<double>(token.mantissa);
+        out = token.scale < 0 ? mantissa / powers[-token.scale] : mantissa * powers[token.scale];
+        out = token.negative ? -out : out;
         return true;
     }
 
@@ -632,12 +622,28 @@ private:
         if (!begin('[', c)) {
             return false;
         }
-        // Items are built in place in this level's scratch vector, then move into an array
-        // allocated once at its final size: no growth, no copies.
+        // Arrays at one depth of a reply mostly share a size (a table's rows, a tuple's
+        // positions): once one was read there, the next is given that capacity and built in
+        // place. The first, and any that outgrows it, goes through this level's scratch vector
+        // and moves into an array allocated once at its final size: no growth, no copies.
+        std::size_t& hint = size_hints_[level_];
+        auto& items = *out.get_ptr<json::array_t*>();
+        if (hint != 0) {
+            items.reserve(hint);
+        }
         std::vector<json>& pending = scratch()[level_];
         pending.clear();
         const release_on_exit release{pending}; // also when falling back midway
-        const auto put = [&pending](auto&& v) -> json& { return pending.emplace_back(std::forward<decltype(v)>(v)); };
+        const auto put = [&items, &pending](auto&& v) -> json& {
+            if (pending.empty() && items.size() < items.capacity()) {
+                return items.emplace_back(std::forward<decltype(v)>(v));
+            }
+            if (pending.empty()) { // the reserved capacity is full: it and the rest go through scratch
+                std::move(items.begin(), items.end(), std::back_inserter(pending));
+                items.clear();
+            }
+            return pending.emplace_back(std::forward<decltype(v)>(v));
+        };
         while (next_item(c)) {
             if (!count_value() || !value_with(put)) {
                 return false;
@@ -646,9 +652,12 @@ private:
         if (!ok_) {
             return false;
         }
-        auto& items = *out.get_ptr<json::array_t*>();
-        items.reserve(pending.size());
-        std::move(pending.begin(), pending.end(), std::back_inserter(items));
+        if (!pending.empty()) {
+            json::array_t(std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end())).swap(items);
+        } else if (items.capacity() > 2 * items.size() + 8) {
+            items.shrink_to_fit(); // a hint far above this array's size holds no memory
+        }
+        hint = std::min(items.size(), max_size_hint);
         return true;
     }
 
@@ -691,6 +700,8 @@ private:
     const parse_limits& limits_;
     std::size_t values_ = 0;
     std::size_t level_ = 0;
+    /// Per nesting level, the size of the last array read there (bounded by max_size_hint).
+    std::array<std::size_t, max_recursion + 1> size_hints_{};
     bool ok_ = true;
     std::string key_scratch_;
 };
