@@ -12,3 +12,13 @@
 #else
 #define HANDOFF_INLINE inline
 #endif
+
+// A function the compiler is asked to inline where it would not on its own: one called once per
+// value from a recursive one, whose call would cost more than its body on most values.
+#if defined(__GNUC__) || defined(__clang__)
+#define HANDOFF_DETAIL_ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define HANDOFF_DETAIL_ALWAYS_INLINE __forceinline
+#else
+#define HANDOFF_DETAIL_ALWAYS_INLINE inline
+#endif

@@ -13,6 +13,7 @@
 // schema resources entered, outermost first) is kept only when the schema has a `$dynamicRef`
 // or `$recursiveRef` that can use it.
 
+#include <handoff/config.hpp>
 #include <handoff/detail/json/equal.hpp>
 #include <handoff/detail/json/writer.hpp>
 #include <handoff/detail/schema/compiler.hpp>
@@ -129,8 +130,8 @@ public:
 private:
     /// The keywords of object schema `n` but unevaluated*; `out`, when not null, collects what
     /// they evaluated.
-    bool walk_keywords(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
-                       evaluated* out) const {
+    HANDOFF_DETAIL_ALWAYS_INLINE bool walk_keywords(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
+                                                    int depth, evaluated* out) const {
         bool ok = true;
         const auto keep = [&](bool passed) {
             ok = ok && passed;
