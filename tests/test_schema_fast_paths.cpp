@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The schema walk's compiled fast paths (detail/schema/): a string enum looked up in a sorted
-// table, numeric bounds compared as exact doubles, a lone `$ref` forwarded to its target. Each
+// table, numeric bounds compared as exact doubles, a number passed by its interval without a
+// walk, a lone `$ref` forwarded to its target. Each
 // must answer exactly as the general path does, on the values at its edges, in both modes
 // (accepts() and validate(), which must agree).
 
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
+#include <handoff/detail/schema/validator.hpp>
 #include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
@@ -94,6 +97,54 @@ TEST_CASE("Numeric bounds decide exactly where doubles stop holding integers", "
     CHECK_FALSE(fits(zero, json(-0.0)));
     CHECK_FALSE(fits(zero, json(0)));
     CHECK(fits(zero, json(5e-324)));
+}
+
+TEST_CASE("A number passes an item or a property by its interval exactly as the walk decides it",
+          "[schema][fast_path]") {
+    // The interval is taken below a node (items, properties), never at the root: the same value
+    // at the root, walked in full, is the reference, and the fixture says the verdict outright.
+    for (const json& group : handoff_test::read_fixture_json("schemas/number_intervals.json")) {
+        INFO(group.at("description").get<std::string>());
+        json schema = group.at("schema");
+        json in_items = {{"items", schema}};
+        json in_properties = {{"properties", {{"n", schema}}}};
+        if (schema.contains("$schema")) {
+            in_items["$schema"] = schema["$schema"];
+            in_properties["$schema"] = schema["$schema"];
+            schema.erase("$schema");
+            in_items["items"].erase("$schema");
+            in_properties["properties"]["n"].erase("$schema");
+        }
+        const compiled_schema whole = compiled_schema::from_json(group.at("schema"));
+        const compiled_schema items = compiled_schema::from_json(in_items);
+        const compiled_schema properties = compiled_schema::from_json(in_properties);
+        for (const json& test : group.at("tests")) {
+            const json& value = test.at("data");
+            const bool valid = test.at("valid").get<bool>();
+            CHECK(fits(whole, value) == valid);
+            CHECK(fits(items, json::array({1, value, value})) == (valid && fits(whole, json(1))));
+            CHECK(fits(items, json::array({value})) == valid);
+            CHECK(fits(properties, json{{"n", value}}) == valid);
+        }
+    }
+}
+
+TEST_CASE("A number past the walk's depth bound fails as deep as it is, interval or not", "[schema][fast_path]") {
+    const int levels = handoff::detail::max_validation_depth + 1; // the leaf one level past the bound
+    json bounded = {{"minimum", 0}};
+    json stepped = {{"minimum", 0}, {"multipleOf", 1}}; // the same verdict on 0, walked in full
+    json value = 0;
+    for (int k = 0; k < levels; ++k) {
+        bounded = json{{"items", bounded}};
+        stepped = json{{"items", stepped}};
+        value = json::array({value});
+    }
+    const compiled_schema with_interval = compiled_schema::from_json(bounded);
+    const compiled_schema walked = compiled_schema::from_json(stepped);
+    CHECK(fits(with_interval, value) == fits(walked, value));
+    CHECK_FALSE(fits(with_interval, value));
+    const compiled_schema one_less = compiled_schema::from_json(bounded["items"]);
+    CHECK(fits(one_less, value[0])); // at the bound itself it passes
 }
 
 TEST_CASE("A schema that is only a $ref walks as its target, annotations and messages included",

@@ -72,6 +72,7 @@ public:
             forward_lone_refs();
         }
         find_tags();
+        find_intervals();
         compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
         out.dynamic_anchors.resize(resources_.size());
         out.recursive_anchors.assign(resources_.size(), no_node);
@@ -368,6 +369,37 @@ private:
                     break;
                 }
             }
+        }
+    }
+
+    /// Sets schema_node::interval where a node checks numbers by exact bounds and nothing else.
+    void find_intervals() {
+        for (schema_node& n : nodes_) {
+            const bool bounds_only = !n.boolean && n.ref == no_node && n.groups == group_number && !n.multiple_of;
+            const auto exact = [](const std::optional<number_bound>& b) { return !b || b->has_exact; };
+            if (!bounds_only || !exact(n.minimum) || !exact(n.maximum) || !exact(n.exclusive_minimum) ||
+                !exact(n.exclusive_maximum)) {
+                continue;
+            }
+            number_interval r;
+            // Of a closed and an open bound at one value, the open one is the tighter.
+            const auto raise = [&r](const std::optional<number_bound>& b, bool open) {
+                if (b && (b->exact > r.low || (b->exact == r.low && open))) {
+                    r.low = b->exact;
+                    r.low_open = open;
+                }
+            };
+            const auto lower = [&r](const std::optional<number_bound>& b, bool open) {
+                if (b && (b->exact < r.high || (b->exact == r.high && open))) {
+                    r.high = b->exact;
+                    r.high_open = open;
+                }
+            };
+            raise(n.minimum, false);
+            raise(n.exclusive_minimum, true);
+            lower(n.maximum, false);
+            lower(n.exclusive_maximum, true);
+            n.interval = r;
         }
     }
 

@@ -75,6 +75,15 @@ enum type_bit : std::uint8_t {
     return a.size() != b.size() ? a.size() < b.size() : compare_keys(a, b) < 0;
 }
 
+/// The numbers a schema of `type` and numeric bounds alone admits: one interval, each end open
+/// or closed.
+struct number_interval {
+    double low = -std::numeric_limits<double>::infinity();
+    double high = std::numeric_limits<double>::infinity();
+    bool low_open = false;
+    bool high_open = false;
+};
+
 struct compiled_pattern {
     std::shared_ptr<const ecma_regex> regex;
     std::string where; // the schema pointer of the pattern, for messages
@@ -171,6 +180,11 @@ struct schema_node {
     bool has_tag = false;
     std::string tag_name;
     std::string tag_value;
+
+    // For a node whose only keywords are `type` and numeric bounds that all hold exact doubles:
+    // the interval they leave. A number of its types inside it passes without a walk; any other
+    // value is walked, which decides and explains. Set after compiling.
+    std::optional<number_interval> interval;
 
     std::vector<node_index> all_of, any_of, one_of;
     node_index not_schema = no_node;

@@ -383,7 +383,7 @@ private:
             const node_index item = !n.items_is_tuple          ? n.items
                                     : k < n.tuple_items.size() ? n.tuple_items[k]
                                                                : n.additional_items;
-            if (item == no_node) {
+            if (item == no_node || inside_interval(items[k], item, depth + 1)) {
                 continue;
             }
             const std::size_t mark = sink.enter(k);
@@ -476,6 +476,18 @@ private:
         return message_pointer(nodes_[static_cast<std::size_t>(i)].where);
     }
 
+    /// Whether `v` passes node `i` at `depth` by the node's number interval alone, which is what
+    /// its walk would answer; false means "walk it", not "it fails".
+    [[nodiscard]] bool inside_interval(const nlohmann::json& v, node_index i, int depth) const {
+        const schema_node& n = nodes_[static_cast<std::size_t>(i)];
+        double d = 0.0;
+        if (!n.interval || depth > max_validation_depth || !exact_double_of(v, d) || !type_allows(n.types, v)) {
+            return false;
+        }
+        const number_interval& r = *n.interval;
+        return (r.low_open ? d > r.low : d >= r.low) && (r.high_open ? d < r.high : d <= r.high);
+    }
+
     [[nodiscard]] bool passes(const nlohmann::json& v, node_index i, int depth, evaluated* ev = nullptr) const {
         if (misses_tag(v, nodes_[static_cast<std::size_t>(i)])) {
             return false; // what the walk would answer, without the walk
@@ -536,6 +548,9 @@ inline bool schema_validator::check_object(const nlohmann::json& v, const schema
             // The common case: a declared property, no pattern rules: straight into its schema.
             if (out != nullptr) {
                 out->properties.emplace_back(key);
+            }
+            if (inside_interval(value, prop->schema, depth + 1)) {
+                continue;
             }
             const std::size_t mark = sink.enter(key);
             const bool passed = walk(value, prop->schema, sink, depth + 1);
