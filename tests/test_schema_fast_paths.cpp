@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The schema walk's compiled fast paths (detail/schema/): a string enum looked up in a sorted
 // table, numeric bounds compared as exact doubles, a number passed by its interval without a
-// walk, a lone `$ref` forwarded to its target. Each
-// must answer exactly as the general path does, on the values at its edges, in both modes
-// (accepts() and validate(), which must agree).
+// walk, a lone `$ref` forwarded to its target. Each must answer exactly as the general path
+// does, on the values at its edges, in both modes (accepts() and validate(), which must agree).
 
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
@@ -105,17 +104,17 @@ TEST_CASE("A number passes an item or a property by its interval exactly as the 
     // at the root, walked in full, is the reference, and the fixture says the verdict outright.
     for (const json& group : handoff_test::read_fixture_json("schemas/number_intervals.json")) {
         INFO(group.at("description").get<std::string>());
-        json schema = group.at("schema");
+        const json& schema = group.at("schema");
         json in_items = {{"items", schema}};
         json in_properties = {{"properties", {{"n", schema}}}};
         if (schema.contains("$schema")) {
+            // The dialect is said at the root; the number's own schema keeps none.
             in_items["$schema"] = schema["$schema"];
             in_properties["$schema"] = schema["$schema"];
-            schema.erase("$schema");
             in_items["items"].erase("$schema");
             in_properties["properties"]["n"].erase("$schema");
         }
-        const compiled_schema whole = compiled_schema::from_json(group.at("schema"));
+        const compiled_schema whole = compiled_schema::from_json(schema);
         const compiled_schema items = compiled_schema::from_json(in_items);
         const compiled_schema properties = compiled_schema::from_json(in_properties);
         for (const json& test : group.at("tests")) {
