@@ -83,17 +83,35 @@ HANDOFF_INLINE schema_dialect compiled_schema::dialect_of(const nlohmann::json& 
 
 HANDOFF_INLINE problem_list compiled_schema::validate(const nlohmann::json& value, std::string_view base_pointer,
                                                       step step_of_problems, const char* code) const {
-    if (accepts(value)) {
-        return {}; // the common case: no pointer kept, no message built
-    }
-    detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
-    static_cast<void>(detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0));
-    return std::move(sink).finish();
+    return validate_at(state_->compiled.root, value, base_pointer, step_of_problems, code);
 }
 
 HANDOFF_INLINE bool compiled_schema::accepts(const nlohmann::json& value) const {
+    return accepts_at(state_->compiled.root, value);
+}
+
+HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part) const {
+    // $dynamicRef and $recursiveRef resolve by the path taken from the root: a walk that
+    // starts below it could resolve them otherwise.
+    const auto& nodes = state_->compiled;
+    const auto it = nodes.uses_dynamic_scope ? nodes.node_of.end() : nodes.node_of.find(part);
+    return it == nodes.node_of.end() ? detail::no_node : it->second;
+}
+
+HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value) const {
     detail::walk_sink sink;
-    return detail::validator_of(*state_).walk(value, state_->compiled.root, sink, 0);
+    return detail::validator_of(*state_).walk(value, node, sink, 0);
+}
+
+HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, const nlohmann::json& value,
+                                                         std::string_view base_pointer, step step_of_problems,
+                                                         const char* code) const {
+    if (accepts_at(node, value)) {
+        return {}; // the common case: no pointer kept, no message built
+    }
+    detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
+    static_cast<void>(detail::validator_of(*state_).walk(value, node, sink, 0));
+    return std::move(sink).finish();
 }
 
 HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& schema, const std::string& uri,

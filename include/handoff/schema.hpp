@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>     // size_t
-#include <cstdint>     // uint64_t
+#include <cstdint>     // int32_t, uint64_t
 #include <filesystem>  // path
 #include <memory>      // shared_ptr
 #include <optional>    // optional
@@ -90,6 +90,15 @@ public:
 
 private:
     friend struct detail::compiled_schema_access;
+
+    /// The node a schema object of document() was compiled to (-1: none), and a value judged
+    /// from there: exactly as the whole schema judges the value where that subschema applies,
+    /// unless the schema resolves references by dynamic scope (then -1 for every object).
+    [[nodiscard]] std::int32_t node_of(const nlohmann::json* part) const;
+    [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value) const;
+    [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
+                                           std::string_view base_pointer, step step_of_problems,
+                                           const char* code = codes::task_schema) const;
 
     [[nodiscard]] static compiled_schema compile(const nlohmann::json& schema, const std::string& uri,
                                                  const schema_registry* registry,

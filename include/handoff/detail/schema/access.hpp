@@ -9,10 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem> // path
-#include <string>     // string
-#include <utility>    // move
-#include <vector>     // vector
+#include <cstdint>     // int32_t
+#include <filesystem>  // path
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -22,6 +24,19 @@ struct compiled_schema_access {
                                                  std::vector<std::filesystem::path> folders,
                                                  const schema_options& options) {
         return compiled_schema::compile(schema, uri, registry, std::move(folders), options);
+    }
+
+    /// A subschema of a compiled schema judged in place (compiled_schema::node_of).
+    [[nodiscard]] static std::int32_t node_of(const compiled_schema& s, const nlohmann::json* part) {
+        return s.node_of(part);
+    }
+    [[nodiscard]] static bool accepts_at(const compiled_schema& s, std::int32_t node, const nlohmann::json& value) {
+        return s.accepts_at(node, value);
+    }
+    [[nodiscard]] static problem_list validate_at(const compiled_schema& s, std::int32_t node,
+                                                  const nlohmann::json& value, std::string_view base_pointer,
+                                                  step step_of_problems) {
+        return s.validate_at(node, value, base_pointer, step_of_problems);
     }
 };
 

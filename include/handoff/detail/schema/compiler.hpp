@@ -44,6 +44,9 @@ struct compiled_nodes {
     bool uses_dynamic_scope = false;
     std::vector<std::map<std::string, node_index, std::less<>>> dynamic_anchors;
     std::vector<node_index> recursive_anchors;
+    /// The node each schema object was compiled to, by its address (in the compiled document,
+    /// or a document it refers to).
+    std::unordered_map<const nlohmann::json*, node_index> node_of;
 };
 
 /// How a schema object is read: its dialect, the vocabularies in use, whether format asserts.
@@ -73,7 +76,7 @@ public:
         }
         find_tags();
         find_intervals();
-        compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}};
+        compiled_nodes out{std::move(nodes_), top, inside.dialect, uses_dynamic_scope_, {}, {}, {}};
         out.dynamic_anchors.resize(resources_.size());
         out.recursive_anchors.assign(resources_.size(), no_node);
         for (const auto& [key, node] : dynamic_anchors_) {
@@ -82,6 +85,7 @@ public:
         for (const auto& [resource, node] : recursive_anchors_) {
             out.recursive_anchors[static_cast<std::size_t>(resource)] = node;
         }
+        out.node_of = std::move(memo_);
         return out;
     }
 
