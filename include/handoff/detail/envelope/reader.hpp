@@ -45,6 +45,19 @@ public:
         return env;
     }
 
+    /// The value of the envelope's field `k`, the whole of `text`, read into `env` with every
+    /// rule read() applies to it alone (reason_code's against status needs both: not here),
+    /// under `limits`. The reader is kept for many texts, so that their arrays are given their
+    /// sizes at once.
+    [[nodiscard]] bool read_field(std::string_view text, const parse_limits& limits, contract::envelope_key k,
+                                  envelope<json>& env) {
+        in_.reset(text, limits);
+        return read_field(k, env) && in_.finish();
+    }
+
+    /// How many values the last text held, as json_builder counts them against max_values.
+    [[nodiscard]] std::size_t values() const noexcept { return in_.values(); }
+
 private:
     using container = fast_json::container;
     using field = contract::field;
@@ -133,30 +146,33 @@ private:
         return parsed.has_value();
     }
 
+    bool read_field(contract::envelope_key k, envelope<json>& env) {
+        using key = contract::envelope_key;
+        switch (k) {
+        case key::status: return read_word(env.status, status_from_string);
+        case key::reason_code:
+            if (in_.read_null_if_next()) {
+                return true;
+            }
+            return in_.ok() && read_word(env.reason_code.emplace(), reason_code_from_string);
+        case key::partial_result:
+            if (in_.read_null_if_next()) {
+                return true;
+            }
+            return in_.ok() && in_.peek() == '{' && in_.read_value(env.partial_result.emplace());
+        case key::schema_ok: return in_.read_bool(env.schema_ok);
+        case key::coverage: return read_coverage(env.coverage);
+        case key::steps: return read_steps(env.steps);
+        case key::retry_hint: return read_retry_hint(env.retry_hint.emplace());
+        case key::trace: return read_trace(env.trace.emplace());
+        case key::budget: return read_budget(env.budget.emplace());
+        }
+        return false;
+    }
+
     bool read_envelope(envelope<json>& env) {
         using key = contract::envelope_key;
-        const bool ok = read_members<key>(contract::envelope, [&](key k, const field&) {
-            switch (k) {
-            case key::status: return read_word(env.status, status_from_string);
-            case key::reason_code:
-                if (in_.read_null_if_next()) {
-                    return true;
-                }
-                return in_.ok() && read_word(env.reason_code.emplace(), reason_code_from_string);
-            case key::partial_result:
-                if (in_.read_null_if_next()) {
-                    return true;
-                }
-                return in_.ok() && in_.peek() == '{' && in_.read_value(env.partial_result.emplace());
-            case key::schema_ok: return in_.read_bool(env.schema_ok);
-            case key::coverage: return read_coverage(env.coverage);
-            case key::steps: return read_steps(env.steps);
-            case key::retry_hint: return read_retry_hint(env.retry_hint.emplace());
-            case key::trace: return read_trace(env.trace.emplace());
-            case key::budget: return read_budget(env.budget.emplace());
-            }
-            return false;
-        });
+        const bool ok = read_members<key>(contract::envelope, [&](key k, const field&) { return read_field(k, env); });
         // reason_code: required when capped, absent or null otherwise (the schema's if/then/else).
         return ok && env.reason_code.has_value() == (env.status == contract::reason_code_required_when);
     }

@@ -50,9 +50,24 @@ public:
     static constexpr std::size_t max_size_hint = 1024;
 
     fast_json(std::string_view text, const parse_limits& limits) noexcept
-        : p_(text.data()), end_(text.data() + text.size()), limits_(limits) {}
+        : p_(text.data()), end_(text.data() + text.size()), limits_(&limits) {}
+
+    /// Reads `text` next, under `limits` (which must outlive the reading); the sizes of the
+    /// arrays read so far still give the next ones their capacity (a reader kept for many
+    /// small texts).
+    void reset(std::string_view text, const parse_limits& limits) noexcept {
+        limits_ = &limits;
+        p_ = text.data();
+        end_ = text.data() + text.size();
+        values_ = 0;
+        level_ = 0;
+        ok_ = true;
+    }
 
     [[nodiscard]] bool ok() const noexcept { return ok_; }
+    /// How many values were read so far, containers and the root included (as json_builder
+    /// counts them against max_values).
+    [[nodiscard]] std::size_t values() const noexcept { return values_; }
 
     /// Falls back to the diagnosing path, which decides and explains. Always returns false, for
     /// `return fall_back();`.
@@ -88,7 +103,7 @@ public:
         if (!next(c, '}')) {
             return false;
         }
-        if (c.items > limits_.max_container_items || !expect('"')) {
+        if (c.items > limits_->max_container_items || !expect('"')) {
             return fall_back();
         }
         if (!read_string_body(key_scratch_, key) || !expect(':')) {
@@ -102,7 +117,7 @@ public:
         if (!next(c, ']')) {
             return false;
         }
-        return c.items <= limits_.max_container_items || fall_back();
+        return c.items <= limits_->max_container_items || fall_back();
     }
 
     /// A string value. `scratch` holds it when it had escapes; `out` views the text or scratch.
@@ -189,14 +204,14 @@ private:
     }
 
     /// json_builder counts every value, containers included, and fails past max_values.
-    bool count_value() noexcept { return ++values_ <= limits_.max_values || fall_back(); }
+    bool count_value() noexcept { return ++values_ <= limits_->max_values || fall_back(); }
 
     bool begin(char open, container& c) {
         if (!expect(open)) {
             return fall_back();
         }
         // json_builder refuses a container opened when max_depth are already open.
-        if (++level_ > limits_.max_depth || level_ > max_recursion) {
+        if (++level_ > limits_->max_depth || level_ > max_recursion) {
             return fall_back();
         }
         c.items = 0;
@@ -301,7 +316,7 @@ private:
             if (c == '"') {
                 out = std::string_view(start, static_cast<std::size_t>(p_ - start));
                 ++p_;
-                return out.size() <= limits_.max_string_bytes;
+                return out.size() <= limits_->max_string_bytes;
             }
             if (c == '\\') {
                 scratch.assign(start, static_cast<std::size_t>(p_ - start));
@@ -331,7 +346,7 @@ private:
             if (c == '"') {
                 ++p_;
                 out = s;
-                return s.size() <= limits_.max_string_bytes;
+                return s.size() <= limits_->max_string_bytes;
             }
             if (c < 0x20U) {
                 return false;
@@ -697,7 +712,7 @@ private:
 
     const char* p_;
     const char* end_;
-    const parse_limits& limits_;
+    const parse_limits* limits_;
     std::size_t values_ = 0;
     std::size_t level_ = 0;
     /// Per nesting level, the size of the last array read there (bounded by max_size_hint).
