@@ -11,12 +11,16 @@
 #include <handoff/receiver.hpp>
 #include <handoff/stream_check.hpp>
 
-#include <algorithm>  // sort
-#include <cstddef>    // size_t
-#include <cstdint>    // uint8_t
-#include <filesystem> // directory_iterator
-#include <string>     // string
-#include <vector>     // vector
+#include <algorithm>   // sort
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <filesystem>  // directory_iterator
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <tuple>       // tie
+#include <utility>     // pair
+#include <vector>      // vector
 
 namespace test_stream_check { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -550,6 +554,108 @@ TEST_CASE("a strict receiver's reply followed by whitespace is finished on what 
     CHECK(finish_is_receive(r, text));
     CHECK_FALSE(pushed(r, text + "x").take_established().has_value());
     CHECK(finish_is_receive(r, text + "x"));
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+namespace {
+
+/// The byte count pushed (one at a time) when the verdict first came, and the verdict.
+std::pair<std::size_t, std::optional<handoff::stream_verdict>> verdict_arrival(const handoff::receiver<>& r,
+                                                                               const std::string& text) {
+    handoff::stream_check<> check(r);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        check.push(std::string_view(text).substr(i, 1));
+        if (check.doomed()) {
+            return {i + 1, check.doomed()};
+        }
+    }
+    return {text.size(), std::nullopt};
+}
+
+const handoff::receiver<>& referenced_receiver() {
+    static const handoff::receiver<> r(handoff_test::read_fixture_json("schemas/referenced_records.schema.json"));
+    return r;
+}
+
+/// The worked example's first run with `from` replaced by `to` in its second record.
+std::string second_record_with(const std::string& from, const std::string& to) {
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::size_t at = text.find(from, text.find("\"record 2\""));
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("an item that refers to $defs is judged when it closes, in place in the task schema", "[stream]") {
+    const std::string run = read_fixture("worked_example/run1_token_cap.json");
+    CHECK_FALSE(stream_bytes(referenced_receiver(), run).has_value());
+    CHECK(finish_is_receive(referenced_receiver(), run));
+    // A referenced enum broken, and a key the referenced object does not admit: both found
+    // when the record closes, with the problem receive reports.
+    for (const std::string& text :
+         {second_record_with("\"EUR\"", "\"CHF\""), second_record_with("\"sku\"", "\"colour\": \"oak\", \"sku\"")}) {
+        const auto [pushed, verdict] = verdict_arrival(referenced_receiver(), text);
+        REQUIRE(verdict);
+        const std::size_t record_end = text.find('}', text.find("\"record 2\""));
+        CHECK(verdict->offset == record_end);
+        CHECK(pushed == record_end + 1);
+        CHECK(verdict->what.pointer.rfind("/partial_result/records/1", 0) == 0);
+        CHECK(receive_reports(referenced_receiver(), text, verdict->what));
+        CHECK(handoff_fuzz::stream::disagreement(referenced_receiver(), text, 1).empty());
+        CHECK(finish_is_receive(referenced_receiver(), text));
+    }
+}
+
+TEST_CASE("a value nested in an item is judged with its item, at the item's end", "[stream]") {
+    const std::string text = second_record_with("\"sku\"", "\"tags\": [\"ok\", \"far too long\"], \"sku\"");
+    const auto [pushed, verdict] = verdict_arrival(referenced_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('}', text.find("\"record 2\"")));
+    CHECK(verdict->what.pointer == "/partial_result/records/1/tags/1");
+    CHECK(receive_reports(referenced_receiver(), text, verdict->what));
+}
+
+TEST_CASE("inside an item, a syntax error is doomed at its byte, found by the item's end at the latest", "[stream]") {
+    // A byte no JSON holds outside a string: the verdict at once.
+    std::string text = second_record_with("249.0", "'249.0'");
+    auto [pushed, verdict] = verdict_arrival(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find('\''));
+    CHECK(pushed == verdict->offset + 1);
+    CHECK(verdict->what.code == handoff::codes::parse_syntax);
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    // Bytes of JSON's alphabet in an order it refuses: the exact byte, told when the item closes.
+    text = second_record_with("249.0", "249.0.5");
+    std::tie(pushed, verdict) = verdict_arrival(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == text.find("249.0.5") + 5);
+    CHECK(pushed == text.find('}', text.find("\"record 2\"")) + 1);
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    // A repeated key of an item: the item's end.
+    text = second_record_with("\"sku\": \"SKU-0002\"", "\"sku\": \"SKU-0002\", \"sku\": \"SKU-0002\"");
+    std::tie(pushed, verdict) = verdict_arrival(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->what.code == handoff::codes::parse_duplicate_key);
+    CHECK(verdict->offset == text.find('}', text.find("\"record 2\"")));
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+}
+
+TEST_CASE("a container field of the envelope is judged when it closes, its verdict at the byte that breaks it",
+          "[stream]") {
+    const std::string base = read_fixture("envelopes/ok_complete.json");
+    CHECK_FALSE(stream_bytes(sections_receiver(), base).has_value());
+    std::string text = base;
+    text.replace(text.find("\"fraction\": 1.0"), 15, "\"fraction\": 1.5");
+    const std::size_t coverage_end = text.find('}', text.find("\"coverage\""));
+    auto [pushed, verdict] = verdict_arrival(sections_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->what.pointer == "/coverage/fraction");
+    CHECK(verdict->offset == text.find("1.5") + 3); // a number ends at the byte after it
+    CHECK(pushed == coverage_end + 1);              // told when coverage closes
+    CHECK(receive_reports(sections_receiver(), text, verdict->what));
 }
 
 } // namespace test_stream_check

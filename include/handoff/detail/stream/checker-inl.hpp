@@ -8,6 +8,7 @@
 #include <handoff/detail/envelope/check.hpp>
 #include <handoff/detail/envelope/reader.hpp>
 #include <handoff/detail/json/builder.hpp>
+#include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
 
@@ -23,49 +24,18 @@
 
 namespace handoff::detail::stream {
 
-/// How many bytes at the start of `s` are JSON whitespace.
-HANDOFF_INLINE std::size_t blank_run(std::string_view s) noexcept {
-    std::size_t n = 0;
-    while (n < s.size() && (s[n] == ' ' || s[n] == '\n' || s[n] == '\t' || s[n] == '\r')) {
-        ++n;
-    }
-    return n;
-}
-
-/// How many bytes at the start of `s` are decimal digits.
-HANDOFF_INLINE std::size_t digit_run(std::string_view s) noexcept {
-    std::size_t n = 0;
-    while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
-        ++n;
-    }
-    return n;
-}
-
-/// The bytes that end a run of a string's plain bytes: its closing quote, an escape, a
-/// control byte (which must be escaped).
-struct string_stops {
-    bool stop[256] = {};
-    constexpr string_stops() {
-        for (int c = 0; c < 0x20; ++c) {
-            stop[c] = true;
-        }
-        stop[static_cast<unsigned char>('"')] = true;
-        stop[static_cast<unsigned char>('\\')] = true;
-    }
+/// The readers of quick values: a unit's text to a value, an envelope field's into the
+/// envelope. One per thread, kept between values and replies, so that their arrays are given
+/// their sizes at once; a checker uses them only inside one call.
+struct value_readers {
+    static constexpr parse_limits until_reset{};
+    fast_json unit{{}, until_reset};
+    envelope_reader field{{}, until_reset};
 };
-inline constexpr string_stops string_stop_bytes{};
 
-/// How many bytes at the start of `s` a string may hold as they are; `high` set when one of
-/// them is >= 0x80.
-HANDOFF_INLINE std::size_t plain_run(std::string_view s, bool& high) noexcept {
-    std::size_t n = 0;
-    unsigned any = 0;
-    while (n < s.size() && !string_stop_bytes.stop[static_cast<unsigned char>(s[n])]) {
-        any |= static_cast<unsigned char>(s[n]);
-        ++n;
-    }
-    high = (any & 0x80U) != 0;
-    return n;
+HANDOFF_INLINE value_readers& thread_value_readers() {
+    thread_local value_readers readers;
+    return readers;
 }
 
 HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_schema* task_schema)
@@ -76,7 +46,9 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     if (task_schema_ != nullptr && envelope_checks_) {
         paths_ = shared_task_paths(*task_schema_);
     }
-    stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 8));
+    // The envelope, partial_result, a member array and an item read token by token: the depth
+    // of most replies.
+    stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 4));
 }
 
 inline constexpr std::size_t initial_text_capacity = 0;
@@ -103,21 +75,32 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             doom(located.problems.front(), offset);
             continue;
         }
+        const std::string_view rest = chunk.substr(i, limit - offset);
+        if (quick_) {
+            i += quick_bytes(rest);
+            continue;
+        }
+        const bool opaque = where_.strings_opaque();
+        if (opaque && !tokens_.done() && !(options_.strict && offset < utf8_bom.size())) {
+            // Inside the object with no fence watched for, every byte is JSON: the tokenizer
+            // reads on until a verdict, a doubt, a failure or the object's end.
+            const std::size_t read = tokens_.run(rest, offset, [this](const token& t) {
+                token_read(t);
+                // A value the quick pass reads stops the tokenizer at its bracket.
+                return !verdict_ && !unsure_ && !quick_;
+            });
+            seen_ += read;
+            i += read;
+            if (tokens_.failed() && !verdict_ && !unsure_) {
+                parse_failure(seen_ - 1, options_.strict);
+            }
+            continue;
+        }
         // The bytes of a string up to its quote, escape or control byte, and whitespace between
         // tokens, change nothing but the offset (unless a fence is being watched): they are
         // passed over at once.
-        const std::string_view rest = chunk.substr(i, limit - offset);
-        const bool opaque = where_.strings_opaque();
-        bool high = false;
-        const std::size_t plain = !opaque                     ? 0
-                                  : tokens_.in_plain_string() ? plain_run(rest, high)
-                                  : tokens_.between_tokens()  ? blank_run(rest)
-                                  : tokens_.in_digits()       ? digit_run(rest)
-                                                              : tokens_.literal_run(rest);
+        const std::size_t plain = opaque ? tokens_.skip_run(rest) : 0;
         if (plain > 0) {
-            if (high) {
-                tokens_.saw_high();
-            }
             seen_ += plain;
             i += plain;
             continue;
@@ -161,13 +144,14 @@ HANDOFF_INLINE void checker::byte(char c) {
 }
 
 HANDOFF_INLINE void checker::token_read(const token& t) {
+    const bool built = stack_.empty() || stack_.back().built;
     switch (t.kind) {
     case token_kind::open_object: open(true, t.start); break;
     case token_kind::open_array: open(false, t.start); break;
-    case token_kind::key: key(t); break;
-    case token_kind::scalar: scalar(t); break;
+    case token_kind::key: built ? key(t) : unit_key(stack_.back(), t); break;
+    case token_kind::scalar: built ? scalar(t) : unit_scalar(t); break;
     case token_kind::close_object:
-    case token_kind::close_array: close(t.start); break;
+    case token_kind::close_array: built ? close(t.start) : unit_close(t.start); break;
     }
 }
 
@@ -181,11 +165,11 @@ HANDOFF_INLINE std::size_t bit_count(unsigned mask) noexcept {
 }
 
 /// The limits json_builder applies when a value starts: nesting, the value count, the items of
-/// the array it is put in. True when one is exceeded.
-HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, std::size_t values,
-                                const nlohmann::json* array) {
+/// the array it is put in (`in_array`, holding `items`). True when one is exceeded.
+HANDOFF_INLINE bool over_limits(const parse_limits& limits, std::size_t depth, std::size_t values, bool in_array,
+                                std::size_t items) {
     return depth >= limits.max_depth || values + 1 > limits.max_values ||
-           (array != nullptr && array->size() >= limits.max_container_items);
+           (in_array && items >= limits.max_container_items);
 }
 
 /// Whether `v` plainly keeps `rule` (envelope_contract.hpp): the common case, decided without
@@ -258,13 +242,18 @@ HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& fields, bool whole) {
 }
 
 HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
-    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
-    if (over_limits(options_.limits, stack_.size(), values_, array)) {
+    const bool in_array = !stack_.empty() && !stack_.back().object;
+    if (over_limits(options_.limits, stack_.size(), values_, in_array, in_array ? stack_.back().values : 0)) {
         parse_failure(offset, false);
         return;
     }
     ++values_;
+    if (std::optional<quick_value> q = quick_candidate(object, offset)) {
+        quick_ = q;
+        return;
+    }
     frame child = child_frame(object);
+    child.start = offset;
     if (child.where == region::task_root && stack_.size() == 1) {
         result_start_ = offset;
     }
@@ -279,6 +268,36 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
                          true);
     }
     stack_.push_back(std::move(child));
+}
+
+HANDOFF_INLINE std::optional<checker::quick_value> checker::quick_candidate(bool object, std::size_t offset) const {
+    // Where a fence is watched, every byte goes to the locator.
+    if (stack_.empty() || !where_.strings_opaque()) {
+        return std::nullopt;
+    }
+    const frame& parent = stack_.back();
+    quick_value q;
+    q.start = offset;
+    q.object = object;
+    const std::size_t depth = stack_.size() + 1;
+    q.scan = unit_scan(options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0);
+    if (parent.where == region::task_root || (parent.where == region::task && parent.built)) {
+        q.part = parent.part == nullptr && parent.every_item == nullptr ? nullptr : child_part(parent);
+        q.judge = paths_ ? paths_->compiled(q.part) : nullptr;
+        const bool judged_whole =
+            q.part == nullptr || !paths_ || q.judge != nullptr || task_paths::constrains_nothing(*q.part);
+        // partial_result's member arrays are built item by item (a frame), never quick.
+        return judged_whole && !(parent.where == region::task_root && !object) ? std::optional<quick_value>(q)
+                                                                               : std::nullopt;
+    }
+    if (lean_root(parent) && parent.key_index < parent.fields.size()) {
+        q.rule = &parent.fields[parent.key_index];
+        using contract::json_type;
+        const bool kind =
+            object ? q.rule->type == json_type::object && q.rule->members.size() > 0 : q.rule->type == json_type::array;
+        return kind ? std::optional<quick_value>(q) : std::nullopt;
+    }
+    return std::nullopt;
 }
 
 HANDOFF_INLINE bool checker::repeated_key(frame& f, const std::string& k) {
@@ -338,15 +357,17 @@ HANDOFF_INLINE nlohmann::json checker::whole_object(std::size_t end) const {
 
 HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
     const frame& f = stack_.back();
-    const compiled_schema* schema = f.where == region::task_root ? &paths_->root_schema() : paths_->compiled(f.part);
-    if (schema == nullptr) {
+    const part_judge* part = f.where == region::task_root ? nullptr : paths_->compiled(f.part);
+    if (f.where != region::task_root && part == nullptr) {
         return;
     }
     // The object's own part judges an object holding only the key: its additionalProperties
     // problem is the one the whole schema reports for the key, wherever the object sits.
     nlohmann::json alone = nlohmann::json::object();
     alone[f.key] = nullptr;
-    for (problem& p : schema->validate(alone, child_pointer(stack_.size() - 1), step::task_schema)) {
+    const std::string pointer = child_pointer(stack_.size() - 1);
+    for (problem& p : part != nullptr ? part->validate(alone, pointer, step::task_schema)
+                                      : paths_->root_schema().validate(alone, pointer, step::task_schema)) {
         if (p.message.find("(additionalProperties is false)") != std::string::npos) {
             doom(std::move(p), offset);
             return;
@@ -354,12 +375,16 @@ HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
     }
 }
 
+/// Where a scalar token ends: a number at the byte after it; a string or a literal at its last byte.
+HANDOFF_INLINE std::size_t scalar_end(const token& t) noexcept {
+    return t.scalar == scalar_kind::number ? t.end : t.end - 1;
+}
+
 HANDOFF_INLINE void checker::scalar(const token& t) {
-    // A number ends at the byte after it; a string or a literal at its last byte.
-    const std::size_t offset = t.scalar == scalar_kind::number ? t.end : t.end - 1;
-    const nlohmann::json* array = !stack_.empty() && !stack_.back().object ? &stack_.back().value : nullptr;
+    const std::size_t offset = scalar_end(t);
+    const bool in_array = !stack_.empty() && !stack_.back().object;
     std::optional<nlohmann::json> v;
-    if (!over_limits(options_.limits, 0, values_, array)) {
+    if (!over_limits(options_.limits, 0, values_, in_array, in_array ? stack_.back().values : 0)) {
         v = scalar_value(t);
     }
     if (!v) {
@@ -367,7 +392,17 @@ HANDOFF_INLINE void checker::scalar(const token& t) {
         return;
     }
     ++values_;
+    // A scalar field of the envelope's own object, judged, is read as receive reads it, for finish().
+    const bool field = !stack_.empty() && lean_root(stack_.back()) &&
+                       stack_.back().key_index < contract::envelope.size() &&
+                       stack_.back().key_index != contract::index(contract::envelope_key::partial_result);
+    const std::size_t key = field ? stack_.back().key_index : 0;
     value_done(std::move(*v), offset);
+    if (field && !verdict_ &&
+        thread_value_readers().field.read_field(std::string_view(text_).substr(t.start, t.end - t.start),
+                                                options_.limits, static_cast<contract::envelope_key>(key), typed_)) {
+        fields_typed_ |= 1U << key;
+    }
 }
 
 HANDOFF_INLINE void checker::close(std::size_t offset) {
@@ -383,6 +418,136 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
     value_done(std::move(v), offset);
 }
 
+HANDOFF_INLINE void checker::unit_key(frame& f, const token& t) {
+    const std::size_t offset = t.end - 1;
+    const std::string_view raw = std::string_view(text_).substr(t.start, t.end - t.start);
+    if (!t.escaped && !t.high) {
+        f.key.assign(raw.substr(1, raw.size() - 2));
+    } else if (std::optional<std::string> k = key_text(t)) {
+        f.key = std::move(*k);
+    } else {
+        parse_failure(offset, false);
+        return;
+    }
+    // A repeated key is left to the unit's reading, which refuses it (parse_failure then).
+    if (f.key.size() > options_.limits.max_string_bytes || f.values >= options_.limits.max_container_items) {
+        parse_failure(offset, false);
+        return;
+    }
+    if (f.closed && schema_ok_ != false && (f.named_mask & task_paths::name_bit(f.key)) == 0) {
+        unknown_task_member(offset);
+    }
+}
+
+HANDOFF_INLINE void checker::unit_scalar(const token& t) {
+    const std::size_t offset = scalar_end(t);
+    frame& f = stack_.back();
+    // A string longer than the bound in the text may be within it decoded: read it to be sure.
+    const bool long_string = t.scalar == scalar_kind::string && t.end - t.start - 2 > options_.limits.max_string_bytes;
+    if (over_limits(options_.limits, 0, values_, !f.object, f.values) || (long_string && !scalar_value(t))) {
+        parse_failure(offset, false);
+        return;
+    }
+    ++values_;
+    ++f.values;
+}
+
+/// A unit's text read as receive reads it: the one-pass reader, or where it gives way, the
+/// diagnosing builder; nullopt when that refuses it (then a parse problem is certain).
+HANDOFF_INLINE std::optional<nlohmann::json> read_unit(std::string_view text, std::size_t offset,
+                                                       const parse_limits& limits) {
+    nlohmann::json v;
+    fast_json in(text, limits);
+    if (in.read_value(v) && in.finish()) {
+        return v;
+    }
+    json_builder builder(limits);
+    if (read_json(text, builder, offset)) {
+        return std::nullopt;
+    }
+    return builder.take_value();
+}
+
+HANDOFF_INLINE void checker::unit_close(std::size_t offset) {
+    if (!stack_.back().unit) {
+        stack_.pop_back();
+        ++stack_.back().values;
+        return;
+    }
+    const std::size_t start = stack_.back().start;
+    std::optional<nlohmann::json> v =
+        read_unit(std::string_view(text_).substr(start, offset + 1 - start), start, options_.limits);
+    if (!v) {
+        parse_failure(offset, false);
+        return;
+    }
+    stack_.pop_back();
+    value_done(std::move(*v), offset);
+}
+
+HANDOFF_INLINE std::size_t checker::quick_bytes(std::string_view s) {
+    unit_scan::outcome what = unit_scan::outcome::open;
+    const std::size_t read = quick_->scan.feed(s, what);
+    seen_ += read;
+    if (what == unit_scan::outcome::closed) {
+        quick_close(seen_ - 1);
+    } else if (what == unit_scan::outcome::doubt) {
+        replay_quick(seen_ - 1);
+    }
+    return read;
+}
+
+HANDOFF_INLINE void checker::quick_close(std::size_t end) {
+    const quick_value& q = *quick_;
+    const std::string_view text = std::string_view(text_).substr(q.start, end + 1 - q.start);
+    nlohmann::json v;
+    bool read = false;
+    std::size_t values = 0;
+    const std::size_t field = stack_.back().key_index;
+    if (q.rule != nullptr) {
+        // A field of the envelope's own object: read as receive reads it, every rule on it
+        // applied, and kept for finish().
+        envelope_reader& in = thread_value_readers().field;
+        read = in.read_field(text, options_.limits, static_cast<contract::envelope_key>(field), typed_);
+        values = in.values();
+    } else {
+        const part_judge* part = schema_ok_ != false ? q.judge : nullptr;
+        fast_json& in = thread_value_readers().unit;
+        in.reset(text, options_.limits);
+        read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v));
+        values = in.values();
+    }
+    if (!read || values_ + values - 1 > options_.limits.max_values) {
+        // Not plainly well-formed and passing: the exact reading gives the verdict, at its byte.
+        replay_quick(end);
+        return;
+    }
+    values_ += values - 1;
+    if (q.rule != nullptr) {
+        fields_typed_ |= 1U << field;
+    }
+    quick_.reset();
+    tokens_.skip_container();
+    value_done(std::move(v), end, true);
+}
+
+HANDOFF_INLINE void checker::replay_quick(std::size_t upto) {
+    const std::size_t from = quick_->start + 1;
+    const bool object = quick_->object;
+    quick_.reset();
+    frame child = child_frame(object);
+    child.start = from - 1;
+    stack_.push_back(std::move(child));
+    const std::size_t read =
+        tokens_.run(std::string_view(text_).substr(from, upto + 1 - from), from, [this](const token& t) {
+            token_read(t);
+            return !verdict_ && !unsure_;
+        });
+    if (tokens_.failed() && !verdict_ && !unsure_) {
+        parse_failure(from + read - 1, options_.strict);
+    }
+}
+
 /// partial_result's object, taken out of `envelope` and left there as `{}` (only its kind
 /// matters to step 2, so its content is set aside rather than copied); null when there is none.
 HANDOFF_INLINE nlohmann::json set_aside_result(nlohmann::json& envelope) {
@@ -393,7 +558,7 @@ HANDOFF_INLINE nlohmann::json set_aside_result(nlohmann::json& envelope) {
     return std::exchange(*at, nlohmann::json::object());
 }
 
-HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) {
+HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, bool judged) {
     if (stack_.empty()) {
         if (envelope_checks_) {
             // The whole envelope: step 2 exactly as receive runs it.
@@ -419,16 +584,18 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset) 
         return;
     }
     const frame& parent = stack_.back();
-    if (envelope_checks_ && (parent.where == region::envelope_object || parent.where == region::envelope_list)) {
+    if (envelope_checks_ && !judged &&
+        (parent.where == region::envelope_object || parent.where == region::envelope_list)) {
         check_envelope_value(parent, v, offset);
     }
-    if (paths_ && schema_ok_ != false && !verdict_) {
+    if (paths_ && schema_ok_ != false && !verdict_ && !judged) {
         check_task_value(parent, v, offset);
     }
     if (verdict_) {
         return;
     }
     frame& into = stack_.back();
+    ++into.values;
     if (lean_root(into) && into.key_index != contract::index(contract::envelope_key::partial_result)) {
         return; // judged; finish() reads it again from the text
     }
@@ -473,22 +640,26 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
 }
 
 HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
-    const compiled_schema* schema = nullptr;
+    problem_list problems;
     if (parent.where == region::envelope_object && stack_.size() == 1 &&
         parent.key_index == contract::index(contract::envelope_key::partial_result)) {
         // The whole result: step 3 itself, less the parts its members and items passed.
-        schema = v.is_object() ? &paths_->result_schema() : nullptr;
+        const compiled_schema& result = paths_->result_schema();
+        if (!v.is_object()) {
+            return;
+        }
+        if (result.accepts(v)) {
+            result_valid_ = true;
+            return;
+        }
+        problems = result.validate(v, child_pointer(), step::task_schema);
     } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
-        schema = paths_->compiled(child_part(parent));
+        const part_judge* part = paths_->compiled(child_part(parent));
+        if (part == nullptr || part->accepts(v)) {
+            return;
+        }
+        problems = part->validate(v, child_pointer(), step::task_schema);
     }
-    if (schema == nullptr) {
-        return;
-    }
-    if (schema->accepts(v)) {
-        result_valid_ = result_valid_ || schema == &paths_->result_schema();
-        return;
-    }
-    problem_list problems = schema->validate(v, child_pointer(), step::task_schema);
     if (!problems.empty()) {
         doom(std::move(problems.front()), offset);
     }
@@ -501,7 +672,7 @@ HANDOFF_INLINE std::string checker::child_pointer(std::size_t frames) const {
         if (f.object) {
             append_pointer_token(pointer, f.key);
         } else {
-            append_pointer_index(pointer, f.value.size());
+            append_pointer_index(pointer, f.values);
         }
     }
     return pointer;
@@ -511,7 +682,10 @@ HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) {
     if (parent.object) {
         return task_paths::member(parent.part, parent.key);
     }
-    return parent.every_item != nullptr ? parent.every_item : task_paths::item(parent.part, parent.value.size());
+    if (parent.every_item != nullptr) {
+        return parent.every_item;
+    }
+    return parent.indexed_items ? task_paths::item(parent.part, parent.values) : nullptr;
 }
 
 HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
@@ -524,21 +698,29 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         return child;
     }
     const frame& parent = stack_.back();
-    child.value = object ? nlohmann::json::object() : nlohmann::json::array();
     if (parent.where == region::envelope_object && parent.key_index < parent.fields.size()) {
         const contract::field& rule = parent.fields[parent.key_index];
         if (rule.type == contract::json_type::object && object) {
             child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
             child.fields = rule.members;
             child.part = paths_ ? paths_->root() : nullptr;
-            child.closed = child.where == region::task_root && task_paths::closed(child.part);
-            child.named_mask = child.closed ? task_paths::name_mask(task_paths::properties(child.part)) : 0;
+            const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
+            child.closed = child.where == region::task_root && facts.closed;
+            child.named_mask = child.closed ? facts.named_mask : 0;
         } else if (rule.type == contract::json_type::array && !object) {
             child.where = region::envelope_list;
         }
+        child.value = object ? nlohmann::json::object() : nlohmann::json::array();
     } else if (parent.where == region::task_root || parent.where == region::task) {
         child.where = region::task;
-        child.part = child_part(parent);
+        // partial_result's member arrays are built item by item; any other container of the
+        // task is read whole from the text when it closes (the outermost of them, a unit).
+        child.built = parent.where == region::task_root && !object;
+        child.unit = !child.built && parent.built;
+        if (child.built) {
+            child.value = nlohmann::json::array();
+        }
+        child.part = parent.part == nullptr && parent.every_item == nullptr ? nullptr : child_part(parent);
         if (object && !parent.object && parent.every_item != nullptr) {
             child.closed = parent.closed;
             child.named_mask = parent.named_mask;
@@ -550,9 +732,14 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
             child.named_mask = facts.named_mask;
         } else {
             child.every_item = facts.every_item;
+            child.indexed_items = facts.indexed_items;
             child.closed = facts.every_closed;
             child.named_mask = facts.every_mask;
         }
+        return child;
+    }
+    if (child.where == region::unchecked) {
+        child.value = object ? nlohmann::json::object() : nlohmann::json::array();
     }
     return child;
 }
@@ -567,7 +754,7 @@ HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
         } else {
             // Only the item's index matters to the check: the items before it stand as nulls.
             wrapper = nlohmann::json::array();
-            for (std::size_t k = 0; k < f.value.size(); ++k) {
+            for (std::size_t k = 0; k < f.values; ++k) {
                 wrapper.push_back(nullptr);
             }
             wrapper.push_back(std::move(v));
@@ -794,6 +981,15 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
     document_.reset();
     // Step 2 on the envelope with partial_result set aside: only its kind matters to the rules.
     nlohmann::json result = set_aside_result(doc);
+    const unsigned result_bit = 1U << contract::index(contract::envelope_key::partial_result);
+    if ((fields_typed_ | (root_fields_ & result_bit)) == root_fields_) {
+        // Every other field was read as it completed, by the reader receive reads them with.
+        envelope<nlohmann::json> env = std::move(typed_);
+        if ((root_fields_ & result_bit) != 0 && !result.is_null()) {
+            env.partial_result = std::move(result);
+        }
+        return established_reply{std::move(env), std::move(located.tolerances), result_valid_};
+    }
     // Read by the one-pass reader receive uses, from the object's text with partial_result
     // (already in the document) written `{}`; at its first doubt, the diagnosing checker reads
     // the document.

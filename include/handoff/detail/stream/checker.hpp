@@ -5,6 +5,7 @@
 #include <handoff/detail/stream/locator.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/tokenizer.hpp>
+#include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
 #include <handoff/limits.hpp>
@@ -61,6 +62,7 @@ struct established_reply {
 /// verdict's problem is the one step 2 reports; task values by the compiled task schema.
 class checker {
 public:
+    /// `options` (and `task_schema`) must outlive the checker, as the receiver holding them.
     checker(const receiver_options& options, const compiled_schema* task_schema);
 
     void push(std::string_view chunk);
@@ -91,10 +93,20 @@ private:
         const nlohmann::json* part = nullptr; // task: the task schema's part for this value
         /// task array: the part of every item (a single-schema `items`), found once.
         const nlohmann::json* every_item = nullptr;
+        /// task array: item parts found by index (task_paths::part_facts::indexed_items).
+        bool indexed_items = false;
         /// task object: its part admits only the keys its `properties` names; task
         /// array: the same of `every_item`, found once for all the items.
         bool closed = false;
         std::uint64_t named_mask = 0; // task_paths::name_mask of those names
+        /// Whether the frame builds its value: the envelope's containers, partial_result and its
+        /// member arrays. Below them (a member object, an item container of a member array) the
+        /// frames only follow the grammar, the limits and closed objects' keys: the whole
+        /// container is read once, from the text, when it closes (a *unit*), as receive reads it.
+        bool built = true;
+        bool unit = false;
+        std::size_t start = 0;  // a unit's opening bracket in the reply
+        std::size_t values = 0; // the members or items completed
         nlohmann::json value;
         std::string key; // the member being read
         /// Where that member goes in `value` (found when its key was judged new).
@@ -124,10 +136,35 @@ private:
     bool repeated_key(frame& f, const std::string& k);
     void scalar(const token& t);
     void close(std::size_t offset);
-    /// A value of the current container is complete (the root when the stack is empty).
-    void value_done(nlohmann::json&& v, std::size_t offset);
+    /// A value of the current container is complete (the root when the stack is empty);
+    /// `judged`: against the task schema already.
+    void value_done(nlohmann::json&& v, std::size_t offset, bool judged = false);
     void check_envelope_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
     void check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset);
+    /// A key, a scalar, or a container's end inside a unit (a frame not built).
+    void unit_key(frame& f, const token& t);
+    void unit_scalar(const token& t);
+    void unit_close(std::size_t offset);
+    /// A container whose reading judges all the rules on it: a unit whose part is compiled
+    /// whole (or that has none), or a container field of the envelope's own object. It is read
+    /// by the quick pass, which only finds its end, with no frame; nullopt for any other.
+    struct quick_value {
+        std::size_t start = 0;
+        bool object = true;
+        const nlohmann::json* part = nullptr;  // a unit's part
+        const part_judge* judge = nullptr;     // and how that part is judged
+        const contract::field* rule = nullptr; // an envelope field's rule
+        unit_scan scan{0};
+    };
+    [[nodiscard]] std::optional<quick_value> quick_candidate(bool object, std::size_t offset) const;
+    /// The quick pass on the bytes at the start of `s`: how many it read.
+    std::size_t quick_bytes(std::string_view s);
+    /// The quick pass found the value's closing bracket at `end`: the value read and judged,
+    /// or at any doubt read again token by token (replay_quick).
+    void quick_close(std::size_t end);
+    /// The quick value read token by token from its bracket to `upto`, in its frame, and from
+    /// then on.
+    void replay_quick(std::size_t upto);
 
     /// Where the child the innermost container is reading sits (built only for a problem);
     /// with `frames`, the child the frames-th container is reading (its own pointer: size - 1).
@@ -155,7 +192,7 @@ private:
                           bool type_only = false);
     void doom(problem p, std::size_t offset);
 
-    receiver_options options_;
+    const receiver_options& options_;
     const compiled_schema* task_schema_;
     std::shared_ptr<const task_paths> paths_;
     locator where_;
@@ -166,6 +203,11 @@ private:
     std::size_t values_ = 0;
     std::optional<stream_verdict> verdict_;
     bool unsure_ = false;
+    std::optional<quick_value> quick_;
+    /// The envelope's own fields as they were read, bit i for field i: all of them but
+    /// partial_result make the envelope finish() returns, without reading the text again.
+    envelope<nlohmann::json> typed_;
+    unsigned fields_typed_ = 0;
     /// The top-level words read so far, which decide reason_code's rule.
     nlohmann::json status_and_reason_ = nlohmann::json::object();
     std::optional<bool> schema_ok_;

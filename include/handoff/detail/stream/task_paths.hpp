@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 
@@ -21,22 +22,45 @@
 
 namespace handoff::detail::stream {
 
+/// A part of the task schema as the streaming check judges it: compiled on its own, or, where
+/// it refers to another part, judged in place in the task schema's compiled form.
+class part_judge {
+public:
+    explicit part_judge(compiled_schema alone) : alone_(std::move(alone)) {}
+    part_judge(const compiled_schema& whole, std::int32_t node) : whole_(&whole), node_(node) {}
+
+    [[nodiscard]] bool accepts(const nlohmann::json& v) const {
+        return whole_ != nullptr ? compiled_schema_access::accepts_at(*whole_, node_, v) : alone_->accepts(v);
+    }
+    [[nodiscard]] problem_list validate(const nlohmann::json& v, std::string_view base_pointer, step s) const {
+        return whole_ != nullptr ? compiled_schema_access::validate_at(*whole_, node_, v, base_pointer, s)
+                                 : alone_->validate(v, base_pointer, s);
+    }
+
+private:
+    std::optional<compiled_schema> alone_;
+    const compiled_schema* whole_ = nullptr;
+    std::int32_t node_ = -1;
+};
+
 /// The part of a task schema that must hold for one member or item on its own, whatever the
 /// rest of the result holds. Only `properties`, `additionalProperties` (without
 /// `patternProperties`), `items` and draft-04..2019-09's array `items`/`additionalItems` are
 /// followed: each applies to its member or item unconditionally, so a value failing the part
-/// fails the whole schema. A schema with a `$ref` (whose siblings draft-07 ignores),
-/// `prefixItems` (whose meaning depends on the dialect) or a part that names another one is not
-/// followed: nothing is concluded there.
+/// fails the whole schema. A schema with a `$ref` (whose siblings draft-07 ignores) or
+/// `prefixItems` (whose meaning depends on the dialect) is not followed below: nothing is
+/// concluded there. A part that refers to another is judged in place (part_judge), unless the
+/// task schema resolves references by dynamic scope.
 ///
-/// The streaming check judges each array item (and each member of partial_result) on its own
-/// as it completes, then the value holding it. So that no value is validated twice, a part is
-/// compiled with the item parts below it that are judged on their own replaced by `true`, and
-/// partial_result's schema with its member parts replaced too (result_schema): every such
-/// position holds a value that already passed its part, and `true` is what a passing subschema
-/// of `properties`, `additionalProperties` or `items` contributes to its parent (pass, and the
-/// member or item evaluated). Where a `$ref` could reach a replaced position, partial_result's
-/// schema stays whole.
+/// The streaming check judges each member of partial_result on its own as it completes, and
+/// each item of a member array, then the value holding it. So that no value is validated
+/// twice, a member's part is compiled with its item part (where that is judged on its own)
+/// replaced by `true`, and partial_result's schema with its judged positions replaced too
+/// (result_schema): every such position holds a value that already passed its part, and `true`
+/// is what a passing subschema of `properties`, `additionalProperties` or `items` contributes to
+/// its parent (pass, and the member or item evaluated). Where a `$ref` could reach a replaced
+/// position, partial_result's schema stays whole. The parts deeper down are compiled whole: they
+/// judge a closed object's unknown key (the item values themselves are judged with their item).
 class task_paths {
 public:
     /// Compiles every part of `root` that the rules above reach, once: the streaming checks of
@@ -47,6 +71,9 @@ public:
         compile_parts(&root_.document(), 0);
         compile_result_schema();
     }
+    // Parts judged in place point at root_: the paths stay where they were made.
+    task_paths(const task_paths&) = delete;
+    task_paths& operator=(const task_paths&) = delete;
 
     /// The part that applies to member `key` of a value that `parent` applies to, or nullptr.
     [[nodiscard]] static const nlohmann::json* member(const nlohmann::json* parent, std::string_view key) {
@@ -127,6 +154,9 @@ public:
         const nlohmann::json* every_item = nullptr;
         bool every_closed = false;
         std::uint64_t every_mask = 0;
+        /// Whether item() may find a part for some item: an array `items` (draft-04 to
+        /// 2019-09's tuples), followed; false where every_item is the part of all of them.
+        bool indexed_items = false;
     };
 
     [[nodiscard]] static part_facts facts_of(const nlohmann::json* part) {
@@ -139,6 +169,7 @@ public:
             f.every_item = every && item(part, 0) != nullptr ? &*items : nullptr;
             f.every_closed = f.every_item != nullptr && closed(f.every_item);
             f.every_mask = f.every_closed ? name_mask(properties(f.every_item)) : 0;
+            f.indexed_items = followable(part) && items != part->end() && items->is_array();
         }
         return f;
     }
@@ -149,13 +180,16 @@ public:
         return known == facts_.end() ? facts_of(part) : known->second;
     }
 
-    /// `part` compiled on its own (without the item parts below it judged on their own), or
-    /// nullptr when it is not one of the parts (above) or it cannot be compiled alone (it
-    /// refers to another part) or constrains nothing (true, {}).
-    [[nodiscard]] const compiled_schema* compiled(const nlohmann::json* part) const {
+    /// How `part` is judged (a member's part without its judged item part), or nullptr when
+    /// it is not one of the parts (above), constrains nothing (true, {}), or can be judged
+    /// neither alone nor in place.
+    [[nodiscard]] const part_judge* compiled(const nlohmann::json* part) const {
         const auto known = part == nullptr ? parts_.end() : parts_.find(part);
         return known == parts_.end() ? nullptr : &known->second;
     }
+
+    /// Whether `part` holds nothing an exact reading could judge: `true` or `{}`.
+    [[nodiscard]] static bool constrains_nothing(const nlohmann::json& part) { return is_trivial(part); }
 
     [[nodiscard]] const nlohmann::json* root() const noexcept { return &root_.document(); }
     /// The task schema whole.
@@ -196,8 +230,8 @@ private:
     }
 
     /// The parts below `s` (the members' and the items' schemas), compiled deepest first, so
-    /// that each knows which parts below it are judged on their own; `depth` bounds the walk
-    /// on a schema nested absurdly deep.
+    /// that a member's part knows whether its item part is judged on its own; `depth` bounds
+    /// the walk on a schema nested absurdly deep (0: `s` is the root, its parts the members').
     void compile_parts(const nlohmann::json* s, std::size_t depth) {
         if (s == nullptr || depth > 64) {
             return;
@@ -224,52 +258,62 @@ private:
         }
         for (const nlohmann::json* part : below) {
             compile_parts(part, depth + 1);
-            if (parts_.count(part) == 0 && !is_trivial(*part) && !refers(*part)) {
-                compile_one(part);
+            if (parts_.count(part) == 0 && !is_trivial(*part)) {
+                compile_one(part, depth == 0);
             }
         }
     }
 
-    void compile_one(const nlohmann::json* part) {
-        try {
-            parts_.emplace(part, compiled_schema::from_json(without_judged(*part, false, 0), options_));
-        } catch (const schema_error&) {
-            // What does not compile alone is left to the whole-text check.
+    void compile_one(const nlohmann::json* part, bool member) {
+        const nlohmann::json alone = member ? without_judged(*part, false) : *part;
+        if (!refers(alone)) {
+            try {
+                parts_.emplace(part, part_judge(compiled_schema::from_json(alone, options_)));
+                return;
+            } catch (const schema_error&) {
+                // Judged in place, if it can be.
+            }
+        }
+        if (const std::int32_t node = compiled_schema_access::node_of(root_, part); node >= 0) {
+            parts_.emplace(part, part_judge(root_, node)); // a member's part whole, its items too
         }
     }
 
-    /// `s` with each position whose values are judged on their own holding `true`: the items
-    /// of its arrays (single-schema `items`) at any depth, and its own members when `members`
-    /// (partial_result's). `where` collects the replaced positions' pointers when given.
-    nlohmann::json without_judged(const nlohmann::json& s, bool members, std::size_t depth, const std::string& at = {},
+    /// `s` with each position whose values are judged on their own holding `true`: with
+    /// `members` (partial_result's schema), its members' parts, or where one is not judged
+    /// whole, its item part; else (a member's part) its item part (a single-schema `items`).
+    /// `where` collects the replaced positions' pointers when given.
+    nlohmann::json without_judged(const nlohmann::json& s, bool members, const std::string& at = {},
                                   std::vector<std::string>* where = nullptr) const {
         nlohmann::json out = s;
-        if (!followable(&s) || depth > 64) {
+        if (!followable(&s)) {
             return out;
         }
-        const auto place = [&](const nlohmann::json& part, nlohmann::json& slot, const std::string& pointer,
-                               bool judged) {
-            if (judged && compiled(&part) != nullptr) {
+        const auto place = [&](const nlohmann::json& part, nlohmann::json& slot, const std::string& pointer) {
+            if (compiled(&part) != nullptr) {
                 slot = true;
                 if (where != nullptr) {
                     where->push_back(pointer);
                 }
-            } else {
-                slot = without_judged(part, false, depth + 1, pointer, where);
+            } else if (members) {
+                slot = without_judged(part, false, pointer, where);
             }
         };
-        if (const auto props = s.find("properties"); props != s.end() && props->is_object()) {
-            for (const auto& p : props->items()) {
-                place(p.value(), out["properties"][p.key()], pointer_child(pointer_child(at, "properties"), p.key()),
-                      members);
+        if (members) {
+            if (const auto props = s.find("properties"); props != s.end() && props->is_object()) {
+                for (const auto& p : props->items()) {
+                    place(p.value(), out["properties"][p.key()],
+                          pointer_child(pointer_child(at, "properties"), p.key()));
+                }
             }
-        }
-        if (const nlohmann::json* extra = extra_members(s)) {
-            place(*extra, out["additionalProperties"], pointer_child(at, "additionalProperties"), members);
+            if (const nlohmann::json* extra = extra_members(s)) {
+                place(*extra, out["additionalProperties"], pointer_child(at, "additionalProperties"));
+            }
+            return out;
         }
         const auto items = s.find("items");
         if (items != s.end() && !items->is_array() && !s.contains("prefixItems")) {
-            place(*items, out["items"], pointer_child(at, "items"), true);
+            place(*items, out["items"], pointer_child(at, "items"));
         }
         return out;
     }
@@ -278,7 +322,7 @@ private:
     /// one of them (or a schema holding one): then the whole schema stays.
     void compile_result_schema() {
         std::vector<std::string> replaced;
-        nlohmann::json reduced = without_judged(root_.document(), true, 0, {}, &replaced);
+        nlohmann::json reduced = without_judged(root_.document(), true, {}, &replaced);
         if (replaced.empty() || !references_avoid(root_.document(), replaced)) {
             return;
         }
@@ -333,7 +377,7 @@ private:
 
     compiled_schema root_;
     schema_options options_;
-    std::unordered_map<const nlohmann::json*, compiled_schema> parts_;
+    std::unordered_map<const nlohmann::json*, part_judge> parts_;
     std::unordered_map<const nlohmann::json*, part_facts> facts_;
     std::optional<compiled_schema> result_;
 };

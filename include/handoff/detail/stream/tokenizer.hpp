@@ -8,6 +8,51 @@
 
 namespace handoff::detail::stream {
 
+/// How many bytes at the start of `s` are JSON whitespace.
+inline std::size_t blank_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && (s[n] == ' ' || s[n] == '\n' || s[n] == '\t' || s[n] == '\r')) {
+        ++n;
+    }
+    return n;
+}
+
+/// How many bytes at the start of `s` are decimal digits.
+inline std::size_t digit_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') {
+        ++n;
+    }
+    return n;
+}
+
+/// The bytes that end a run of a string's plain bytes: its closing quote, an escape, a
+/// control byte (which must be escaped).
+struct string_stops {
+    bool stop[256] = {};
+    constexpr string_stops() {
+        for (int c = 0; c < 0x20; ++c) {
+            stop[c] = true;
+        }
+        stop[static_cast<unsigned char>('"')] = true;
+        stop[static_cast<unsigned char>('\\')] = true;
+    }
+};
+inline constexpr string_stops string_stop_bytes{};
+
+/// How many bytes at the start of `s` a string may hold as they are; `high` set when one of
+/// them is >= 0x80.
+inline std::size_t plain_run(std::string_view s, bool& high) noexcept {
+    std::size_t n = 0;
+    unsigned any = 0;
+    while (n < s.size() && !string_stop_bytes.stop[static_cast<unsigned char>(s[n])]) {
+        any |= static_cast<unsigned char>(s[n]);
+        ++n;
+    }
+    high = (any & 0x80U) != 0;
+    return n;
+}
+
 /// What one byte finished, opened or closed in the JSON text. Offsets count in the whole reply.
 enum class token_kind : std::uint8_t { open_object, open_array, close_object, close_array, key, scalar };
 
@@ -79,8 +124,51 @@ public:
         }
         return n;
     }
-    /// Bytes of the open string were passed over (in_plain_string) and one was >= 0x80.
-    void saw_high() noexcept { high_ = true; }
+    /// How many bytes at the start of `s` change nothing but the offset: a string's up to its
+    /// quote, escape or control byte, whitespace between tokens, a number's digits, a
+    /// literal's bytes but its last. They are passed over.
+    std::size_t skip_run(std::string_view s) noexcept {
+        if (state_ == state::string) {
+            bool high = false;
+            const std::size_t n = plain_run(s, high);
+            high_ = high_ || high;
+            return n;
+        }
+        return between_tokens() ? blank_run(s) : in_digits() ? digit_run(s) : literal_run(s);
+    }
+
+    /// The container just opened (no byte read since its bracket) is complete: the state
+    /// feeding its valid text, to its closing bracket, would leave.
+    void skip_container() noexcept {
+        stack_.pop_back();
+        value_done();
+    }
+
+    /// Reads the bytes of `s` (at `offset` in the reply) as feed() does, handing each token to
+    /// `sink`, until a byte fails, the root value completes, or `sink` returns false; returns
+    /// how many bytes were read (that last one included).
+    template <class Sink>
+    std::size_t run(std::string_view s, std::size_t offset, Sink&& sink) {
+        token out[max_tokens_per_byte];
+        std::size_t i = 0;
+        while (i < s.size()) {
+            i += skip_run(s.substr(i));
+            if (i == s.size()) {
+                break;
+            }
+            const std::size_t n = feed(s[i], offset + i, out);
+            ++i;
+            for (std::size_t k = 0; k < n; ++k) {
+                if (!sink(out[k])) {
+                    return i;
+                }
+            }
+            if (state_ == state::failed || state_ == state::done) {
+                return i;
+            }
+        }
+        return i;
+    }
     /// Between tokens (no string, number or literal open): whitespace changes nothing.
     [[nodiscard]] bool between_tokens() const noexcept { return state_ <= state::after_value || state_ == state::done; }
     /// The root value is complete: what follows it is not JSON of this value.
