@@ -7,13 +7,14 @@
 
 #include "fuzz/fuzz_stream.hpp"
 
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/stream_check.hpp>
 
 #include <algorithm>   // sort
 #include <cstddef>     // size_t
-#include <cstdint>     // uint8_t
+#include <cstdint>     // int32_t, uint8_t
 #include <filesystem>  // directory_iterator
 #include <optional>    // optional
 #include <string>      // string
@@ -656,6 +657,45 @@ TEST_CASE("a container field of the envelope is judged when it closes, its verdi
     CHECK(verdict->offset == text.find("1.5") + 3); // a number ends at the byte after it
     CHECK(pushed == coverage_end + 1);              // told when coverage closes
     CHECK(receive_reports(sections_receiver(), text, verdict->what));
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a part that refers to $defs is judged in place exactly as the whole schema judges it there", "[stream]") {
+    using access = handoff::detail::compiled_schema_access;
+    const handoff::compiled_schema whole =
+        handoff::compiled_schema::from_json(handoff_test::read_fixture_json("schemas/referenced_records.schema.json"));
+    const nlohmann::json& items = whole.document().at("properties").at("records").at("items");
+    const std::int32_t node = access::node_of(whole, &items);
+    REQUIRE(node >= 0);
+    nlohmann::json records =
+        handoff_test::read_fixture_json("worked_example/run1_token_cap.json").at("partial_result").at("records");
+    records.push_back({{"id", "r"}, {"name", "n"}, {"price", 1}, {"currency", "CHF"}}); // enum by $ref
+    records.push_back({{"id", "r"}, {"name", "n"}, {"price", -1}});                     // minimum
+    records.push_back({{"id", "r"}, {"name", "n"}, {"price", 1}, {"colour", "oak"}});   // closed
+    records.push_back({{"id", "r"}, {"name", "n"}, {"price", 1}, {"tags", {"ok", "too long a tag"}}});
+    std::size_t refused = 0;
+    for (const nlohmann::json& record : records) {
+        INFO(record.dump());
+        const nlohmann::json alone = {{"records", {record}}};
+        CHECK(access::accepts_at(whole, node, record) == whole.accepts(alone));
+        const auto in_place = access::validate_at(whole, node, record, "/records/0", handoff::step::task_schema);
+        const auto from_root = whole.validate(alone, "", handoff::step::task_schema);
+        REQUIRE(in_place.size() == from_root.size());
+        for (std::size_t i = 0; i < in_place.size(); ++i) {
+            CHECK(in_place[i].pointer == from_root[i].pointer);
+            CHECK(in_place[i].message == from_root[i].message);
+        }
+        refused += in_place.empty() ? 0U : 1U;
+    }
+    CHECK(refused == 4);
+    // Where references resolve by dynamic scope, no part is judged in place.
+    const handoff::compiled_schema dynamic = handoff::compiled_schema::from_json(nlohmann::json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicAnchor": "node",
+        "properties": {"records": {"items": {"$dynamicRef": "#node"}}}})"));
+    CHECK(access::node_of(dynamic, &dynamic.document().at("properties").at("records").at("items")) < 0);
 }
 
 } // namespace test_stream_check
