@@ -31,6 +31,9 @@ struct value_readers {
     static constexpr parse_limits until_reset{};
     fast_json unit{{}, until_reset};
     envelope_reader field{{}, until_reset};
+    /// The items of the last member array of partial_result: the next is given that capacity
+    /// (at most fast_json's bound), so that it mostly grows in place, as receive builds it.
+    std::size_t member_items = 0;
 };
 
 HANDOFF_INLINE value_readers& thread_value_readers() {
@@ -413,7 +416,15 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
     if (lean_root(stack_.back())) {
         root_fields_ = stack_.back().fields_seen;
     }
-    nlohmann::json v = std::move(stack_.back().value);
+    frame& f = stack_.back();
+    if (f.where == region::task && f.built) {
+        auto& items = f.value.get_ref<nlohmann::json::array_t&>();
+        if (items.capacity() > 2 * items.size() + 8) {
+            items.shrink_to_fit(); // a capacity far above this array's size holds no memory
+        }
+        thread_value_readers().member_items = std::min(items.size(), fast_json::max_size_hint);
+    }
+    nlohmann::json v = std::move(f.value);
     stack_.pop_back();
     value_done(std::move(v), offset);
 }
@@ -719,6 +730,7 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         child.unit = !child.built && parent.built;
         if (child.built) {
             child.value = nlohmann::json::array();
+            child.value.get_ref<nlohmann::json::array_t&>().reserve(thread_value_readers().member_items);
         }
         child.part = parent.part == nullptr && parent.every_item == nullptr ? nullptr : child_part(parent);
         if (object && !parent.object && parent.every_item != nullptr) {
