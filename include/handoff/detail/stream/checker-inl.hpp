@@ -85,18 +85,10 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         }
         const bool opaque = where_.strings_opaque();
         if (opaque && !tokens_.done() && !(options_.strict && offset < utf8_bom.size())) {
-            // Inside the object with no fence watched for, every byte is JSON: the tokenizer
-            // reads on until a verdict, a doubt, a failure or the object's end.
-            const std::size_t read = tokens_.run(rest, offset, [this](const token& t) {
-                token_read(t);
-                // A value the quick pass reads stops the tokenizer at its bracket.
-                return !verdict_ && !unsure_ && !quick_;
-            });
+            // Inside the object with no fence watched for, every byte is JSON.
+            const std::size_t read = read_tokens(rest, offset);
             seen_ += read;
             i += read;
-            if (tokens_.failed() && !verdict_ && !unsure_) {
-                parse_failure(seen_ - 1, options_.strict);
-            }
             continue;
         }
         // The bytes of a string up to its quote, escape or control byte, and whitespace between
@@ -285,7 +277,7 @@ HANDOFF_INLINE std::optional<checker::quick_value> checker::quick_candidate(bool
     const std::size_t depth = stack_.size() + 1;
     q.scan = unit_scan(options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0);
     if (parent.where == region::task_root || (parent.where == region::task && parent.built)) {
-        q.part = parent.part == nullptr && parent.every_item == nullptr ? nullptr : child_part(parent);
+        q.part = child_part(parent);
         q.judge = paths_ ? paths_->compiled(q.part) : nullptr;
         const bool judged_whole =
             q.part == nullptr || !paths_ || q.judge != nullptr || task_paths::constrains_nothing(*q.part);
@@ -549,14 +541,19 @@ HANDOFF_INLINE void checker::replay_quick(std::size_t upto) {
     frame child = child_frame(object);
     child.start = from - 1;
     stack_.push_back(std::move(child));
-    const std::size_t read =
-        tokens_.run(std::string_view(text_).substr(from, upto + 1 - from), from, [this](const token& t) {
-            token_read(t);
-            return !verdict_ && !unsure_;
-        });
+    static_cast<void>(read_tokens(std::string_view(text_).substr(from, upto + 1 - from), from));
+}
+
+HANDOFF_INLINE std::size_t checker::read_tokens(std::string_view s, std::size_t offset) {
+    const std::size_t read = tokens_.run(s, offset, [this](const token& t) {
+        token_read(t);
+        // A value the quick pass reads stops the tokenizer at its bracket.
+        return !verdict_ && !unsure_ && !quick_;
+    });
     if (tokens_.failed() && !verdict_ && !unsure_) {
-        parse_failure(from + read - 1, options_.strict);
+        parse_failure(offset + read - 1, options_.strict);
     }
+    return read;
 }
 
 /// partial_result's object, taken out of `envelope` and left there as `{}` (only its kind
@@ -732,7 +729,7 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
             child.value = nlohmann::json::array();
             child.value.get_ref<nlohmann::json::array_t&>().reserve(thread_value_readers().member_items);
         }
-        child.part = parent.part == nullptr && parent.every_item == nullptr ? nullptr : child_part(parent);
+        child.part = child_part(parent);
         if (object && !parent.object && parent.every_item != nullptr) {
             child.closed = parent.closed;
             child.named_mask = parent.named_mask;

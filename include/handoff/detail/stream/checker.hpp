@@ -165,6 +165,10 @@ private:
     /// The quick value read token by token from its bracket to `upto`, in its frame, and from
     /// then on.
     void replay_quick(std::size_t upto);
+    /// The bytes of `s` (at `offset`) read by the tokenizer inside the object, until a verdict,
+    /// a doubt, a failure (its verdict given), a quick value's bracket or the object's end:
+    /// how many.
+    std::size_t read_tokens(std::string_view s, std::size_t offset);
 
     /// Where the child the innermost container is reading sits (built only for a problem);
     /// with `frames`, the child the frames-th container is reading (its own pointer: size - 1).

@@ -104,9 +104,6 @@ public:
     }
 
     [[nodiscard]] bool failed() const noexcept { return state_ == state::failed; }
-    /// Inside a string, after no backslash: any byte but a quote, a backslash or a control
-    /// byte leaves the state as it is.
-    [[nodiscard]] bool in_plain_string() const noexcept { return state_ == state::string; }
     /// Inside a number's digits, where one more digit leaves the state as it is.
     [[nodiscard]] bool in_digits() const noexcept {
         return state_ == state::integer || state_ == state::fraction || state_ == state::exponent;
