@@ -54,15 +54,10 @@ HANDOFF_INLINE checker::checker(const receiver_options& options, const compiled_
     stack_.reserve(std::min<std::size_t>(options_.limits.max_depth, 4));
 }
 
-inline constexpr std::size_t initial_text_capacity = 0;
-
 HANDOFF_INLINE void checker::push(std::string_view chunk) {
     const std::size_t limit = options_.limits.max_bytes;
     // One byte past the limit decides the receipt; more would only cost memory.
     const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
-    if (text_.capacity() < initial_text_capacity) {
-        text_.reserve(std::min(keep, initial_text_capacity)); // the first doublings of a reply, at once
-    }
     if (text_.size() < keep) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }

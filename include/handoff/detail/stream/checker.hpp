@@ -3,6 +3,7 @@
 
 #include <handoff/config.hpp>
 #include <handoff/detail/stream/locator.hpp>
+#include <handoff/detail/stream/reply_text.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/tokenizer.hpp>
 #include <handoff/detail/stream/unit_scan.hpp>
@@ -202,7 +203,7 @@ private:
     locator where_;
     tokenizer tokens_;
     std::vector<frame> stack_;
-    std::string text_;
+    reply_text text_;
     std::size_t seen_ = 0;
     std::size_t values_ = 0;
     std::optional<stream_verdict> verdict_;
