@@ -699,3 +699,40 @@ TEST_CASE("a part that refers to $defs is judged in place exactly as the whole s
 }
 
 } // namespace test_stream_check
+
+namespace test_stream_check {
+namespace {
+
+/// The verdict of `text` pushed a byte at a time is the one receive reports, at `offset`, and
+/// arrives with the byte `told` (the last byte pushed); exactly found by every chunking too.
+void check_verdict(const handoff::receiver<>& r, const std::string& text, std::size_t offset, std::size_t told) {
+    const auto [pushed, verdict] = verdict_arrival(r, text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == offset);
+    CHECK(pushed == told + 1);
+    CHECK(receive_reports(r, text, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(r, text, 1).empty());
+    CHECK(finish_is_receive(r, text));
+}
+
+} // namespace
+
+TEST_CASE("a token the grammar refuses is doomed at its first byte, with the problem naming the whole token",
+          "[stream]") {
+    const std::string base = read_fixture("envelopes/ok_complete.json");
+    // Where a comma or a colon must come: a string, a number, a literal, each told at its last
+    // byte (a number at the byte after it).
+    const std::tuple<std::string, std::string, std::string, std::size_t> wrong[] = {
+        {"\"schema_ok\": true", "\"schema_ok\" \"yes\"", "\"yes\"", 4},
+        {"\"claims\": 20", "\"claims\": 20 315", "315", 3},
+        {"\"schema_ok\": true", "\"schema_ok\": true false", "false", 4}};
+    for (const auto& [from, to, token, later] : wrong) {
+        INFO(to);
+        std::string text = base;
+        text.replace(text.find(from), from.size(), to);
+        const std::size_t bad = text.find(to) + to.rfind(token);
+        check_verdict(sections_receiver(), text, bad, bad + later);
+    }
+}
+
+} // namespace test_stream_check

@@ -74,6 +74,12 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             continue;
         }
         const std::string_view rest = chunk.substr(i, limit - offset);
+        if (pending_failure_) {
+            seen_ += rest.size();
+            i += rest.size();
+            settle_failure();
+            continue;
+        }
         if (quick_) {
             i += quick_bytes(rest);
             continue;
@@ -129,7 +135,7 @@ HANDOFF_INLINE void checker::byte(char c) {
         token_read(out[i]);
     }
     if (tokens_.failed() && !verdict_ && !unsure_) {
-        parse_failure(offset, options_.strict);
+        grammar_failure(offset, options_.strict);
     }
 }
 
@@ -546,7 +552,7 @@ HANDOFF_INLINE std::size_t checker::read_tokens(std::string_view s, std::size_t 
         return !verdict_ && !unsure_ && !quick_;
     });
     if (tokens_.failed() && !verdict_ && !unsure_) {
-        parse_failure(offset + read - 1, options_.strict);
+        grammar_failure(offset + read - 1, options_.strict);
     }
     return read;
 }
@@ -882,18 +888,74 @@ HANDOFF_INLINE std::optional<std::string> checker::key_text(const token& t) cons
     return builder.take_value().get<std::string>();
 }
 
-HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool cut) {
+/// The last byte of the token nlohmann's lexer reads where the tokenizer failed (`at`), in
+/// `text` as far as it goes: a string to its closing quote (or a control byte), a number to the
+/// byte after it, a literal's letters to the byte after them or the fifth (no literal is
+/// longer); any other byte is a token alone. nullopt while the token may go on; `from` is
+/// where the search stopped, for the next call. Reading further than the lexer does changes
+/// nothing: it stops where it stops.
+HANDOFF_INLINE std::optional<std::size_t> failed_token_end(std::string_view text, std::size_t at, std::size_t& from) {
+    const char first = text[at];
+    std::size_t i = std::max(from, at + 1);
+    const auto ends = [&](std::size_t end) -> std::optional<std::size_t> {
+        from = end;
+        return end < text.size() ? std::optional<std::size_t>(end) : std::nullopt;
+    };
+    if (first == '"') {
+        while (i < text.size()) {
+            const char c = text[i];
+            if (c == '"' || static_cast<unsigned char>(c) < 0x20) {
+                return ends(i);
+            }
+            if (c == '\\' && i + 1 == text.size()) {
+                break; // the escaped byte is still to come
+            }
+            i += c == '\\' ? 2 : 1;
+        }
+        from = i;
+        return std::nullopt;
+    }
+    const bool number = first == '-' || (first >= '0' && first <= '9');
+    const bool word = first == 't' || first == 'f' || first == 'n';
+    if (!number && !word) {
+        return at;
+    }
+    const auto continues = [&](char c) {
+        return number ? (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+                      : c >= 'a' && c <= 'z';
+    };
+    while (i < text.size() && continues(text[i]) && (number || i - at < 5)) {
+        ++i;
+    }
+    return word && i - at >= 5 ? ends(i - 1) : ends(i);
+}
+
+HANDOFF_INLINE void checker::grammar_failure(std::size_t offset, bool whole) {
+    pending_failure_ = failed_token{offset, whole, offset + 1};
+    settle_failure();
+}
+
+HANDOFF_INLINE void checker::settle_failure() {
+    const std::optional<std::size_t> end = failed_token_end(text_, pending_failure_->offset, pending_failure_->scanned);
+    if (end) {
+        const failed_token failed = *pending_failure_;
+        pending_failure_.reset();
+        parse_failure(failed.offset, failed.whole, false, *end);
+    }
+}
+
+HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool cut, std::size_t through) {
+    const std::size_t last = std::max(offset, through == static_cast<std::size_t>(-1) ? offset : through);
     std::optional<problem> why;
     if (whole) {
-        decode_result decoded =
-            decode(std::string_view(text_).substr(0, offset + 1), {options_.strict, options_.limits});
+        decode_result decoded = decode(std::string_view(text_).substr(0, last + 1), {options_.strict, options_.limits});
         if (!decoded.ok()) {
             why = std::move(decoded.problems.front());
         }
     } else {
         const std::size_t start = where_.json_start();
         json_builder builder(options_.limits);
-        why = read_json(std::string_view(text_).substr(start, offset + 1 - start), builder, start);
+        why = read_json(std::string_view(text_).substr(start, last + 1 - start), builder, start);
     }
     // The parser must fail on the bytes seen; where it only ran out of them, the tokenizer and
     // the parser disagree, and the streaming check leaves the verdict to the whole text. A JSON
@@ -968,7 +1030,7 @@ HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
 }
 
 HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
-    if (verdict_ || unsure_ || !document_ || !envelope_checks_ || seen_ != text_.size() ||
+    if (verdict_ || pending_failure_ || unsure_ || !document_ || !envelope_checks_ || seen_ != text_.size() ||
         seen_ > options_.limits.max_bytes) {
         return std::nullopt;
     }

@@ -192,7 +192,15 @@ private:
     /// A parse failure certain at `offset`: the problem nlohmann's parser, run as step 1 runs
     /// it, reports for the JSON text read so far (`whole`: step 1 from the reply's start, as in
     /// strict mode or once the span is fixed; `cut`: the span ends here, inside the object).
-    void parse_failure(std::size_t offset, bool whole, bool cut = false);
+    /// `through`: the last byte the parser is given (the offset's own by default).
+    void parse_failure(std::size_t offset, bool whole, bool cut = false,
+                       std::size_t through = static_cast<std::size_t>(-1));
+    /// The tokenizer failed at `offset`: the failure is certain there, but the parser's message
+    /// names the token it fails on, which may go on past that byte (a string, a number or a
+    /// word begun there), so the verdict is given once that token's last byte is read.
+    void grammar_failure(std::size_t offset, bool whole);
+    /// The pending grammar failure's verdict, once its token is read to its end.
+    void settle_failure();
     void envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
                           bool type_only = false);
     void doom(problem p, std::size_t offset);
@@ -207,6 +215,13 @@ private:
     std::size_t seen_ = 0;
     std::size_t values_ = 0;
     std::optional<stream_verdict> verdict_;
+    /// A grammar failure waiting for the end of the token it is in (grammar_failure).
+    struct failed_token {
+        std::size_t offset = 0;
+        bool whole = false;
+        std::size_t scanned = 0; // how far the token's end was looked for
+    };
+    std::optional<failed_token> pending_failure_;
     bool unsure_ = false;
     std::optional<quick_value> quick_;
     /// The envelope's own fields as they were read, bit i for field i: all of them but
