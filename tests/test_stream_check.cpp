@@ -703,6 +703,13 @@ TEST_CASE("a part that refers to $defs is judged in place exactly as the whole s
 namespace test_stream_check {
 namespace {
 
+/// envelopes/ok_complete.json with the items of partial_result's sections written `items`.
+std::string sections_with(const std::string& items) {
+    std::string text = read_fixture("envelopes/ok_complete.json");
+    const std::size_t open = text.find('[', text.find("\"sections\""));
+    return text.replace(open + 1, text.find(']', open) - open - 1, items);
+}
+
 /// The verdict of `text` pushed a byte at a time is the one receive reports, at `offset`, and
 /// arrives with the byte `told` (the last byte pushed); exactly found by every chunking too.
 void check_verdict(const handoff::receiver<>& r, const std::string& text, std::size_t offset, std::size_t told) {
@@ -716,6 +723,31 @@ void check_verdict(const handoff::receiver<>& r, const std::string& text, std::s
 }
 
 } // namespace
+
+TEST_CASE("a member array's items are judged one by one as each ends, the bytes between them at once", "[stream]") {
+    const std::string base = sections_with(R"("intro", "body", "end")");
+    CHECK_FALSE(stream_bytes(sections_receiver(), base).has_value());
+    CHECK(finish_is_receive(sections_receiver(), base));
+    // A string item failing its part: at its closing quote.
+    std::string text = sections_with(R"("intro", "", "end")");
+    check_verdict(sections_receiver(), text, text.find("\"\"") + 1, text.find("\"\"") + 1);
+    // A number where a string must be: at the byte after it, as the tokenizer ends a number.
+    text = sections_with(R"("intro", 12, "end")");
+    check_verdict(sections_receiver(), text, text.find("12") + 2, text.find("12") + 2);
+    // Between items, a trailing comma, a byte no JSON holds there, a comma first: at that byte,
+    // at once. A string where a comma must be: at its quote, told at its end (the problem
+    // receive reports names the string).
+    const std::tuple<std::string, std::string, std::size_t> wrong[] = {{R"("intro", )", "]", 0},
+                                                                       {R"("intro", x)", "x]", 0},
+                                                                       {R"(, "intro")", ", \"intro", 0},
+                                                                       {R"("intro" "end")", "\"end\"", 4}};
+    for (const auto& [items, at, later] : wrong) {
+        INFO(items);
+        text = sections_with(items);
+        const std::size_t bad = text.find(at, text.find("\"sections\""));
+        check_verdict(sections_receiver(), text, bad, bad + later);
+    }
+}
 
 TEST_CASE("a token the grammar refuses is doomed at its first byte, with the problem naming the whole token",
           "[stream]") {
@@ -732,6 +764,31 @@ TEST_CASE("a token the grammar refuses is doomed at its first byte, with the pro
         text.replace(text.find(from), from.size(), to);
         const std::size_t bad = text.find(to) + to.rfind(token);
         check_verdict(sections_receiver(), text, bad, bad + later);
+    }
+}
+
+TEST_CASE("a member array's items stay within the parse limits, each told at the byte that exceeds one", "[stream]") {
+    handoff::receiver_options o;
+    o.limits.max_container_items = 3;
+    const handoff::receiver<> few(handoff_test::sections_schema(), o);
+    const std::string text = sections_with(R"("a", "b", "c", "d")");
+    const auto verdict = stream_bytes(few, text);
+    REQUIRE(verdict);
+    CHECK(verdict->what.code == handoff::codes::parse_limit_items);
+    check_verdict(few, text, text.find("\"d\"") + 2, text.find("\"d\"") + 2);
+}
+
+TEST_CASE("a reply cut inside a member array keeps the items that ended before the cut", "[stream]") {
+    const std::string text = sections_with(R"("intro", "body", "end")");
+    for (const std::string& cut :
+         {text.substr(0, text.find("\"end\"") + 3), text.substr(0, text.find("\"body\"") + 6)}) {
+        handoff::stream_check<> check(sections_receiver());
+        check.push(cut);
+        CHECK_FALSE(check.doomed());
+        const auto salvage = check.salvage();
+        REQUIRE(salvage);
+        CHECK(salvage->largest_array == "/partial_result/sections");
+        CHECK(salvage->partial_result == nlohmann::json{{"sections", {"intro", "body"}}});
     }
 }
 

@@ -84,6 +84,10 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             i += quick_bytes(rest);
             continue;
         }
+        if (list_) {
+            i += list_bytes(rest);
+            continue;
+        }
         const bool opaque = where_.strings_opaque();
         if (opaque && !tokens_.done() && !(options_.strict && offset < utf8_bom.size())) {
             // Inside the object with no fence watched for, every byte is JSON.
@@ -264,11 +268,14 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
                          true);
     }
     stack_.push_back(std::move(child));
+    if (stack_.back().built && stack_.back().where == region::task && !object) {
+        list_ = list_candidate(stack_.back(), offset);
+    }
 }
 
 HANDOFF_INLINE std::optional<checker::quick_value> checker::quick_candidate(bool object, std::size_t offset) const {
     // Where a fence is watched, every byte goes to the locator.
-    if (stack_.empty() || !where_.strings_opaque()) {
+    if (stack_.empty() || !where_.strings_opaque() || replaying_list_) {
         return std::nullopt;
     }
     const frame& parent = stack_.back();
@@ -545,11 +552,83 @@ HANDOFF_INLINE void checker::replay_quick(std::size_t upto) {
     static_cast<void>(read_tokens(std::string_view(text_).substr(from, upto + 1 - from), from));
 }
 
+HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const frame& array,
+                                                                          std::size_t offset) const {
+    if (replaying_list_ || !where_.strings_opaque() || array.indexed_items || !item_fits(array)) {
+        return std::nullopt;
+    }
+    quick_list l;
+    l.start = offset;
+    l.resume = offset + 1;
+    if (array.every_item != nullptr && paths_) {
+        l.judge = paths_->compiled(array.every_item);
+        if (l.judge == nullptr && !task_paths::constrains_nothing(*array.every_item)) {
+            return std::nullopt; // its items' objects are followed token by token
+        }
+    }
+    const std::size_t depth = stack_.size() + 1;
+    l.scan = list_scan(options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0);
+    return l;
+}
+
+HANDOFF_INLINE bool checker::item_fits(const frame& array) const {
+    return !over_limits(options_.limits, stack_.size(), values_, true, array.values);
+}
+
+HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
+    list_scan::outcome what = list_scan::outcome::open;
+    const std::size_t read = list_->scan.feed(s, what);
+    seen_ += read;
+    const std::size_t first = list_->start + 1; // the scan counts its bytes from there
+    switch (what) {
+    case list_scan::outcome::open: break;
+    case list_scan::outcome::item:
+        if (!list_item(first + list_->scan.item_start(), first + list_->scan.read() - 1)) {
+            replay_list(seen_ - 1);
+        }
+        break;
+    case list_scan::outcome::closed:
+        list_.reset();
+        tokens_.skip_container();
+        close(seen_ - 1);
+        break;
+    case list_scan::outcome::doubt: replay_list(seen_ - 1); break;
+    }
+    return read;
+}
+
+HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
+    const part_judge* judge = schema_ok_ != false ? list_->judge : nullptr;
+    fast_json& in = thread_value_readers().unit;
+    in.reset(std::string_view(text_).substr(start, end + 1 - start), options_.limits);
+    nlohmann::json v;
+    if (!in.read_value(v) || !in.finish() || (judge != nullptr && !judge->accepts(v)) ||
+        values_ + in.values() > options_.limits.max_values) {
+        return false;
+    }
+    values_ += in.values();
+    value_done(std::move(v), end, true);
+    list_->resume = end + 1;
+    // Near a limit, the exact reading takes over before the item that reaches it.
+    return item_fits(stack_.back());
+}
+
+HANDOFF_INLINE void checker::replay_list(std::size_t upto) {
+    const std::size_t from = list_->resume;
+    if (from > list_->start + 1) {
+        tokens_.value_skipped(); // the items before were read: the tokenizer goes on after them
+    }
+    list_.reset();
+    replaying_list_ = true;
+    static_cast<void>(read_tokens(std::string_view(text_).substr(from, upto + 1 - from), from));
+    replaying_list_ = false;
+}
+
 HANDOFF_INLINE std::size_t checker::read_tokens(std::string_view s, std::size_t offset) {
     const std::size_t read = tokens_.run(s, offset, [this](const token& t) {
         token_read(t);
-        // A value the quick pass reads stops the tokenizer at its bracket.
-        return !verdict_ && !unsure_ && !quick_;
+        // A value or a list the quick pass reads stops the tokenizer at its bracket.
+        return !verdict_ && !unsure_ && !quick_ && !list_;
     });
     if (tokens_.failed() && !verdict_ && !unsure_) {
         grammar_failure(offset + read - 1, options_.strict);

@@ -166,6 +166,26 @@ private:
     /// The quick value read token by token from its bracket to `upto`, in its frame, and from
     /// then on.
     void replay_quick(std::size_t upto);
+    /// A member array of partial_result whose items are all read whole and judged alike (one
+    /// part for every item, judged alone or in place, or none): the list pass finds where each
+    /// item ends, with no token and no frame per item, and each is read and judged as it ends.
+    struct quick_list {
+        std::size_t start = 0;             // the array's bracket
+        std::size_t resume = 0;            // the byte after the last item read, or the bracket's
+        const part_judge* judge = nullptr; // every item's part, or none
+        list_scan scan{0};
+    };
+    /// The list pass for `array`, the frame just opened at `offset`, or nullopt.
+    [[nodiscard]] std::optional<quick_list> list_candidate(const frame& array, std::size_t offset) const;
+    /// Whether the next item of `array` stays within every limit whatever it is.
+    [[nodiscard]] bool item_fits(const frame& array) const;
+    /// The list pass on the bytes at the start of `s`: how many it read.
+    std::size_t list_bytes(std::string_view s);
+    /// The item at [start, end] read and judged, and appended: false at any doubt.
+    bool list_item(std::size_t start, std::size_t end);
+    /// The array read token by token from its last item read to `upto`, its items as units,
+    /// and from then on: the exact reading gives any verdict at its byte.
+    void replay_list(std::size_t upto);
     /// The bytes of `s` (at `offset`) read by the tokenizer inside the object, until a verdict,
     /// a doubt, a failure (its verdict given), a quick value's bracket or the object's end:
     /// how many.
@@ -224,6 +244,9 @@ private:
     std::optional<failed_token> pending_failure_;
     bool unsure_ = false;
     std::optional<quick_value> quick_;
+    std::optional<quick_list> list_;
+    /// replay_list is reading an array's items token by token: none of them is quick.
+    bool replaying_list_ = false;
     /// The envelope's own fields as they were read, bit i for field i: all of them but
     /// partial_result make the envelope finish() returns, without reading the text again.
     envelope<nlohmann::json> typed_;

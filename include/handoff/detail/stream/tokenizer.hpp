@@ -141,6 +141,10 @@ public:
         value_done();
     }
 
+    /// The container just opened (no byte read since its bracket) had values read elsewhere,
+    /// the last one complete: the state feeding their text would leave.
+    void value_skipped() noexcept { value_done(); }
+
     /// Reads the bytes of `s` (at `offset` in the reply) as feed() does, handing each token to
     /// `sink`, until a byte fails, the root value completes, or `sink` returns false; returns
     /// how many bytes were read (that last one included).

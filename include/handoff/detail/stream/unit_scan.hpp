@@ -20,6 +20,14 @@ public:
     /// `room`: how deep containers may nest inside the value (its own counted) before a doubt.
     explicit unit_scan(std::size_t room) noexcept : room_(room) {}
 
+    /// A scan of a string value whose opening quote was read: closed at its closing quote.
+    [[nodiscard]] static unit_scan string() noexcept {
+        unit_scan s(0);
+        s.depth_ = 0;
+        s.in_string_ = true;
+        return s;
+    }
+
     /// Reads the bytes at the start of `s`; returns how many, the closing or doubtful byte
     /// included, and sets `out` to what that last byte was.
     std::size_t feed(std::string_view s, outcome& out) noexcept {
@@ -42,6 +50,10 @@ public:
                 in_string_ = c != '"';
                 if (static_cast<unsigned char>(c) < 0x20) {
                     out = outcome::doubt; // a control byte: the tokenizer's verdict
+                    return i;
+                }
+                if (!in_string_ && depth_ == 0) {
+                    out = outcome::closed; // a string value's own closing quote
                     return i;
                 }
                 continue;
@@ -101,6 +113,109 @@ private:
     std::size_t depth_ = 1; // the value's own bracket was read
     bool in_string_ = false;
     bool escape_ = false;
+};
+
+/// Finds the items of an array of the reply, reading only what unit_scan reads, plus the commas
+/// and whitespace between items: the quick pass over partial_result's member arrays, whose items
+/// are read whole one by one as they end. It checks the array's own grammar (an item after a
+/// comma or the bracket, a comma or the bracket after an item), never an item's: the item's
+/// reading judges that. A doubt is any other byte between items, or unit_scan's.
+class list_scan {
+public:
+    /// `item`: an item ended at the last byte read (a number or a literal, at the byte before
+    /// the one that ends it, which the next feed reads); `closed`: the array's bracket was read.
+    enum class outcome { open, item, closed, doubt };
+
+    /// `room`: as unit_scan's, for each item (its own bracket counted).
+    explicit list_scan(std::size_t room) noexcept : room_(room) {}
+
+    /// Reads the bytes at the start of `s`; returns how many and sets `out` to what the last
+    /// of them ended. Bytes count from the one after the array's bracket (read()).
+    std::size_t feed(std::string_view s, outcome& out) noexcept {
+        out = outcome::open;
+        std::size_t i = 0;
+        while (i < s.size() && out == outcome::open) {
+            if (place_ == place::item) {
+                unit_scan::outcome what = unit_scan::outcome::open;
+                i += item_.feed(s.substr(i), what);
+                out = what == unit_scan::outcome::closed  ? outcome::item
+                      : what == unit_scan::outcome::doubt ? outcome::doubt
+                                                          : outcome::open;
+            } else if (place_ == place::scalar) {
+                while (i < s.size() && scalar_byte(s[i])) {
+                    ++i;
+                }
+                out = i < s.size() ? outcome::item : outcome::open;
+            } else {
+                i += between(s.substr(i), out);
+            }
+        }
+        place_ = out == outcome::item ? place::after_item : place_;
+        read_ += i;
+        return i;
+    }
+
+    /// Where the last item began, in bytes read.
+    [[nodiscard]] std::size_t item_start() const noexcept { return item_start_; }
+    /// How many bytes were read.
+    [[nodiscard]] std::size_t read() const noexcept { return read_; }
+
+private:
+    enum class place : unsigned char { first, after_comma, after_item, item, scalar };
+
+    /// Between items: whitespace, then one byte that decides.
+    std::size_t between(std::string_view s, outcome& out) noexcept {
+        std::size_t i = blank_run(s);
+        if (i == s.size()) {
+            return i;
+        }
+        const char c = s[i++];
+        if (c == ']' && place_ != place::after_comma) {
+            out = outcome::closed;
+        } else if (c == ',' && place_ == place::after_item) {
+            place_ = place::after_comma;
+        } else if (place_ == place::after_item || !start_item(c)) {
+            out = outcome::doubt;
+        } else {
+            item_start_ = read_ + i - 1;
+        }
+        return i;
+    }
+
+    bool start_item(char c) noexcept {
+        if (c == '{' || c == '[') {
+            item_ = unit_scan(room_);
+            place_ = place::item;
+        } else if (c == '"') {
+            item_ = unit_scan::string();
+            place_ = place::item;
+        } else if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+            place_ = place::scalar;
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /// The bytes a number or a literal may hold.
+    static bool scalar_byte(char c) noexcept {
+        struct table {
+            bool of[256] = {};
+            constexpr table() {
+                for (const char b : std::string_view("-+.eE0123456789truefalsn")) {
+                    of[static_cast<unsigned char>(b)] = true;
+                }
+            }
+        };
+        static constexpr table bytes{};
+        return bytes.of[static_cast<unsigned char>(c)];
+    }
+
+    std::size_t room_;
+    place place_ = place::first;
+    unit_scan item_{0};
+    std::size_t item_start_ = 0;
+    std::size_t read_ = 0;
 };
 
 } // namespace handoff::detail::stream
