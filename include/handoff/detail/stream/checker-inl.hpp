@@ -231,12 +231,14 @@ HANDOFF_INLINE const contract::field& root_rule() {
 /// a field not yet read may still come, so the rule is judged only once both are in; the
 /// field's own type and words were judged when it completed.
 HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& fields, bool whole) {
-    const auto status = fields.find("status");
-    const auto reason = fields.find("reason_code");
+    using key = contract::envelope_key;
+    const auto status = fields.find(contract::envelope[contract::index(key::status)].name);
+    const auto reason = fields.find(contract::envelope[contract::index(key::reason_code)].name);
     if (!whole && (status == fields.end() || reason == fields.end())) {
         return true;
     }
-    const bool capped = status != fields.end() && *status == to_string(contract::reason_code_required_when);
+    const bool capped = status != fields.end() && status->is_string() &&
+                        status->get_ref<const std::string&>() == to_string(contract::reason_code_required_when);
     const bool has_reason = reason != fields.end() && reason->is_string();
     return capped == has_reason;
 }
@@ -766,9 +768,9 @@ HANDOFF_INLINE std::string checker::child_pointer(std::size_t frames) const {
     return pointer;
 }
 
-HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) {
+HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) const {
     if (parent.object) {
-        return task_paths::member(parent.part, parent.key);
+        return paths_ ? paths_->member_part(parent.part, parent.key) : task_paths::member(parent.part, parent.key);
     }
     if (parent.every_item != nullptr) {
         return parent.every_item;

@@ -198,7 +198,7 @@ private:
     /// now, with the problem the task schema reports for it.
     void unknown_task_member(std::size_t offset);
     /// The task schema's part for the child `parent` is reading, or nullptr.
-    [[nodiscard]] static const nlohmann::json* child_part(const frame& parent);
+    [[nodiscard]] const nlohmann::json* child_part(const frame& parent) const;
     [[nodiscard]] frame child_frame(bool object) const;
     /// `v` placed where the child being read sits, in a document holding only what the
     /// envelope's rules about that place read (the status and reason code, for reason_code).

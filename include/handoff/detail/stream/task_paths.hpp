@@ -157,12 +157,21 @@ public:
         /// Whether item() may find a part for some item: an array `items` (draft-04 to
         /// 2019-09's tuples), followed; false where every_item is the part of all of them.
         bool indexed_items = false;
+        /// What member() reads of the part, so that a key needs one lookup: its `properties`
+        /// (nullptr: none) and the part of the members they do not name (nullptr: none); both
+        /// nullptr where the part is not followed.
+        const nlohmann::json* named = nullptr;
+        const nlohmann::json* others = nullptr;
     };
 
     [[nodiscard]] static part_facts facts_of(const nlohmann::json* part) {
         part_facts f;
         f.closed = closed(part);
         f.named_mask = f.closed ? name_mask(properties(part)) : 0;
+        if (followable(part)) {
+            f.named = properties(part);
+            f.others = extra_members(*part);
+        }
         if (part != nullptr && part->is_object() && !part->contains("prefixItems")) {
             const auto items = part->find("items");
             const bool every = items != part->end() && !items->is_array();
@@ -178,6 +187,21 @@ public:
     [[nodiscard]] part_facts facts(const nlohmann::json* part) const {
         const auto known = part == nullptr ? facts_.end() : facts_.find(part);
         return known == facts_.end() ? facts_of(part) : known->second;
+    }
+
+    /// member(parent, key), from the facts of `parent` where the walk below reached it.
+    [[nodiscard]] const nlohmann::json* member_part(const nlohmann::json* parent, std::string_view key) const {
+        const auto known = parent == nullptr ? facts_.end() : facts_.find(parent);
+        if (known == facts_.end()) {
+            return member(parent, key);
+        }
+        const part_facts& f = known->second;
+        if (f.named != nullptr) {
+            if (const auto it = f.named->find(key); it != f.named->end()) {
+                return it.operator->();
+            }
+        }
+        return f.others;
     }
 
     /// How `part` is judged (a member's part without its judged item part), or nullptr when
