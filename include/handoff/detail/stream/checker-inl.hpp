@@ -345,7 +345,9 @@ HANDOFF_INLINE void checker::key(const token& t) {
     if (f.where != region::envelope_object) {
         return;
     }
-    f.key_index = f.fields.index_of(f.key);
+    if (!lean) {
+        f.key_index = f.fields.index_of(f.key); // (repeated_key found a lean object's)
+    }
     if (envelope_checks_ && f.key_index == f.fields.size()) {
         envelope_failure(probe(nullptr), child_pointer(), offset);
         // The object keeps no unknown key (lean_root): without a verdict, receive decides.
