@@ -792,4 +792,21 @@ TEST_CASE("a reply cut inside a member array keeps the items that ended before t
     }
 }
 
+TEST_CASE("a key a closed task object never admits is told at its closing quote, however like a name it is",
+          "[stream]") {
+    // "rocords" and "records", "nxme" and "name": the same length, first and last byte.
+    const std::string run = read_fixture("worked_example/run1_token_cap.json");
+    std::string text = run;
+    text.insert(text.find("\"records\""), "\"rocords\": [], ");
+    check_verdict(records_receiver(), text, end_of(text, "\"rocords\""), end_of(text, "\"rocords\""));
+    // In an array item, read whole when it ends: the verdict is still the key's.
+    text = run;
+    text.insert(text.find("\"name\": \"Standing desk\""), "\"nxme\": \"oak\", ");
+    const auto verdict = stream_bytes(records_receiver(), text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(text, "\"nxme\""));
+    CHECK(receive_reports(records_receiver(), text, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(records_receiver(), text, 2).empty());
+}
+
 } // namespace test_stream_check

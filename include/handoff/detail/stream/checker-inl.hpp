@@ -335,9 +335,7 @@ HANDOFF_INLINE void checker::key(const token& t) {
     }
     f.key = std::move(*k);
     if (f.where == region::task_root || f.where == region::task) {
-        // A key whose bit is among the names' is most likely one of them: it is left to the
-        // object's end (a verdict is only ever given where it is certain).
-        if (f.closed && schema_ok_ != false && (f.named_mask & task_paths::name_bit(f.key)) == 0) {
+        if (never_admitted(f)) {
             unknown_task_member(offset);
         }
         return;
@@ -360,6 +358,10 @@ HANDOFF_INLINE nlohmann::json checker::whole_object(std::size_t end) const {
     json_builder builder(options_.limits);
     static_cast<void>(read_json(std::string_view(text_).substr(start, end - start), builder, start));
     return builder.take_value();
+}
+
+HANDOFF_INLINE bool checker::never_admitted(const frame& f) const {
+    return f.closed && schema_ok_ != false && (f.names == nullptr || !f.names->contains(f.key));
 }
 
 HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
@@ -449,7 +451,7 @@ HANDOFF_INLINE void checker::unit_key(frame& f, const token& t) {
         parse_failure(offset, false);
         return;
     }
-    if (f.closed && schema_ok_ != false && (f.named_mask & task_paths::name_bit(f.key)) == 0) {
+    if (never_admitted(f)) {
         unknown_task_member(offset);
     }
 }
@@ -798,7 +800,7 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
             child.part = paths_ ? paths_->root() : nullptr;
             const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
             child.closed = child.where == region::task_root && facts.closed;
-            child.named_mask = child.closed ? facts.named_mask : 0;
+            child.names = child.closed ? facts.named : nullptr;
         } else if (rule.type == contract::json_type::array && !object) {
             child.where = region::envelope_list;
         }
@@ -816,18 +818,18 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         child.part = child_part(parent);
         if (object && !parent.object && parent.every_item != nullptr) {
             child.closed = parent.closed;
-            child.named_mask = parent.named_mask;
+            child.names = parent.names;
             return child;
         }
         const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
         if (object) {
             child.closed = facts.closed;
-            child.named_mask = facts.named_mask;
+            child.names = facts.closed ? facts.named : nullptr;
         } else {
             child.every_item = facts.every_item;
             child.indexed_items = facts.indexed_items;
             child.closed = facts.every_closed;
-            child.named_mask = facts.every_mask;
+            child.names = facts.every_named;
         }
         return child;
     }

@@ -99,7 +99,7 @@ private:
         /// task object: its part admits only the keys its `properties` names; task
         /// array: the same of `every_item`, found once for all the items.
         bool closed = false;
-        std::uint64_t named_mask = 0; // task_paths::name_mask of those names
+        const nlohmann::json* names = nullptr; // closed: its `properties` (nullptr: none)
         /// Whether the frame builds its value: the envelope's containers, partial_result and its
         /// member arrays. Below them (a member object, an item container of a member array) the
         /// frames only follow the grammar, the limits and closed objects' keys: the whole
@@ -197,6 +197,9 @@ private:
     /// The key just read is one the task schema's closed object never admits: the verdict
     /// now, with the problem the task schema reports for it.
     void unknown_task_member(std::size_t offset);
+    /// Whether the key `f` just read is one its closed part never admits (not among its
+    /// `properties`), in a reply that has not said `"schema_ok": false`.
+    [[nodiscard]] bool never_admitted(const frame& f) const;
     /// The task schema's part for the child `parent` is reading, or nullptr.
     [[nodiscard]] const nlohmann::json* child_part(const frame& parent) const;
     [[nodiscard]] frame child_frame(bool object) const;

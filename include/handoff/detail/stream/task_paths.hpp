@@ -106,25 +106,6 @@ public:
         return props != part->end() && props->is_object() ? &*props : nullptr;
     }
 
-    /// A key's bit in a name_mask: from its length and its first and last bytes.
-    [[nodiscard]] static std::uint64_t name_bit(std::string_view key) noexcept {
-        const std::size_t first = key.empty() ? 0U : static_cast<unsigned char>(key.front());
-        const std::size_t last = key.empty() ? 0U : static_cast<unsigned char>(key.back());
-        return std::uint64_t{1} << ((key.size() * 31U + first * 7U + last) % 64U);
-    }
-
-    /// The bits of the names of `properties` (nullptr: none): a key whose bit is not among
-    /// them is certainly not one of the names, so the common case needs no lookup.
-    [[nodiscard]] static std::uint64_t name_mask(const nlohmann::json* properties) {
-        std::uint64_t mask = 0;
-        if (properties != nullptr) {
-            for (const auto& p : properties->items()) {
-                mask |= name_bit(p.key());
-            }
-        }
-        return mask;
-    }
-
     /// The part that applies to item `index` of an array that `parent` applies to, or nullptr.
     [[nodiscard]] static const nlohmann::json* item(const nlohmann::json* parent, std::size_t index) {
         if (!followable(parent) || parent->contains("prefixItems")) {
@@ -146,14 +127,13 @@ public:
 
     /// What the streaming check reads of a part when a value it applies to opens.
     struct part_facts {
-        /// closed(part), and then name_mask of its properties.
+        /// closed(part).
         bool closed = false;
-        std::uint64_t named_mask = 0;
         /// The part of every item of an array (a single-schema `items`, without
-        /// `prefixItems`), or nullptr; and the same two facts of that part.
+        /// `prefixItems`), or nullptr; and closed() and properties() of that part.
         const nlohmann::json* every_item = nullptr;
         bool every_closed = false;
-        std::uint64_t every_mask = 0;
+        const nlohmann::json* every_named = nullptr;
         /// Whether item() may find a part for some item: an array `items` (draft-04 to
         /// 2019-09's tuples), followed; false where every_item is the part of all of them.
         bool indexed_items = false;
@@ -167,7 +147,6 @@ public:
     [[nodiscard]] static part_facts facts_of(const nlohmann::json* part) {
         part_facts f;
         f.closed = closed(part);
-        f.named_mask = f.closed ? name_mask(properties(part)) : 0;
         if (followable(part)) {
             f.named = properties(part);
             f.others = extra_members(*part);
@@ -177,7 +156,7 @@ public:
             const bool every = items != part->end() && !items->is_array();
             f.every_item = every && item(part, 0) != nullptr ? &*items : nullptr;
             f.every_closed = f.every_item != nullptr && closed(f.every_item);
-            f.every_mask = f.every_closed ? name_mask(properties(f.every_item)) : 0;
+            f.every_named = f.every_closed ? properties(f.every_item) : nullptr;
             f.indexed_items = followable(part) && items != part->end() && items->is_array();
         }
         return f;
