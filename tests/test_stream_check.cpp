@@ -8,11 +8,12 @@
 #include "fuzz/fuzz_stream.hpp"
 
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/stream_check.hpp>
 
-#include <algorithm>   // sort
+#include <algorithm>   // sort, min
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t, uint8_t
 #include <filesystem>  // directory_iterator
@@ -807,6 +808,41 @@ TEST_CASE("a key a closed task object never admits is told at its closing quote,
     CHECK(verdict->offset == end_of(text, "\"nxme\""));
     CHECK(receive_reports(records_receiver(), text, verdict->what));
     CHECK(handoff_fuzz::stream::disagreement(records_receiver(), text, 2).empty());
+}
+
+/// The items list_scan finds in `text` (an array's bytes after its bracket) fed `chunk` bytes
+/// at a time, each as its text, then "]" when the array closed or "?" at a doubt.
+std::vector<std::string> list_scan_items(const std::string& text, std::size_t chunk) {
+    handoff::detail::stream::list_scan scan(8);
+    std::vector<std::string> found;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        using outcome = handoff::detail::stream::list_scan::outcome;
+        outcome what = outcome::open;
+        at += scan.feed(std::string_view(text).substr(at, std::min(chunk, text.size() - at)), what);
+        if (what == outcome::item) {
+            found.push_back(text.substr(scan.item_start(), scan.read() - scan.item_start()));
+        } else if (what != outcome::open) {
+            found.emplace_back(what == outcome::closed ? "]" : "?");
+            break;
+        }
+    }
+    return found;
+}
+
+TEST_CASE("the list pass finds each item of an array where it begins and ends, however the bytes come", "[stream]") {
+    const std::string text = R"("a","b" , 12,{"k":[1]},true ,-0.5e3])";
+    const std::vector<std::string> items = {R"("a")", R"("b")", "12", R"({"k":[1]})", "true", "-0.5e3", "]"};
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{5}, text.size()}) {
+        INFO(chunk);
+        CHECK(list_scan_items(text, chunk) == items);
+    }
+    // The array's own grammar: a comma after the bracket or another comma, an item right after
+    // another, a byte that begins no JSON value.
+    for (const std::string wrong : {R"(,"a"])", R"("a",,"b"])", R"("a" "b"])", R"("a",])", R"(x])"}) {
+        INFO(wrong);
+        CHECK(list_scan_items(wrong, wrong.size()).back() == "?");
+    }
 }
 
 } // namespace test_stream_check

@@ -147,7 +147,7 @@ public:
                 }
                 out = i < s.size() ? outcome::item : outcome::open;
             } else {
-                i += between(s.substr(i), out);
+                i += between(s.substr(i), read_ + i, out);
             }
         }
         place_ = out == outcome::item ? place::after_item : place_;
@@ -163,8 +163,8 @@ public:
 private:
     enum class place : unsigned char { first, after_comma, after_item, item, scalar };
 
-    /// Between items: whitespace, then one byte that decides.
-    std::size_t between(std::string_view s, outcome& out) noexcept {
+    /// Between items: whitespace, then one byte that decides. `at`: the bytes read before `s`.
+    std::size_t between(std::string_view s, std::size_t at, outcome& out) noexcept {
         std::size_t i = blank_run(s);
         if (i == s.size()) {
             return i;
@@ -177,7 +177,7 @@ private:
         } else if (place_ == place::after_item || !start_item(c)) {
             out = outcome::doubt;
         } else {
-            item_start_ = read_ + i - 1;
+            item_start_ = at + i - 1;
         }
         return i;
     }
