@@ -284,16 +284,16 @@ HANDOFF_INLINE std::optional<checker::quick_value> checker::quick_candidate(bool
     quick_value q;
     q.start = offset;
     q.object = object;
-    const std::size_t depth = stack_.size() + 1;
-    q.scan = unit_scan(options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0);
+    q.scan = unit_scan(unit_room());
     if (parent.where == region::task_root || (parent.where == region::task && parent.built)) {
         q.part = child_part(parent);
-        q.judge = paths_ ? paths_->compiled(q.part) : nullptr;
-        const bool judged_whole =
-            q.part == nullptr || !paths_ || q.judge != nullptr || task_paths::constrains_nothing(*q.part);
+        const std::optional<const part_judge*> judge = whole_judge(q.part);
         // partial_result's member arrays are built item by item (a frame), never quick.
-        return judged_whole && !(parent.where == region::task_root && !object) ? std::optional<quick_value>(q)
-                                                                               : std::nullopt;
+        if (!judge || (parent.where == region::task_root && !object)) {
+            return std::nullopt;
+        }
+        q.judge = *judge;
+        return q;
     }
     if (lean_root(parent) && parent.key_index < parent.fields.size()) {
         q.rule = &parent.fields[parent.key_index];
@@ -528,11 +528,7 @@ HANDOFF_INLINE void checker::quick_close(std::size_t end) {
         read = in.read_field(text, options_.limits, static_cast<contract::envelope_key>(field), typed_);
         values = in.values();
     } else {
-        const part_judge* part = schema_ok_ != false ? q.judge : nullptr;
-        fast_json& in = thread_value_readers().unit;
-        in.reset(text, options_.limits);
-        read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v));
-        values = in.values();
+        read = read_whole(text, q.judge, v, values);
     }
     if (!read || values_ + values - 1 > options_.limits.max_values) {
         // Not plainly well-formed and passing: the exact reading gives the verdict, at its byte.
@@ -563,18 +559,42 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     if (replaying_list_ || !where_.strings_opaque() || array.indexed_items || !item_fits(array)) {
         return std::nullopt;
     }
+    const std::optional<const part_judge*> judge = whole_judge(array.every_item);
+    if (!judge) {
+        return std::nullopt; // its items' objects are followed token by token
+    }
     quick_list l;
     l.start = offset;
     l.resume = offset + 1;
-    if (array.every_item != nullptr && paths_) {
-        l.judge = paths_->compiled(array.every_item);
-        if (l.judge == nullptr && !task_paths::constrains_nothing(*array.every_item)) {
-            return std::nullopt; // its items' objects are followed token by token
-        }
-    }
-    const std::size_t depth = stack_.size() + 1;
-    l.scan = list_scan(options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0);
+    l.judge = *judge;
+    l.scan = list_scan(unit_room());
     return l;
+}
+
+HANDOFF_INLINE std::size_t checker::unit_room() const {
+    const std::size_t depth = stack_.size() + 1;
+    return options_.limits.max_depth > depth ? options_.limits.max_depth - depth : 0;
+}
+
+HANDOFF_INLINE std::optional<const part_judge*> checker::whole_judge(const nlohmann::json* part) const {
+    if (part == nullptr || !paths_) {
+        return nullptr;
+    }
+    const part_judge* judge = paths_->compiled(part);
+    if (judge == nullptr && !task_paths::constrains_nothing(*part)) {
+        return std::nullopt;
+    }
+    return judge;
+}
+
+HANDOFF_INLINE bool checker::read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v,
+                                        std::size_t& values) const {
+    const part_judge* part = schema_ok_ != false ? judge : nullptr;
+    fast_json& in = thread_value_readers().unit;
+    in.reset(text, options_.limits);
+    const bool read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v));
+    values = in.values();
+    return read;
 }
 
 HANDOFF_INLINE bool checker::item_fits(const frame& array) const {
@@ -604,15 +624,13 @@ HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
 }
 
 HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
-    const part_judge* judge = schema_ok_ != false ? list_->judge : nullptr;
-    fast_json& in = thread_value_readers().unit;
-    in.reset(std::string_view(text_).substr(start, end + 1 - start), options_.limits);
     nlohmann::json v;
-    if (!in.read_value(v) || !in.finish() || (judge != nullptr && !judge->accepts(v)) ||
-        values_ + in.values() > options_.limits.max_values) {
+    std::size_t values = 0;
+    if (!read_whole(std::string_view(text_).substr(start, end + 1 - start), list_->judge, v, values) ||
+        values_ + values > options_.limits.max_values) {
         return false;
     }
-    values_ += in.values();
+    values_ += values;
     value_done(std::move(v), end, true);
     list_->resume = end + 1;
     // Near a limit, the exact reading takes over before the item that reaches it.
@@ -774,7 +792,7 @@ HANDOFF_INLINE std::string checker::child_pointer(std::size_t frames) const {
 
 HANDOFF_INLINE const nlohmann::json* checker::child_part(const frame& parent) const {
     if (parent.object) {
-        return paths_ ? paths_->member_part(parent.part, parent.key) : task_paths::member(parent.part, parent.key);
+        return paths_ ? paths_->member_part(parent.part, parent.key) : nullptr; // (no paths, no parts)
     }
     if (parent.every_item != nullptr) {
         return parent.every_item;
@@ -1030,7 +1048,7 @@ HANDOFF_INLINE void checker::settle_failure() {
 }
 
 HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool cut, std::size_t through) {
-    const std::size_t last = std::max(offset, through == static_cast<std::size_t>(-1) ? offset : through);
+    const std::size_t last = through == static_cast<std::size_t>(-1) ? offset : through;
     std::optional<problem> why;
     if (whole) {
         decode_result decoded = decode(std::string_view(text_).substr(0, last + 1), {options_.strict, options_.limits});

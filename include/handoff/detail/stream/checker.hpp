@@ -175,6 +175,17 @@ private:
         const part_judge* judge = nullptr; // every item's part, or none
         list_scan scan{0};
     };
+    /// How deep containers may nest in a value opened now (its own bracket counted) before the
+    /// quick pass doubts: the depth bound less the frames open.
+    [[nodiscard]] std::size_t unit_room() const;
+    /// How a value that `part` applies to is judged when it is read whole: by its judge, or by
+    /// none (nullptr: no part, no task schema, a part that constrains nothing); nullopt where it
+    /// cannot be judged whole, and its objects are followed token by token.
+    [[nodiscard]] std::optional<const part_judge*> whole_judge(const nlohmann::json* part) const;
+    /// `text` read whole into `v` by the thread's one-pass reader, and judged by `judge` unless
+    /// the reply said `"schema_ok": false`: whether it read and passed. `values`: how many
+    /// values it held.
+    bool read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v, std::size_t& values) const;
     /// The list pass for `array`, the frame just opened at `offset`, or nullopt.
     [[nodiscard]] std::optional<quick_list> list_candidate(const frame& array, std::size_t offset) const;
     /// Whether the next item of `array` stays within every limit whatever it is.
