@@ -8,6 +8,9 @@
 
 namespace handoff::detail::stream {
 
+/// The bytes JSON's numbers and true, false and null are written with.
+inline constexpr std::string_view scalar_bytes = "-+.eE0123456789truefalsn";
+
 /// Finds where a container of the reply ends, reading only its strings and brackets: the quick
 /// pass over a value read whole once it closes (a member or item of partial_result, a field of
 /// the envelope). It checks no grammar; whatever it lets through, the value's reading judges. A
@@ -94,8 +97,10 @@ private:
     struct byte_classes {
         byte_class of[256] = {};
         constexpr byte_classes() {
-            for (const char c : std::string_view(" \t\r\n,:-+.eE0123456789truefalsn")) {
-                of[static_cast<unsigned char>(c)] = byte_class::plain;
+            for (const std::string_view plain : {std::string_view(" \t\r\n,:"), scalar_bytes}) {
+                for (const char c : plain) {
+                    of[static_cast<unsigned char>(c)] = byte_class::plain;
+                }
             }
             of[static_cast<unsigned char>('"')] = byte_class::quote;
             of[static_cast<unsigned char>('{')] = byte_class::open;
@@ -202,7 +207,7 @@ private:
         struct table {
             bool of[256] = {};
             constexpr table() {
-                for (const char b : std::string_view("-+.eE0123456789truefalsn")) {
+                for (const char b : scalar_bytes) {
                     of[static_cast<unsigned char>(b)] = true;
                 }
             }
