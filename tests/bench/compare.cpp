@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // handoff_bench_compare: the C++ contestants of the side-by-side benchmark (run_bench.py).
 //
-//   handoff_bench_compare --contestant handoff|naive --envelope-schema FILE --task-schema FILE
-//                         [--stride K] --serve NAME=FILE...
+//   handoff_bench_compare --contestant handoff|naive|envelope-only --envelope-schema FILE
+//                         --task-schema FILE [--stride K] --serve NAME=FILE...
 //       loads each corpus into memory, then answers "run NAME" lines on stdin with one JSON
 //       line: the microseconds per envelope of one pass over corpus NAME, and the verdicts;
 //       "verdicts NAME" with one letter per envelope (verdict_letters), untimed.
@@ -14,6 +14,8 @@
 // claims schema_ok), coverage arithmetic. `handoff` is receiver<>::receive (which routes too);
 // `naive` is what one writes first: nlohmann::json::parse into a DOM, then valijson on the
 // envelope schema file and on the task schema, with one Validator reused for every envelope.
+// `envelope-only` is handoff's receive without a task schema (steps 1 and 2, the result's DOM
+// built and freed): the part of receive that step 3 is added to.
 
 #include "cpu_time.hpp"
 #include "support/valijson.hpp"
@@ -31,6 +33,7 @@
 #include <sstream>   // ostringstream
 #include <stdexcept> // runtime_error
 #include <string>    // string
+#include <utility>   // move
 #include <vector>    // vector
 
 namespace {
@@ -73,6 +76,7 @@ class handoff_contestant {
 public:
     handoff_contestant(const std::string& /*envelope_schema*/, const std::string& task_schema)
         : receiver_(handoff::compiled_schema::from_file(task_schema)) {}
+    explicit handoff_contestant(handoff::receiver<> receiver) : receiver_(std::move(receiver)) {}
 
     verdict check(const std::string& text) const {
         const handoff::receipt<> r = receiver_.receive(text);
@@ -86,6 +90,15 @@ public:
 
 private:
     handoff::receiver<> receiver_;
+};
+
+/// handoff's receive without a task schema: steps 1 and 2 and the route, the result's DOM built
+/// and freed, step 3 skipped. Not a contestant of the verdict comparison (it judges less): what
+/// it measures is the part of receive that any check returning that DOM pays before step 3.
+class envelope_only_contestant : public handoff_contestant {
+public:
+    envelope_only_contestant(const std::string& /*envelope_schema*/, const std::string& /*task_schema*/)
+        : handoff_contestant(handoff::receiver<>()) {}
 };
 
 class naive_contestant {
@@ -294,7 +307,7 @@ int main(int argc, char** argv) {
     }
     for (const char* required : {"--contestant", "--envelope-schema", "--task-schema"}) {
         if (args.count(required) == 0) {
-            std::cerr << "usage: handoff_bench_compare --contestant handoff|naive --envelope-schema FILE "
+            std::cerr << "usage: handoff_bench_compare --contestant handoff|naive|envelope-only --envelope-schema FILE "
                          "--task-schema FILE [--stride K] (--serve NAME=FILE... | --stream FILE|-)\n";
             return 2;
         }
@@ -306,6 +319,9 @@ int main(int argc, char** argv) {
         }
         if (args["--contestant"] == "naive") {
             return run<naive_contestant>(args, corpora, stride == 0 ? 1 : stride);
+        }
+        if (args["--contestant"] == "envelope-only") {
+            return run<envelope_only_contestant>(args, corpora, stride == 0 ? 1 : stride);
         }
     } catch (const std::exception& e) {
         std::cerr << "handoff_bench_compare: " << e.what() << "\n";
