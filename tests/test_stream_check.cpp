@@ -8,12 +8,13 @@
 #include "fuzz/fuzz_stream.hpp"
 
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/stream/lent_buffer.hpp>
 #include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
 #include <handoff/stream_check.hpp>
 
-#include <algorithm>   // sort, min
+#include <algorithm>   // sort, min, max
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t, uint8_t
 #include <filesystem>  // directory_iterator
@@ -384,6 +385,64 @@ TEST_CASE("a reply cut inside partial_result keeps its whole items as a salvage,
     const nlohmann::json records =
         handoff_test::read_fixture_json("worked_example/run1_token_cap.json").at("partial_result").at("records");
     CHECK(salvage->partial_result == nlohmann::json{{"records", {records[0], records[1]}}});
+}
+
+TEST_CASE("checks alive at once on one thread keep their own texts and member arrays", "[stream]") {
+    // The thread lends its spare buffers to one check at a time: pushed alternately, chunk by
+    // chunk, each check sees only its own reply, before and after either finishes or is cut.
+    const std::string first = read_fixture("worked_example/run1_token_cap.json");
+    const std::string second = read_fixture("worked_example/run2_time_cap.json");
+    REQUIRE(first != second);
+    const handoff::receiver<>& r = records_receiver();
+    handoff::stream_check<> a(r);
+    handoff::stream_check<> b(r);
+    std::optional<handoff::stream_check<>> cut(r); // begun between them, dropped inside its array
+    const std::string cut_text = first.substr(0, first.find("\"Standing desk\""));
+    for (std::size_t at = 0; at < std::max(first.size(), second.size()); at += 16) {
+        if (at < first.size()) {
+            a.push(std::string_view(first).substr(at, 16));
+        }
+        if (at < second.size()) {
+            b.push(std::string_view(second).substr(at, 16));
+        }
+        if (cut && at < cut_text.size()) {
+            cut->push(std::string_view(cut_text).substr(at, 16));
+        } else if (cut) {
+            REQUIRE(cut->salvage());
+            CHECK(cut->salvage()->complete_items == 2);
+            cut.reset();
+        }
+    }
+    CHECK(handoff::to_json(a.finish()) == handoff::to_json(r.receive(first)));
+    handoff::stream_check<> c(r); // takes the buffers a check just gave back, empty
+    c.push(second);
+    CHECK(handoff::to_json(c.finish()) == handoff::to_json(r.receive(second)));
+    const auto streamed = b.finish();
+    const auto whole = r.receive(second);
+    CHECK(handoff::to_json(streamed) == handoff::to_json(whole));
+    REQUIRE(streamed.envelope);
+    CHECK(streamed.envelope->partial_result == whole.envelope->partial_result);
+}
+
+TEST_CASE("a lent buffer takes the spare capacity of its thread, never its contents, up to its bound", "[stream]") {
+    using buffer = handoff::detail::stream::lent_buffer<std::vector<int>, 64>;
+    {
+        buffer first;
+        first.get().assign(40, 7);
+        buffer second; // alive beside the first: a buffer of its own
+        CHECK(second.get().empty());
+        CHECK(second.get().capacity() == 0);
+        second.get().assign(10, 1);
+    } // the larger capacity is kept for the next owner
+    {
+        buffer next;
+        CHECK(next.get().empty());
+        CHECK(next.get().capacity() >= 40);
+        next.get().assign(1000, 3); // past the bound: not kept
+    }
+    buffer last;
+    CHECK(last.get().empty());
+    CHECK(last.get().capacity() == 0);
 }
 
 TEST_CASE("a reply whose object closed, or cut before partial_result, has no salvage", "[stream]") {

@@ -16,6 +16,7 @@
 #include <charconv>     // from_chars
 #include <cmath>        // isfinite
 #include <cstdint>      // int64_t, uint64_t
+#include <iterator>     // make_move_iterator
 #include <limits>       // numeric_limits
 #include <string>       // string
 #include <string_view>  // string_view
@@ -31,9 +32,6 @@ struct value_readers {
     static constexpr parse_limits until_reset{};
     fast_json unit{{}, until_reset};
     envelope_reader field{{}, until_reset};
-    /// The items of the last member array of partial_result: the next is given that capacity
-    /// (at most fast_json's bound), so that it mostly grows in place, as receive builds it.
-    std::size_t member_items = 0;
 };
 
 HANDOFF_INLINE value_readers& thread_value_readers() {
@@ -353,6 +351,15 @@ HANDOFF_INLINE void checker::key(const token& t) {
     }
 }
 
+HANDOFF_INLINE nlohmann::json checker::value_so_far(const frame& f) {
+    if (!f.items) {
+        return f.value;
+    }
+    nlohmann::json items = nlohmann::json::array();
+    items.get_ref<nlohmann::json::array_t&>() = f.items->get();
+    return items;
+}
+
 HANDOFF_INLINE nlohmann::json checker::whole_object(std::size_t end) const {
     const std::size_t start = where_.json_start();
     json_builder builder(options_.limits);
@@ -423,12 +430,11 @@ HANDOFF_INLINE void checker::close(std::size_t offset) {
         root_fields_ = stack_.back().fields_seen;
     }
     frame& f = stack_.back();
-    if (f.where == region::task && f.built) {
-        auto& items = f.value.get_ref<nlohmann::json::array_t&>();
-        if (items.capacity() > 2 * items.size() + 8) {
-            items.shrink_to_fit(); // a capacity far above this array's size holds no memory
-        }
-        thread_value_readers().member_items = std::min(items.size(), fast_json::max_size_hint);
+    if (f.items) {
+        std::vector<nlohmann::json>& items = f.items->get();
+        nlohmann::json::array_t(std::make_move_iterator(items.begin()), std::make_move_iterator(items.end()))
+            .swap(f.value.get_ref<nlohmann::json::array_t&>());
+        items.clear();
     }
     nlohmann::json v = std::move(f.value);
     stack_.pop_back();
@@ -715,6 +721,8 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
         // The key was judged new when it was read, and its place found; the members read since
         // are other frames', so the place still holds. The key is not needed once its value is in.
         into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key), std::move(v));
+    } else if (into.items) {
+        into.items->get().push_back(std::move(v));
     } else {
         into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
     }
@@ -831,7 +839,7 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         child.unit = !child.built && parent.built;
         if (child.built) {
             child.value = nlohmann::json::array();
-            child.value.get_ref<nlohmann::json::array_t&>().reserve(thread_value_readers().member_items);
+            child.items.emplace();
         }
         child.part = child_part(parent);
         if (object && !parent.object && parent.every_item != nullptr) {
@@ -1121,7 +1129,7 @@ HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
         out.partial_result = stack_[root].value;
         // A member cut short is kept when it is an array: its whole items are complete values.
         if (root + 1 < stack_.size() && !stack_[root + 1].object) {
-            out.partial_result[stack_[root].key] = stack_[root + 1].value;
+            out.partial_result[stack_[root].key] = value_so_far(stack_[root + 1]);
         }
     } else if (result_closed_ && envelope.contains("partial_result") && envelope["partial_result"].is_object()) {
         out.partial_result = envelope["partial_result"];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/config.hpp>
+#include <handoff/detail/stream/lent_buffer.hpp>
 #include <handoff/detail/stream/locator.hpp>
 #include <handoff/detail/stream/reply_text.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
@@ -84,6 +85,10 @@ public:
     [[nodiscard]] std::optional<established_reply> take_established();
 
 private:
+    /// The items of a member array of partial_result while it is read: at most this many
+    /// items' capacity is kept by the thread for the next one.
+    using member_items = lent_buffer<std::vector<nlohmann::json>, 1024>;
+
     /// Which rules apply to the values of one container.
     enum class region : std::uint8_t { envelope_object, envelope_list, task_root, task, unchecked };
 
@@ -109,6 +114,9 @@ private:
         std::size_t start = 0;  // a unit's opening bracket in the reply
         std::size_t values = 0; // the members or items completed
         nlohmann::json value;
+        /// A member array of partial_result (built, region task): its items until it closes,
+        /// when `value` is allocated once at its size, as receive allocates it.
+        std::optional<member_items> items;
         std::string key; // the member being read
         /// Where that member goes in `value` (found when its key was judged new).
         nlohmann::json::object_t::iterator slot;
@@ -126,6 +134,8 @@ private:
     [[nodiscard]] bool lean_root(const frame& f) const noexcept {
         return envelope_checks_ && stack_.size() == 1 && &f == &stack_.front() && f.where == region::envelope_object;
     }
+    /// The value of `f` so far: its items for a member array of partial_result.
+    [[nodiscard]] static nlohmann::json value_so_far(const frame& f);
     /// The reply's JSON text from its start to `end` (its object whole) read as step 1 reads it.
     [[nodiscard]] nlohmann::json whole_object(std::size_t end) const;
 
