@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/stream/lent_buffer.hpp>
+
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
 #include <string_view> // string_view
@@ -137,7 +139,7 @@ public:
     /// The container just opened (no byte read since its bracket) is complete: the state
     /// feeding its valid text, to its closing bracket, would leave.
     void skip_container() noexcept {
-        stack_.pop_back();
+        stack_.get().pop_back();
         value_done();
     }
 
@@ -175,9 +177,11 @@ public:
     /// The root value is complete: what follows it is not JSON of this value.
     [[nodiscard]] bool done() const noexcept { return state_ == state::done; }
     /// Containers open now (the root object counts one).
-    [[nodiscard]] std::size_t depth() const noexcept { return stack_.size(); }
+    [[nodiscard]] std::size_t depth() const noexcept { return stack_.get().size(); }
     /// Whether the innermost open container is an array.
-    [[nodiscard]] bool in_array() const noexcept { return !stack_.empty() && stack_.back() == container::array; }
+    [[nodiscard]] bool in_array() const noexcept {
+        return !stack_.get().empty() && stack_.get().back() == container::array;
+    }
 
 private:
     enum class container : std::uint8_t { object, array };
@@ -343,7 +347,7 @@ private:
         start_ = offset;
         if (c == '{' || c == '[') {
             const bool object = c == '{';
-            stack_.push_back(object ? container::object : container::array);
+            stack_.get().push_back(object ? container::object : container::array);
             state_ = object ? state::object_first : state::array_first;
             out[0] = token{object ? token_kind::open_object : token_kind::open_array, scalar_kind::literal, offset,
                            offset + 1, false};
@@ -375,19 +379,22 @@ private:
     }
 
     std::size_t close(container kind, std::size_t offset, token* out) {
-        if (stack_.empty() || stack_.back() != kind) {
+        std::vector<container>& open = stack_.get();
+        if (open.empty() || open.back() != kind) {
             return fail();
         }
-        stack_.pop_back();
+        open.pop_back();
         out[0] = token{kind == container::object ? token_kind::close_object : token_kind::close_array,
                        scalar_kind::literal, offset, offset + 1, false};
         value_done();
         return 1;
     }
 
-    void value_done() noexcept { state_ = stack_.empty() ? state::done : state::after_value; }
+    void value_done() noexcept { state_ = stack_.get().empty() ? state::done : state::after_value; }
 
-    std::vector<container> stack_;
+    /// The containers open, outermost first; lent by the thread (lent_buffer), so that replies
+    /// checked one after another on it grow one stack once.
+    lent_buffer<std::vector<container>, 256> stack_;
     state state_ = state::value;
     std::size_t start_ = 0;
     std::string_view literal_;
