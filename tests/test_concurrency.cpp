@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// One receiver shared by many threads gives the same receipts as one thread. The task schema
-// has patterns, formats, propertyNames and patternProperties, so every regex path runs
-// (compiled regexes are shared read-only; a search keeps its state on its own). Every test
+// One receiver shared by many threads gives the same receipts as one thread, received whole or
+// streamed. The task schema has patterns, formats, propertyNames and patternProperties, so every
+// regex path runs (compiled regexes are shared read-only; a search keeps its state on its own). Every test
 // tagged [concurrency], in this file or another, runs under ThreadSanitizer in
 // `scripts/test.sh tsan`. The threads only record what they see; the main thread asserts,
 // because Catch2 v2's assertions are not thread-safe (Catch2 v2.x docs/limitations.md,
@@ -13,12 +13,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>  // atomic
-#include <cstddef> // size_t
-#include <cstdint> // uint64_t
-#include <string>  // string
-#include <thread>  // thread
-#include <vector>  // vector
+#include <algorithm>   // max
+#include <atomic>      // atomic
+#include <cstddef>     // size_t
+#include <cstdint>     // uint64_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <thread>      // thread
+#include <vector>      // vector
 
 namespace test_concurrency { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -173,6 +175,56 @@ TEST_CASE("one compiled schema validates from many threads at once", "[concurren
         th.join();
     }
     CHECK(mismatches.load() == 0);
+}
+
+TEST_CASE("one receiver streamed by 8 threads at once gives receive's receipts", "[concurrency]") {
+    // Checks on many threads share the receiver's compiled parts of the task schema; each
+    // thread lends its own buffers, and runs two checks at once, fed alternately.
+    const handoff::receiver<> rx(handoff_test::read_fixture_json("schemas/patterned_items.schema.json"));
+    const std::vector<std::string> texts = corpus();
+    std::vector<std::string> expected;
+    for (const std::string& text : texts) {
+        expected.push_back(handoff::to_json(rx.receive(text)).dump());
+    }
+    constexpr std::size_t threads = 8;
+    std::vector<std::vector<std::string>> got(threads, std::vector<std::string>(texts.size()));
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            while (!go.load(std::memory_order_acquire)) {
+                std::this_thread::yield();
+            }
+            const std::size_t chunk = 3 + t;                    // each thread splits the texts its own way
+            for (std::size_t k = 0; k < texts.size(); k += 2) { // every text, in pairs
+                const std::size_t i = (k + t * texts.size() / threads) % texts.size();
+                const std::size_t j = (i + 1) % texts.size();
+                handoff::stream_check<> a(rx);
+                handoff::stream_check<> b(rx);
+                for (std::size_t at = 0; at < std::max(texts[i].size(), texts[j].size()); at += chunk) {
+                    if (at < texts[i].size()) {
+                        a.push(std::string_view(texts[i]).substr(at, chunk));
+                    }
+                    if (at < texts[j].size()) {
+                        b.push(std::string_view(texts[j]).substr(at, chunk));
+                    }
+                }
+                got[t][i] = handoff::to_json(a.finish()).dump();
+                got[t][j] = handoff::to_json(b.finish()).dump();
+            }
+        });
+    }
+    go.store(true, std::memory_order_release);
+    for (std::thread& th : pool) {
+        th.join();
+    }
+    for (std::size_t t = 0; t < threads; ++t) {
+        INFO("thread " << t);
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            INFO("envelope " << i);
+            CHECK(got[t][i] == expected[i]);
+        }
+    }
 }
 
 } // namespace test_concurrency
