@@ -15,14 +15,17 @@
 #include <handoff/stream_check.hpp>
 
 #include <algorithm>   // sort, min, max
+#include <atomic>      // atomic
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t, uint8_t
 #include <filesystem>  // directory_iterator
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <thread>      // thread
 #include <tuple>       // tie
-#include <utility>     // pair
+#include <type_traits> // is_copy_constructible_v
+#include <utility>     // pair, swap
 #include <vector>      // vector
 
 namespace test_stream_check { // this file's own names: see "unity build" in tests/CMakeLists.txt
@@ -389,14 +392,20 @@ TEST_CASE("a reply cut inside partial_result keeps its whole items as a salvage,
 
 TEST_CASE("checks alive at once on one thread keep their own texts and member arrays", "[stream]") {
     // The thread lends its spare buffers to one check at a time: pushed alternately, chunk by
-    // chunk, each check sees only its own reply, before and after either finishes or is cut.
+    // chunk, each check sees only its own reply, before and after another finishes or is cut.
     const std::string first = read_fixture("worked_example/run1_token_cap.json");
     const std::string second = read_fixture("worked_example/run2_time_cap.json");
     REQUIRE(first != second);
     const handoff::receiver<>& r = records_receiver();
+    const auto same_as_receive = [&r](handoff::stream_check<>& check, const std::string& text) {
+        const auto streamed = check.finish();
+        const auto whole = r.receive(text);
+        return handoff::to_json(streamed) == handoff::to_json(whole) && streamed.envelope && whole.envelope &&
+               streamed.envelope->partial_result == whole.envelope->partial_result;
+    };
     handoff::stream_check<> a(r);
     handoff::stream_check<> b(r);
-    std::optional<handoff::stream_check<>> cut(r); // begun between them, dropped inside its array
+    std::optional<handoff::stream_check<>> cut(r); // dropped inside its member array
     const std::string cut_text = first.substr(0, first.find("\"Standing desk\""));
     for (std::size_t at = 0; at < std::max(first.size(), second.size()); at += 16) {
         if (at < first.size()) {
@@ -413,18 +422,37 @@ TEST_CASE("checks alive at once on one thread keep their own texts and member ar
             cut.reset();
         }
     }
-    CHECK(handoff::to_json(a.finish()) == handoff::to_json(r.receive(first)));
-    handoff::stream_check<> c(r); // takes the buffers a check just gave back, empty
+    CHECK_FALSE(cut); // it was cut, and dropped, while the others went on
+    CHECK(same_as_receive(a, first));
+    handoff::stream_check<> c(r); // takes the buffers a check gave back, empty
     c.push(second);
-    CHECK(handoff::to_json(c.finish()) == handoff::to_json(r.receive(second)));
-    const auto streamed = b.finish();
-    const auto whole = r.receive(second);
+    CHECK(same_as_receive(c, second));
+    CHECK(same_as_receive(b, second));
+}
+
+TEST_CASE("a check is moved, never copied, and a moved check goes on where it was", "[stream]") {
+    static_assert(!std::is_copy_constructible_v<handoff::stream_check<>>);
+    static_assert(!std::is_copy_assignable_v<handoff::stream_check<>>);
+    static_assert(std::is_nothrow_move_constructible_v<handoff::stream_check<>>);
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::size_t middle = text.find("\"Standing desk\""); // inside a member array's item list
+    REQUIRE(middle != std::string::npos);
+    const handoff::receiver<>& r = records_receiver();
+    handoff::stream_check<> before(r);
+    before.push(std::string_view(text).substr(0, middle));
+    handoff::stream_check<> after(std::move(before));
+    for (std::size_t at = middle; at < text.size(); at += 32) {
+        after.push(std::string_view(text).substr(at, std::min<std::size_t>(32, text.size() - at)));
+    }
+    CHECK_FALSE(after.doomed());
+    const auto streamed = after.finish();
+    const auto whole = r.receive(text);
     CHECK(handoff::to_json(streamed) == handoff::to_json(whole));
     REQUIRE(streamed.envelope);
     CHECK(streamed.envelope->partial_result == whole.envelope->partial_result);
 }
 
-TEST_CASE("a lent buffer takes the spare capacity of its thread, never its contents, up to its bound", "[stream]") {
+TEST_CASE("a lent buffer takes the spare capacity of its thread up to its bound", "[stream]") {
     using buffer = handoff::detail::stream::lent_buffer<std::vector<int>, 64>;
     {
         buffer first;
@@ -443,6 +471,50 @@ TEST_CASE("a lent buffer takes the spare capacity of its thread, never its conte
     buffer last;
     CHECK(last.get().empty());
     CHECK(last.get().capacity() == 0);
+}
+
+namespace {
+
+/// A buffer that counts the calls made on it after its destructor ran (its storage, a thread's,
+/// outlives it until the thread ends): what a lent buffer must never do to its thread's spare.
+struct watched_buffer {
+    static inline std::atomic<int> touched_after_end{0};
+    bool ended = false;
+    std::size_t size = 0;
+    watched_buffer() = default;
+    watched_buffer(const watched_buffer&) = default;
+    watched_buffer& operator=(const watched_buffer&) = default;
+    ~watched_buffer() { ended = true; }
+    void note() const {
+        if (ended) {
+            ++touched_after_end;
+        }
+    }
+    [[nodiscard]] std::size_t capacity() const {
+        note();
+        return size;
+    }
+    void clear() { note(); }
+    void swap(watched_buffer& other) noexcept {
+        note();
+        other.note();
+        std::swap(size, other.size);
+    }
+};
+
+} // namespace
+
+TEST_CASE("a lent buffer that ends after the spare of its thread keeps its buffer to itself", "[stream]") {
+    using buffer = handoff::detail::stream::lent_buffer<watched_buffer, 64>;
+    std::thread([] {
+        // Made before the thread's spare (which the emplace makes), so destroyed after it.
+        thread_local std::optional<buffer> early;
+        early.emplace();
+        early->get().size = 60;
+        buffer other; // gives the spare a capacity of 20 when it ends, before the thread does
+        other.get().size = 20;
+    }).join();
+    CHECK(watched_buffer::touched_after_end.load() == 0);
 }
 
 TEST_CASE("a reply whose object closed, or cut before partial_result, has no salvage", "[stream]") {

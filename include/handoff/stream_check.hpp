@@ -28,6 +28,7 @@
 
 namespace handoff {
 
+/// Moved, never copied (a check is the state of one reply as it arrives).
 template <class Task = nlohmann::json>
 class stream_check {
 public:

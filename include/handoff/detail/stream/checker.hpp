@@ -66,6 +66,13 @@ class checker {
 public:
     /// `options` (and `task_schema`) must outlive the checker, as the receiver holding them.
     checker(const receiver_options& options, const compiled_schema* task_schema);
+    /// Moved, never copied: a frame keeps where its member goes as an iterator into its own
+    /// value, which a move keeps valid and a copy would leave pointing into the original.
+    checker(const checker&) = delete;
+    checker& operator=(const checker&) = delete;
+    checker(checker&&) noexcept = default;
+    checker& operator=(checker&&) = delete;
+    ~checker() = default;
 
     void push(std::string_view chunk);
 
