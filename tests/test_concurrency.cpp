@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // One receiver shared by many threads gives the same receipts as one thread, received whole or
 // streamed. The task schema has patterns, formats, propertyNames and patternProperties, so every
-// regex path runs (compiled regexes are shared read-only; a search keeps its state on its own). Every test
-// tagged [concurrency], in this file or another, runs under ThreadSanitizer in
+// regex path runs (compiled regexes are shared read-only; a search keeps its state on its own).
+// Every test tagged [concurrency], in this file or another, runs under ThreadSanitizer in
 // `scripts/test.sh tsan`. The threads only record what they see; the main thread asserts,
 // because Catch2 v2's assertions are not thread-safe (Catch2 v2.x docs/limitations.md,
 // "Thread safe assertions").
@@ -89,6 +89,40 @@ std::vector<std::string> corpus() {
     return out;
 }
 
+/// What each of `threads` threads returned from `work(t)` (a string per text), the threads
+/// started together once all are made.
+template <class Work>
+std::vector<std::vector<std::string>> run_together(std::size_t threads, const Work& work) {
+    std::vector<std::vector<std::string>> got(threads);
+    std::atomic<bool> go{false};
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            while (!go.load(std::memory_order_acquire)) {
+                std::this_thread::yield();
+            }
+            got[t] = work(t);
+        });
+    }
+    go.store(true, std::memory_order_release);
+    for (std::thread& th : pool) {
+        th.join();
+    }
+    return got;
+}
+
+/// Every thread saw what one thread sees (asserted on the main thread: Catch2 v2 asserts there).
+void check_same(const std::vector<std::vector<std::string>>& got, const std::vector<std::string>& expected) {
+    for (std::size_t t = 0; t < got.size(); ++t) {
+        INFO("thread " << t);
+        REQUIRE(got[t].size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            INFO("envelope " << i);
+            CHECK(got[t][i] == expected[i]);
+        }
+    }
+}
+
 } // namespace
 
 TEST_CASE("one receiver shared by 8 threads gives the same receipts as one thread", "[concurrency]") {
@@ -116,38 +150,19 @@ TEST_CASE("one receiver shared by 8 threads gives the same receipts as one threa
 
     constexpr std::size_t threads = 8;
     constexpr std::size_t rounds = 3;
-    std::vector<std::vector<std::string>> got(threads);
-    std::atomic<bool> go{false};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            while (!go.load(std::memory_order_acquire)) {
-                std::this_thread::yield();
+    // Each thread walks the corpus from a different place, so different envelopes (and
+    // regexes) meet at the same time.
+    const auto receive_all = [&](std::size_t t) {
+        std::vector<std::string> mine(texts.size());
+        for (std::size_t round = 0; round < rounds; ++round) {
+            for (std::size_t k = 0; k < texts.size(); ++k) {
+                const std::size_t i = (k + t * texts.size() / threads) % texts.size();
+                mine[i] = handoff::to_json(rx.receive(texts[i])).dump();
             }
-            // Each thread walks the corpus from a different place, so different envelopes
-            // (and regexes) meet at the same time.
-            std::vector<std::string> mine(texts.size());
-            for (std::size_t round = 0; round < rounds; ++round) {
-                for (std::size_t k = 0; k < texts.size(); ++k) {
-                    const std::size_t i = (k + t * texts.size() / threads) % texts.size();
-                    mine[i] = handoff::to_json(rx.receive(texts[i])).dump();
-                }
-            }
-            got[t] = std::move(mine);
-        });
-    }
-    go.store(true, std::memory_order_release);
-    for (std::thread& th : pool) {
-        th.join();
-    }
-    for (std::size_t t = 0; t < threads; ++t) {
-        INFO("thread " << t);
-        REQUIRE(got[t].size() == expected.size());
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            INFO("envelope " << i);
-            CHECK(got[t][i] == expected[i]);
         }
-    }
+        return mine;
+    };
+    check_same(run_together(threads, receive_all), expected);
     CHECK(ledger.total() == disagreements_once * (1 + threads * rounds));
 }
 
@@ -187,44 +202,29 @@ TEST_CASE("one receiver streamed by 8 threads at once gives receive's receipts",
         expected.push_back(handoff::to_json(rx.receive(text)).dump());
     }
     constexpr std::size_t threads = 8;
-    std::vector<std::vector<std::string>> got(threads, std::vector<std::string>(texts.size()));
-    std::atomic<bool> go{false};
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-            while (!go.load(std::memory_order_acquire)) {
-                std::this_thread::yield();
-            }
-            const std::size_t chunk = 3 + t;                    // each thread splits the texts its own way
-            for (std::size_t k = 0; k < texts.size(); k += 2) { // every text, in pairs
-                const std::size_t i = (k + t * texts.size() / threads) % texts.size();
-                const std::size_t j = (i + 1) % texts.size();
-                handoff::stream_check<> a(rx);
-                handoff::stream_check<> b(rx);
-                for (std::size_t at = 0; at < std::max(texts[i].size(), texts[j].size()); at += chunk) {
-                    if (at < texts[i].size()) {
-                        a.push(std::string_view(texts[i]).substr(at, chunk));
-                    }
-                    if (at < texts[j].size()) {
-                        b.push(std::string_view(texts[j]).substr(at, chunk));
-                    }
+    // Every text, in pairs from the thread's own place, split in chunks of the thread's own size.
+    const auto stream_all = [&](std::size_t t) {
+        const std::size_t chunk = 3 + t;
+        std::vector<std::string> mine(texts.size());
+        for (std::size_t k = 0; k < texts.size(); k += 2) {
+            const std::size_t i = (k + t * texts.size() / threads) % texts.size();
+            const std::size_t j = (i + 1) % texts.size();
+            handoff::stream_check<> a(rx);
+            handoff::stream_check<> b(rx);
+            for (std::size_t at = 0; at < std::max(texts[i].size(), texts[j].size()); at += chunk) {
+                if (at < texts[i].size()) {
+                    a.push(std::string_view(texts[i]).substr(at, chunk));
                 }
-                got[t][i] = handoff::to_json(a.finish()).dump();
-                got[t][j] = handoff::to_json(b.finish()).dump();
+                if (at < texts[j].size()) {
+                    b.push(std::string_view(texts[j]).substr(at, chunk));
+                }
             }
-        });
-    }
-    go.store(true, std::memory_order_release);
-    for (std::thread& th : pool) {
-        th.join();
-    }
-    for (std::size_t t = 0; t < threads; ++t) {
-        INFO("thread " << t);
-        for (std::size_t i = 0; i < expected.size(); ++i) {
-            INFO("envelope " << i);
-            CHECK(got[t][i] == expected[i]);
+            mine[i] = handoff::to_json(a.finish()).dump();
+            mine[j] = handoff::to_json(b.finish()).dump();
         }
-    }
+        return mine;
+    };
+    check_same(run_together(threads, stream_all), expected);
 }
 
 } // namespace test_concurrency
