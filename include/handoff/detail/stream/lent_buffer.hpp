@@ -54,7 +54,7 @@ private:
             return nullptr;
         }
         thread_local holder kept;
-        return gone ? nullptr : &kept.buffer;
+        return &kept.buffer;
     }
 
     Buffer buffer_;
