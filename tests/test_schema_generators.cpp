@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Task schemas as real generators write them (tests/fixtures/generators/: zod 4's z.toJSONSchema
 // in its 2020-12 default and with target "draft-7", Pydantic v2's model_json_schema from its
-// documentation), compiled by handoff, each instance judged as the fixture says; the verdicts
+// documentation), compiled by handoff, each instance judged as the fixture says (by both modes
+// of the compiled schema and, for an object, by receive and the streaming check); the verdicts
 // there come from the dialect's rules (checked with AJV), never from handoff. Then a receiver
 // built from one schema of each generator, end to end.
 
+#include "support/every_judge.hpp"
 #include "support/fixtures.hpp"
 
 #include <handoff/handoff.hpp>
@@ -32,13 +34,6 @@ struct verdicts {
     std::string failures; // one line per wrong verdict, shown when the test fails
 };
 
-/// Whether `schema` judges `data` as `expected` in both of its modes.
-bool judges(const handoff::compiled_schema& schema, const json& data, bool expected) {
-    const bool fast = schema.accepts(data);
-    const bool collected = schema.validate(data, "", step::task_schema).empty();
-    return fast == expected && collected == expected;
-}
-
 /// Compiles every case of a fixture file and checks every instance's verdict; a schema handoff
 /// refuses makes each of its instances wrong. Prints one line for the file.
 verdicts check_file(const std::string& relative, const handoff::schema_options& options = {}) {
@@ -55,10 +50,12 @@ verdicts check_file(const std::string& relative, const handoff::schema_options& 
         }
         for (const json& test : test_case.at("tests")) {
             ++out.checked;
-            if (!schema || !judges(*schema, test.at("data"), test.at("valid").get<bool>())) {
+            const std::string why =
+                schema ? handoff_test::judged_wrongly(*schema, test.at("data"), test.at("valid").get<bool>())
+                       : " refused: " + refused;
+            if (!why.empty()) {
                 ++out.wrong;
-                out.failures += name + " / " + test.at("description").get<std::string>() +
-                                (schema ? "" : " (refused: " + refused + ")") + "\n";
+                out.failures += name + " / " + test.at("description").get<std::string>() + ":" + why + "\n";
             }
         }
     }

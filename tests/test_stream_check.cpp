@@ -12,6 +12,7 @@
 #include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/schema_registry.hpp>
 #include <handoff/stream_check.hpp>
 
 #include <algorithm>   // sort, min, max
@@ -972,6 +973,50 @@ TEST_CASE("the list pass finds each item of an array where it begins and ends, h
         INFO(wrong);
         CHECK(list_scan_items(wrong, wrong.size()).back() == "?");
     }
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a task schema read with other vocabularies or another dialect inside is judged whole when partial_result "
+          "closes",
+          "[stream]") {
+    using access = handoff::detail::compiled_schema_access;
+    handoff::schema_registry registry;
+    registry.add_directory(handoff_test::fixture_path("schemas/vocabularies"), "https://example.com/vocabularies/");
+    const auto compile = [&](const char* name) {
+        return handoff::compiled_schema::from_json(
+            handoff_test::read_fixture_json(std::string("schemas/vocabularies/") + name), registry);
+    };
+    CHECK(access::one_reading(handoff::compiled_schema::from_json(handoff_test::records_schema())));
+
+    // Without the applicator vocabulary, additionalProperties, properties and items are no
+    // keywords: an unknown key, a long array and a number item all pass.
+    const handoff::compiled_schema bare = compile("records_without_applicator.schema.json");
+    CHECK_FALSE(access::one_reading(bare));
+    const handoff::receiver<> bare_receiver(bare);
+    const std::string free_text =
+        handoff_test::envelope_around(nlohmann::json::parse(R"({"notes": "kept", "records": [1, 2, 3]})"));
+    REQUIRE(bare_receiver.receive(free_text).accepted());
+    CHECK_FALSE(stream_bytes(bare_receiver, free_text).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(bare_receiver, free_text, 3).empty());
+
+    // A draft-07 tuple inside a 2020-12 schema: its items are not followed one by one, and a
+    // third item fails partial_result when it closes, with receive's problem.
+    const handoff::compiled_schema mixed = compile("draft07_pair_inside_2020.schema.json");
+    CHECK_FALSE(access::one_reading(mixed));
+    const handoff::receiver<> mixed_receiver(mixed);
+    const std::string pair = handoff_test::envelope_around(nlohmann::json::parse(R"({"pair": [1, "a"]})"));
+    REQUIRE(mixed_receiver.receive(pair).accepted());
+    CHECK_FALSE(stream_bytes(mixed_receiver, pair).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(mixed_receiver, pair, 3).empty());
+    const std::string triple = handoff_test::envelope_around(nlohmann::json::parse(R"({"pair": [1, "a", true]})"));
+    const auto verdict = stream_bytes(mixed_receiver, triple);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == end_of(triple, "true]}"));
+    CHECK(receive_reports(mixed_receiver, triple, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(mixed_receiver, triple, 3).empty());
 }
 
 } // namespace test_stream_check

@@ -95,6 +95,10 @@ private:
     /// from there: exactly as the whole schema judges the value where that subschema applies,
     /// unless the schema resolves references by dynamic scope (then -1 for every object).
     [[nodiscard]] std::int32_t node_of(const nlohmann::json* part) const;
+    /// Whether every subschema is read as a schema compiled on its own in dialect() would be:
+    /// false where a `$schema` (or a referenced document) reads some in another dialect or with
+    /// other vocabularies.
+    [[nodiscard]] bool one_reading() const noexcept;
     [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value) const;
     [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
                                            std::string_view base_pointer, step step_of_problems,

@@ -30,6 +30,7 @@ struct compiled_schema_access {
     [[nodiscard]] static std::int32_t node_of(const compiled_schema& s, const nlohmann::json* part) {
         return s.node_of(part);
     }
+    [[nodiscard]] static bool one_reading(const compiled_schema& s) noexcept { return s.one_reading(); }
     [[nodiscard]] static bool accepts_at(const compiled_schema& s, std::int32_t node, const nlohmann::json& value) {
         return s.accepts_at(node, value);
     }

@@ -47,6 +47,10 @@ struct compiled_nodes {
     /// The node each schema object was compiled to, by its address (in the compiled document,
     /// or a document it refers to).
     std::unordered_map<const nlohmann::json*, node_index> node_of;
+    /// Every schema object was read as the root's dialect reads it with its official
+    /// vocabularies: false where a `$schema` inside (or at the root, naming a metaschema with a
+    /// `$vocabulary`), or a referenced document, reads some of them otherwise.
+    bool one_reading = true;
 };
 
 /// How a schema object is read: its dialect, the vocabularies in use, whether format asserts.
@@ -66,6 +70,7 @@ public:
     [[nodiscard]] compiled_nodes compile(const nlohmann::json& root, schema_dialect dialect) {
         const reading around{dialect, vocab_official, assert_formats_};
         const reading inside = reading_of(root, around, resolver_.root_where(""));
+        plain_reading_ = reading{inside.dialect, vocab_official, assert_formats_};
         const node_index top = compile_at(root, resolver_.root_base(), resolver_.root_where(""), 0, around);
         if (uses_dynamic_scope_) {
             compile_resources_in_scope(around);
@@ -86,6 +91,7 @@ public:
             out.recursive_anchors[static_cast<std::size_t>(resource)] = node;
         }
         out.node_of = std::move(memo_);
+        out.one_reading = one_reading_;
         return out;
     }
 
@@ -115,6 +121,9 @@ public:
             return self;
         }
         const reading r = reading_of(s, around, where);
+        one_reading_ = one_reading_ && r.dialect == plain_reading_.dialect &&
+                       r.vocabularies == plain_reading_.vocabularies &&
+                       r.assert_formats == plain_reading_.assert_formats;
         const std::string base = base_inside(s, parent_base, r.dialect);
         node(self).resource = resource_of(base);
         const keyword_context ctx{*this, self, s, base, where, depth, r.dialect, r.vocabularies, r.assert_formats};
@@ -449,6 +458,10 @@ private:
     std::map<std::pair<std::int32_t, std::string>, node_index> dynamic_anchors_;
     std::map<std::int32_t, node_index> recursive_anchors_;
     bool uses_dynamic_scope_ = false;
+    /// How the root's dialect reads a schema object with its official vocabularies, and whether
+    /// every object compiled so far was read so (compiled_nodes::one_reading).
+    reading plain_reading_;
+    bool one_reading_ = true;
 };
 
 inline std::shared_ptr<const ecma_regex> schema_compiler::regex(const std::string& pattern, const std::string& where) {

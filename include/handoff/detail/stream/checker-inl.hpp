@@ -823,7 +823,7 @@ HANDOFF_INLINE checker::frame checker::child_frame(bool object) const {
         if (rule.type == contract::json_type::object && object) {
             child.where = rule.members.size() > 0 ? region::envelope_object : region::task_root;
             child.fields = rule.members;
-            child.part = paths_ ? paths_->root() : nullptr;
+            child.part = paths_ ? paths_->result_part() : nullptr;
             const task_paths::part_facts facts = paths_ ? paths_->facts(child.part) : task_paths::part_facts{};
             child.closed = child.where == region::task_root && facts.closed;
             child.names = child.closed ? facts.named : nullptr;

@@ -61,15 +61,23 @@ private:
 /// its parent (pass, and the member or item evaluated). Where a `$ref` could reach a replaced
 /// position, partial_result's schema stays whole. The parts deeper down are compiled whole: they
 /// judge a closed object's unknown key (the item values themselves are judged with their item).
+///
+/// The rules above read keywords as the task schema's dialect reads them with its official
+/// vocabularies. Where some subschema is read otherwise (a `$schema` inside naming another
+/// dialect, a metaschema whose `$vocabulary` leaves keywords out), no part is followed:
+/// partial_result is judged whole when it closes.
 class task_paths {
 public:
     /// Compiles every part of `root` that the rules above reach, once: the streaming checks of
     /// one task schema share them (shared_task_paths below).
-    explicit task_paths(compiled_schema root) : root_(std::move(root)) {
+    explicit task_paths(compiled_schema root)
+        : root_(std::move(root)), followed_(compiled_schema_access::one_reading(root_)) {
         options_ = root_.options();
         options_.dialect = root_.dialect(); // a part read alone is read in its schema's dialect
-        compile_parts(&root_.document(), 0);
-        compile_result_schema();
+        if (followed_) {
+            compile_parts(&root_.document(), 0);
+            compile_result_schema();
+        }
     }
     // Parts judged in place point at root_: the paths stay where they were made.
     task_paths(const task_paths&) = delete;
@@ -195,6 +203,9 @@ public:
     [[nodiscard]] static bool constrains_nothing(const nlohmann::json& part) { return is_trivial(part); }
 
     [[nodiscard]] const nlohmann::json* root() const noexcept { return &root_.document(); }
+    /// The part partial_result's members are followed from: the task schema, or nullptr where
+    /// none is followed (above).
+    [[nodiscard]] const nlohmann::json* result_part() const noexcept { return followed_ ? root() : nullptr; }
     /// The task schema whole.
     [[nodiscard]] const compiled_schema& root_schema() const noexcept { return root_; }
     /// What partial_result must pass once its members and items passed their parts.
@@ -379,6 +390,7 @@ private:
     }
 
     compiled_schema root_;
+    bool followed_;
     schema_options options_;
     std::unordered_map<const nlohmann::json*, part_judge> parts_;
     std::unordered_map<const nlohmann::json*, part_facts> facts_;
