@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The fuzz_stream harness (built into fuzz_harnesses.cpp's binary): the streaming check against
-// receive on the same text. The first byte of an input chooses how the rest is cut into
-// chunks; the rest is the reply.
+// receive on the same text, under four receivers (the worked example's task schema, tolerant
+// and strict; a 2020-12 schema of the later dialects' keywords; one whose items refer to $defs).
+// The first byte of an input chooses how the rest is cut into chunks; the rest is the reply.
 //
 // It aborts on a broken promise: a final receipt that differs from receive's, a doomed prefix
 // that an extension tried here makes pass steps 1 to 3, or a verdict of a step the whole text
@@ -169,12 +170,25 @@ const handoff::receiver<>& strict_receiver() {
     return r;
 }
 
+/// Later dialects' keywords (unevaluated*, prefixItems, $dynamicRef, $ref beside others).
+const handoff::receiver<>& dialect_2020_receiver() {
+    static const handoff::receiver<> r(fixture_schema("dialect_2020.schema.json"));
+    return r;
+}
+
+/// Items and members that refer to $defs, judged in place as they close.
+const handoff::receiver<>& referenced_receiver() {
+    static const handoff::receiver<> r(fixture_schema("referenced_records.schema.json"));
+    return r;
+}
+
 [[maybe_unused]] int one_input(const std::uint8_t* data, std::size_t size) {
     if (size == 0) {
         return 0;
     }
     const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-    for (const handoff::receiver<>* r : {&records_receiver(), &strict_receiver()}) {
+    for (const handoff::receiver<>* r :
+         {&records_receiver(), &strict_receiver(), &dialect_2020_receiver(), &referenced_receiver()}) {
         const std::string why = disagreement(*r, text, data[0]);
         if (!why.empty()) {
             broken("stream agrees with receive", why);
