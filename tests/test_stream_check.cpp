@@ -9,6 +9,7 @@
 
 #include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/stream/lent_buffer.hpp>
+#include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/receipt_json.hpp>
 #include <handoff/receiver.hpp>
@@ -20,6 +21,7 @@
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t, uint8_t
 #include <filesystem>  // directory_iterator
+#include <memory>      // make_unique
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
@@ -1017,6 +1019,78 @@ TEST_CASE("a task schema read with other vocabularies or another dialect inside 
     CHECK(verdict->offset == end_of(triple, "true]}"));
     CHECK(receive_reports(mixed_receiver, triple, verdict->what));
     CHECK(handoff_fuzz::stream::disagreement(mixed_receiver, triple, 3).empty());
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a task schema whose parts nest deep is followed at a cost bounded by its size, with receive's verdicts",
+          "[stream][schema-safety]") {
+    // Each level holds the levels below it: compiling every level's part on its own would
+    // compile the square of the schema (40 levels of 200 members: some 160,000 subschemas).
+    nlohmann::json schema = {{"type", "object"}};
+    for (int level = 0; level < 40; ++level) {
+        nlohmann::json outer = {{"type", "object"}};
+        for (int i = 0; i < 200; ++i) {
+            outer["properties"]["p" + std::to_string(i)] = {{"type", "string"}, {"maxLength", 3}};
+        }
+        outer["properties"]["next"] = std::move(schema);
+        schema = std::move(outer);
+    }
+    const handoff::compiled_schema compiled = handoff::compiled_schema::from_json(schema);
+    const handoff::detail::stream::task_paths paths(compiled);
+    CHECK(paths.alone_budget() ==
+          std::max<std::size_t>(4096, handoff::detail::compiled_schema_access::node_count(compiled)));
+    CHECK(paths.alone_spent() > 0);
+    CHECK(paths.alone_spent() <= paths.alone_budget());
+
+    // Parts past the budget are judged in place: a value deep down is judged when its member
+    // of partial_result ends, as the whole schema judges it.
+    const handoff::receiver<> r(compiled);
+    const std::string valid = handoff_test::envelope_around(
+        nlohmann::json::parse(R"({"p0": "a", "next": {"p1": "b", "next": {"next": {"p7": "cd"}}}})"));
+    CHECK_FALSE(stream_bytes(r, valid).has_value());
+    CHECK(handoff_fuzz::stream::disagreement(r, valid, 3).empty());
+    const std::string deep_too_long = handoff_test::envelope_around(
+        nlohmann::json::parse(R"({"next": {"p1": "b", "next": {"next": {"p7": "long"}}}, "p0": "a"})"));
+    const auto verdict = stream_bytes(r, deep_too_long);
+    REQUIRE(verdict);
+    CHECK(verdict->offset < deep_too_long.find("\"p0\""));
+    CHECK(receive_reports(r, deep_too_long, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(r, deep_too_long, 3).empty());
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("partial_result's schema stays whole exactly where a reference reaches a judged part, among thousands",
+          "[stream][schema-safety]") {
+    // Thousands of references and of judged members: each reference is looked up among the
+    // judged positions, never compared with each of them.
+    const auto paths_with = [](const std::string& extra_ref) {
+        nlohmann::json schema = {{"type", "object"}};
+        for (int i = 0; i < 2000; ++i) {
+            schema["properties"]["p" + std::to_string(i)] = {{"type", "string"}, {"not", {{"const", "z"}}}};
+            schema["$defs"]["d" + std::to_string(i)] = {{"$ref", "#/$defs/x"}};
+        }
+        schema["$defs"]["x"] = {{"type", "integer"}};
+        schema["properties2"] = {{"type", "integer"}}; // no keyword: a place a reference may name
+        if (!extra_ref.empty()) {
+            schema["$defs"]["extra"] = {{"$ref", extra_ref}};
+        }
+        return std::make_unique<handoff::detail::stream::task_paths>(handoff::compiled_schema::from_json(schema));
+    };
+    const auto reduced = [](const handoff::detail::stream::task_paths& p) {
+        return &p.result_schema() != &p.root_schema();
+    };
+    CHECK(reduced(*paths_with("")));
+    CHECK(reduced(*paths_with("#/$defs/x")));
+    CHECK(reduced(*paths_with("#/properties2")));             // beside the judged members, not above them
+    CHECK_FALSE(reduced(*paths_with("#/properties/p1234")));  // a judged member
+    CHECK_FALSE(reduced(*paths_with("#/properties")));        // the object holding them
+    CHECK_FALSE(reduced(*paths_with("#/properties/p7/not"))); // inside a judged member
 }
 
 } // namespace test_stream_check

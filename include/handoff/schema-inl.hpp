@@ -92,6 +92,8 @@ HANDOFF_INLINE bool compiled_schema::accepts(const nlohmann::json& value) const 
 
 HANDOFF_INLINE bool compiled_schema::one_reading() const noexcept { return state_->compiled.one_reading; }
 
+HANDOFF_INLINE std::size_t compiled_schema::node_count() const noexcept { return state_->compiled.nodes.size(); }
+
 HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part) const {
     // $dynamicRef and $recursiveRef resolve by the path taken from the root: a walk that
     // starts below it could resolve them otherwise.

@@ -99,6 +99,8 @@ private:
     /// false where a `$schema` (or a referenced document) reads some in another dialect or with
     /// other vocabularies.
     [[nodiscard]] bool one_reading() const noexcept;
+    /// How many subschemas it compiled to.
+    [[nodiscard]] std::size_t node_count() const noexcept;
     [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value) const;
     [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
                                            std::string_view base_pointer, step step_of_problems,

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>     // size_t
 #include <cstdint>     // int32_t
 #include <filesystem>  // path
 #include <string>      // string
@@ -31,6 +32,7 @@ struct compiled_schema_access {
         return s.node_of(part);
     }
     [[nodiscard]] static bool one_reading(const compiled_schema& s) noexcept { return s.one_reading(); }
+    [[nodiscard]] static std::size_t node_count(const compiled_schema& s) noexcept { return s.node_count(); }
     [[nodiscard]] static bool accepts_at(const compiled_schema& s, std::int32_t node, const nlohmann::json& value) {
         return s.accepts_at(node, value);
     }

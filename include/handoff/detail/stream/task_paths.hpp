@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>     // any_of
+#include <algorithm>     // any_of, binary_search, lower_bound, max, sort
 #include <cstddef>       // size_t
 #include <cstdint>       // uint64_t
 #include <memory>        // shared_ptr
@@ -61,6 +61,8 @@ private:
 /// its parent (pass, and the member or item evaluated). Where a `$ref` could reach a replaced
 /// position, partial_result's schema stays whole. The parts deeper down are compiled whole: they
 /// judge a closed object's unknown key (the item values themselves are judged with their item).
+/// What the parts compiled on their own hold is bounded by the task schema's size (the budget
+/// below); past it, parts are judged in place.
 ///
 /// The rules above read keywords as the task schema's dialect reads them with its official
 /// vocabularies. Where some subschema is read otherwise (a `$schema` inside naming another
@@ -75,6 +77,7 @@ public:
         options_ = root_.options();
         options_.dialect = root_.dialect(); // a part read alone is read in its schema's dialect
         if (followed_) {
+            alone_budget_ = std::max(min_alone_budget, compiled_schema_access::node_count(root_));
             compile_parts(&root_.document(), 0);
             compile_result_schema();
         }
@@ -208,6 +211,10 @@ public:
     [[nodiscard]] const nlohmann::json* result_part() const noexcept { return followed_ ? root() : nullptr; }
     /// The task schema whole.
     [[nodiscard]] const compiled_schema& root_schema() const noexcept { return root_; }
+    /// What the parts compiled on their own weigh (their objects, and each compile's own
+    /// weight), and the most they may (the budget below).
+    [[nodiscard]] std::size_t alone_spent() const noexcept { return alone_spent_; }
+    [[nodiscard]] std::size_t alone_budget() const noexcept { return alone_budget_; }
     /// What partial_result must pass once its members and items passed their parts.
     [[nodiscard]] const compiled_schema& result_schema() const noexcept { return result_ ? *result_ : root_; }
 
@@ -278,11 +285,34 @@ private:
         }
     }
 
+    /// How many JSON objects `s` holds, itself included, counted up to `limit` + 1.
+    static std::size_t objects_in(const nlohmann::json& s, std::size_t limit) {
+        std::size_t n = 0;
+        std::vector<const nlohmann::json*> todo{&s};
+        while (!todo.empty() && n <= limit) {
+            const nlohmann::json* v = todo.back();
+            todo.pop_back();
+            n += v->is_object() ? 1 : 0;
+            if (v->is_structured()) {
+                for (const nlohmann::json& child : *v) {
+                    todo.push_back(&child);
+                }
+            }
+        }
+        return n;
+    }
+
+    /// Compiled on its own while the budget lasts (its objects, and the weight of a compiled
+    /// schema's own state), else judged in place.
     void compile_one(const nlohmann::json* part, bool member) {
-        const nlohmann::json alone = member ? without_judged(*part, false) : *part;
-        if (!refers(alone)) {
+        const std::size_t left = alone_budget_ - alone_spent_;
+        const std::size_t room = left > alone_compile_weight ? left - alone_compile_weight : 0;
+        const std::size_t size = objects_in(*part, room);
+        const nlohmann::json alone = size > room ? nlohmann::json() : member ? without_judged(*part, false) : *part;
+        if (size <= room && !refers(alone)) {
             try {
                 parts_.emplace(part, part_judge(compiled_schema::from_json(alone, options_)));
+                alone_spent_ += size + alone_compile_weight;
                 return;
             } catch (const schema_error&) {
                 // Judged in place, if it can be.
@@ -337,6 +367,7 @@ private:
     void compile_result_schema() {
         std::vector<std::string> replaced;
         nlohmann::json reduced = without_judged(root_.document(), true, {}, &replaced);
+        std::sort(replaced.begin(), replaced.end());
         if (replaced.empty() || !references_avoid(root_.document(), replaced)) {
             return;
         }
@@ -347,9 +378,23 @@ private:
         }
     }
 
+    /// Whether `sorted` (pointers, in order) holds `target`, a pointer above it or one below it:
+    /// a lookup per segment of `target`, however many pointers there are.
+    static bool overlaps(const std::vector<std::string>& sorted, const std::string& target) {
+        for (std::size_t end = 0; end <= target.size(); ++end) {
+            if ((end == target.size() || target[end] == '/') &&
+                std::binary_search(sorted.begin(), sorted.end(), target.substr(0, end))) {
+                return true;
+            }
+        }
+        const std::string below = target + "/";
+        const auto first = std::lower_bound(sorted.begin(), sorted.end(), below);
+        return first != sorted.end() && first->compare(0, below.size(), below) == 0;
+    }
+
     /// Whether every reference in `s` is a JSON pointer into the same document that neither
-    /// reaches a replaced position nor a schema holding one (an `$id` or an anchor could make
-    /// any other form reach one).
+    /// reaches a replaced position (`replaced`, in order) nor a schema holding one (an `$id` or
+    /// an anchor could make any other form reach one).
     static bool references_avoid(const nlohmann::json& s, const std::vector<std::string>& replaced) {
         if (s.is_array()) {
             return std::all_of(s.begin(), s.end(),
@@ -358,39 +403,37 @@ private:
         if (!s.is_object()) {
             return true;
         }
-        for (const auto& member : s.items()) {
-            const std::string& k = member.key();
-            if (k == "$dynamicRef" || k == "$recursiveRef") {
-                return false;
-            }
-            if (k == "$ref") {
-                if (!member.value().is_string()) {
-                    return false;
-                }
-                const auto& ref = member.value().get_ref<const std::string&>();
-                // A percent-escaped pointer is judged unsafe rather than decoded.
-                if (ref.compare(0, 2, "#/") != 0 || ref.find('%') != std::string::npos) {
-                    return false;
-                }
-                const std::string target = ref.substr(1);
-                const auto overlaps = [&](const std::string& r) {
-                    const auto prefix = [](const std::string& a, const std::string& b) {
-                        return b.compare(0, a.size(), a) == 0 && (b.size() == a.size() || b[a.size()] == '/');
-                    };
-                    return prefix(r, target) || prefix(target, r);
-                };
-                if (std::any_of(replaced.begin(), replaced.end(), overlaps)) {
-                    return false;
-                }
-            } else if (!references_avoid(member.value(), replaced)) {
-                return false;
-            }
-        }
-        return true;
+        const auto members = s.items();
+        return std::all_of(members.begin(), members.end(),
+                           [&](const auto& m) { return member_avoids(m.key(), m.value(), replaced); });
     }
+
+    /// references_avoid for member `k` of a schema object, whose value is `v`.
+    static bool member_avoids(const std::string& k, const nlohmann::json& v, const std::vector<std::string>& replaced) {
+        if (k == "$dynamicRef" || k == "$recursiveRef") {
+            return false;
+        }
+        if (k != "$ref") {
+            return references_avoid(v, replaced);
+        }
+        // A percent-escaped pointer is judged unsafe rather than decoded.
+        const std::string* ref = v.is_string() ? &v.get_ref<const std::string&>() : nullptr;
+        return ref != nullptr && ref->compare(0, 2, "#/") == 0 && ref->find('%') == std::string::npos &&
+               !overlaps(replaced, ref->substr(1));
+    }
+
+    /// Parts compiled on their own hold about as many schema objects as the task schema (at
+    /// least min_alone_budget), each compile weighing alone_compile_weight objects more: where
+    /// parts nest, each holding the parts below it, compiling every one alone would cost the
+    /// square of the schema's size. Past the budget a part is judged in place, with the same
+    /// verdicts (a member's items then judged again with their member).
+    static constexpr std::size_t min_alone_budget = 4096;
+    static constexpr std::size_t alone_compile_weight = 32;
 
     compiled_schema root_;
     bool followed_;
+    std::size_t alone_budget_ = 0;
+    std::size_t alone_spent_ = 0;
     schema_options options_;
     std::unordered_map<const nlohmann::json*, part_judge> parts_;
     std::unordered_map<const nlohmann::json*, part_facts> facts_;
