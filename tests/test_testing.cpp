@@ -7,6 +7,7 @@
 #include <handoff/fixtures.hpp>
 #include <handoff/testing.hpp>
 
+#include <chrono>     // steady_clock
 #include <filesystem> // temp_directory_path, create_directories, remove_all
 #include <fstream>    // ofstream
 #include <iterator>   // size
@@ -386,6 +387,57 @@ TEST_CASE("Arrays with uniqueItems get distinct items, enum values through a $re
     CHECK(result.at("tags").size() == 3);
     CHECK(result.at("counts") == nlohmann::json{0, 1, 2});
     CHECK(result.at("codes") == nlohmann::json{"x", "y"});
+}
+
+} // namespace test_testing
+
+namespace test_testing {
+
+namespace {
+
+/// A task schema whose result holds `levels` levels below "root", each level an object whose
+/// required "a" and "b" both refer to the level below: small to write, 2^levels strings to build.
+nlohmann::json doubling_schema(int levels) {
+    nlohmann::json schema = {
+        {"type", "object"}, {"required", {"root"}}, {"properties", {{"root", {{"$ref", "#/$defs/d0"}}}}}};
+    for (int i = 0; i < levels; ++i) {
+        const std::string below = "#/$defs/d" + std::to_string(i + 1);
+        schema["$defs"]["d" + std::to_string(i)] = {
+            {"type", "object"},
+            {"required", {"a", "b"}},
+            {"properties", {{"a", {{"$ref", below}}}, {"b", {{"$ref", below}}}}}};
+    }
+    schema["$defs"]["d" + std::to_string(levels)] = {{"type", "string"}, {"maxLength", 3}};
+    return schema;
+}
+
+} // namespace
+
+TEST_CASE("A value whose levels refer twice to the level below is built once per schema, up to the receiver's limits",
+          "[testing][fixtures][schema-safety]") {
+    const auto started = std::chrono::steady_clock::now();
+    // 2^10 strings: each schema's value made once and copied where the schema recurs (making it
+    // anew at every place took minutes).
+    const handoff::fixture_set set = handoff::make_fixtures(doubling_schema(10));
+    REQUIRE(set.ok());
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(
+        result.at("root").at("a").at("b").at("a").at("b").at("a").at("b").at("a").at("b").at("a").at("b").is_string());
+    CHECK(handoff::compiled_schema::from_json(doubling_schema(10)).accepts(result));
+
+    // 2^15 strings fit the schema but not the receiver's byte limit: said, with the limit.
+    const handoff::fixture_set big = handoff::make_fixtures(doubling_schema(15));
+    REQUIRE_FALSE(big.ok());
+    CHECK_THAT(*big.error, Catch::Matchers::ContainsSubstring("more than the receiver reads"));
+    CHECK_THAT(*big.error, Catch::Matchers::ContainsSubstring("1048576 bytes"));
+
+    // A million items to make: building stops at the receiver's max_values, where it is.
+    const handoff::fixture_set long_array = handoff::make_fixtures(nlohmann::json::parse(
+        R"({"type": "object", "required": ["xs"], "properties": {"xs": {"type": "array", "minItems": 1000000}}})"));
+    REQUIRE_FALSE(long_array.ok());
+    CHECK_THAT(*long_array.error, Catch::Matchers::ContainsSubstring("/properties/xs/items"));
+    CHECK_THAT(*long_array.error, Catch::Matchers::ContainsSubstring("more than 200000 values"));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
 }
 
 } // namespace test_testing

@@ -11,6 +11,7 @@
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/fixture_manifest.hpp>
+#include <handoff/problem_codes.hpp>
 #include <handoff/receiver.hpp>
 
 #include <nlohmann/json.hpp>
@@ -229,9 +230,14 @@ HANDOFF_INLINE void add_table_grid(fixture_builder& b, const nlohmann::json& res
 }
 
 /// The ok envelope that is accepted: the generated result, every item completed.
+/// Status ok, `result`, every item completed.
+HANDOFF_INLINE fixture_envelope accepted_envelope(const nlohmann::json& result, const fixture_options& options) {
+    const std::uint64_t n = options.items_expected;
+    return fixture_envelope{"ok", std::nullopt, result, true, n, n, 1.0, options.unit};
+}
+
 HANDOFF_INLINE void add_accept(fixture_builder& b, const nlohmann::json& result) {
-    const std::uint64_t n = b.options().items_expected;
-    const fixture_envelope env{"ok", std::nullopt, result, true, n, n, 1.0, b.options().unit};
+    const fixture_envelope env = accepted_envelope(result, b.options());
     manifest_entry e;
     e.file = "accept_ok.json";
     e.route = route::accept;
@@ -239,6 +245,19 @@ HANDOFF_INLINE void add_accept(fixture_builder& b, const nlohmann::json& result)
     e.coverage = env.fraction;
     e.description = "status ok, a result that fits the task schema, every item completed: accepted";
     b.add(std::move(e), env.text());
+}
+
+/// The parse limit an accepted envelope around `result` exceeds, as the receiver words it, or
+/// nullopt: no fixture can carry a result the receiver refuses to read.
+HANDOFF_INLINE std::optional<std::string> beyond_limits(const receiver<>& r, const nlohmann::json& result,
+                                                        const fixture_options& options) {
+    const receipt<> received = r.receive(accepted_envelope(result, options).text());
+    for (const problem& p : received.problems) {
+        if (p.code.rfind(codes::parse_limit_family, 0) == 0) {
+            return p.message;
+        }
+    }
+    return std::nullopt;
 }
 
 /// A contract failure: routed REPAIR at `failed`.
@@ -355,7 +374,7 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
     fixture_options checked = options;
     checked.items_expected = std::max<std::uint64_t>(1, options.items_expected);
     const receiver<> receiver(task_schema, checked.receiving);
-    detail::value_generator generator(task_schema, checked.receiving.schema);
+    detail::value_generator generator(task_schema, checked.receiving.schema, checked.receiving.limits.max_values);
     const std::optional<nlohmann::json> result = generator.generate_object();
     fixture_set failed;
     if (!result) {
@@ -365,6 +384,11 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
     if (!result->is_object()) {
         failed.error = "the task schema accepts no object (generated " + detail::quote_untrusted(result->dump(), 80) +
                        "), but partial_result must be an object";
+        return failed;
+    }
+    if (const std::optional<std::string> over = detail::beyond_limits(receiver, *result, checked)) {
+        failed.error = "the value generated for partial_result is more than the receiver reads (" + *over +
+                       "); give the task schema a \"default\" or \"examples\" with a smaller one";
         return failed;
     }
     detail::fixture_builder builder(receiver, checked);

@@ -5,18 +5,21 @@
 #include <handoff/detail/json/writer.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/enums.hpp>
+#include <handoff/limits.hpp>
 #include <handoff/schema.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // max, min
-#include <cmath>       // ceil, fabs, floor, isfinite
-#include <cstddef>     // size_t
-#include <cstdint>     // int64_t
-#include <optional>    // optional
-#include <string>      // string
-#include <string_view> // string_view
-#include <vector>      // vector
+#include <algorithm>     // max, min
+#include <cmath>         // ceil, fabs, floor, isfinite
+#include <cstddef>       // size_t
+#include <cstdint>       // int64_t
+#include <optional>      // optional
+#include <string>        // string
+#include <string_view>   // string_view
+#include <unordered_map> // unordered_map
+#include <utility>       // pair, make_pair
+#include <vector>        // vector
 
 namespace handoff::detail {
 
@@ -33,8 +36,12 @@ namespace handoff::detail {
 /// one schema, `anyOf`/`oneOf` try each branch merged with the rest of the schema.
 class value_generator {
 public:
-    explicit value_generator(const nlohmann::json& root, const schema_options& options = {})
-        : root_(root), options_(options) {
+    /// `max_values`: building stops, with a failure, once this many values were made (the
+    /// receiver reads no more): a value that fits may be small to write yet huge to build, as
+    /// where each level's properties refer twice to the level below.
+    explicit value_generator(const nlohmann::json& root, const schema_options& options = {},
+                             std::size_t max_values = parse_limits{}.max_values)
+        : root_(root), max_values_(max_values), options_(options) {
         options_.dialect = compiled_schema::dialect_of(root, options); // subschemas read as the root
         if (root.is_object()) {
             for (const char* key : {"definitions", "$defs"}) {
@@ -67,9 +74,33 @@ public:
 private:
     static constexpr int max_depth = 32; // a recursive $ref ends here instead of looping
 
+    /// A value for `schema`, made once for each schema text: a value that fits one place of a
+    /// schema fits every place with the same text, and is made again by copying (counted as
+    /// made); where nothing fitted, nothing fits as deep or deeper (less room is left there).
     std::optional<nlohmann::json> generate(const nlohmann::json& schema, const std::string& at, int depth) {
         if (depth > max_depth) {
             return fail(at, "nested deeper than " + std::to_string(max_depth) + " levels (a recursive $ref?)");
+        }
+        std::string text = schema.dump();
+        if (const auto known = made_for_.find(text); known != made_for_.end()) {
+            return reused(known->second.first, known->second.second, at);
+        }
+        if (const auto failed = failed_for_.find(text); failed != failed_for_.end() && depth >= failed->second.first) {
+            return fail(at, failed->second.second);
+        }
+        const std::size_t before = made_;
+        std::optional<nlohmann::json> v = make(schema, at, depth);
+        if (v) {
+            made_for_.emplace(std::move(text), std::make_pair(*v, made_ - before));
+        } else {
+            failed_for_[std::move(text)] = std::make_pair(depth, failure_);
+        }
+        return v;
+    }
+
+    std::optional<nlohmann::json> make(const nlohmann::json& schema, const std::string& at, int depth) {
+        if (!count_made(1, at)) {
+            return std::nullopt;
         }
         if (schema.is_boolean()) {
             return schema.get<bool>() ? std::optional<nlohmann::json>(nullptr) : fail(at, "the schema is false");
@@ -99,6 +130,28 @@ private:
         }
         const std::vector<nlohmann::json> candidates = candidates_for(schema, at, depth);
         return first_fit(schema, candidates, at);
+    }
+
+    /// `v` again, which took `cost` values to make: counted as made anew, as failing once past
+    /// the bound.
+    std::optional<nlohmann::json> reused(const nlohmann::json& v, std::size_t cost, const std::string& at) {
+        if (!count_made(cost, at)) {
+            return std::nullopt;
+        }
+        failure_.clear(); // as a fit found below clears what failed before it
+        return v;
+    }
+
+    /// Counts `cost` values as made: false, with the failure, once past max_values_.
+    bool count_made(std::size_t cost, const std::string& at) {
+        made_ += cost;
+        if (made_ <= max_values_) {
+            return true;
+        }
+        fail(at, "a value that fits takes more than " + std::to_string(max_values_) +
+                     " values to build, more than the receiver reads (parse_limits::max_values); give the "
+                     "schema a \"default\" or \"examples\" with a smaller one");
+        return false;
     }
 
     std::vector<nlohmann::json> candidates_for(const nlohmann::json& schema, const std::string& at, int depth) {
@@ -275,12 +328,25 @@ private:
         const nlohmann::json rest =
             in_2020 || !items.is_array() ? items : schema.value("additionalItems", nlohmann::json(true));
         const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
-        // One element shows the item shape; the minimum length is the fallback.
-        for (const std::size_t length : {std::min(std::max<std::size_t>(1, min), max), min}) {
+        // One element shows the item shape; the minimum length is the fallback. Every place after
+        // the tuple's takes the same item, made once, unless items must differ.
+        const std::size_t shown = std::min(std::max<std::size_t>(1, min), max);
+        std::optional<std::pair<nlohmann::json, std::size_t>> every; // that item, and its cost
+        const std::size_t lengths[] = {shown, min};
+        for (std::size_t k = 0; k < (shown == min ? 1 : 2); ++k) {
+            const std::size_t length = lengths[k];
             nlohmann::json array = nlohmann::json::array();
             for (std::size_t i = 0; i < length; ++i) {
+                const bool alike = i >= places.size() && !unique;
                 const nlohmann::json& item_schema = i < places.size() ? places.at(i) : rest;
-                auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
+                std::optional<nlohmann::json> item;
+                if (alike && every) {
+                    item = reused(every->first, every->second, pointer_child(at, "items"));
+                } else {
+                    const std::size_t before = made_;
+                    item = generate(item_schema, pointer_child(at, "items"), depth + 1);
+                    every = alike && item ? std::make_optional(std::make_pair(*item, made_ - before)) : every;
+                }
                 if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
                     item = distinct_variant(item_schema, array, *item);
                 }
@@ -298,9 +364,11 @@ private:
     void objects(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
         const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
         const nlohmann::json required = schema.value("required", nlohmann::json::array());
-        // Required properties only, then every declared property (for minProperties and the like).
+        // Required properties only, then every declared property (for minProperties and the like),
+        // the first values kept.
+        nlohmann::json object = nlohmann::json::object();
+        std::size_t first_size = 0;
         for (const bool all : {false, true}) {
-            nlohmann::json object = nlohmann::json::object();
             bool complete = true;
             const auto add = [&](const std::string& name) {
                 if (object.contains(name)) {
@@ -324,9 +392,13 @@ private:
                 add(it.key());
             }
             add_dependents(schema, object, add);
-            if (complete) {
-                out.push_back(std::move(object));
+            if (!complete) {
+                return; // a required property has no value: none of the candidates is complete
             }
+            if (!all || object.size() > first_size) {
+                out.push_back(object);
+            }
+            first_size = object.size();
         }
     }
 
@@ -522,6 +594,13 @@ private:
     }
 
     const nlohmann::json& root_;
+    /// Values made so far (at most max_values_), and the value made for each schema text, with
+    /// what it cost.
+    std::size_t max_values_;
+    std::size_t made_ = 0;
+    std::unordered_map<std::string, std::pair<nlohmann::json, std::size_t>> made_for_;
+    /// The least depth at which each schema text was found to have no value, and why.
+    std::unordered_map<std::string, std::pair<int, std::string>> failed_for_;
     schema_options options_; // the root's dialect named: a subschema alone is read as in place
     nlohmann::json definitions_ = nlohmann::json::object();
     std::string failure_;
