@@ -8,6 +8,7 @@
 #include "support/fixtures.hpp"
 #include "support/schema_walk.hpp"
 
+#include <handoff/detail/provider/listed_names.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -810,6 +811,32 @@ TEST_CASE("Gemini warns when a schema nears the size its API refuses without a p
     CHECK(r.notes.back().value["limit"] == 500);
     CHECK(r.within_limits()); // a warning: the request may still be taken
     CHECK(handoff::provider_schema(provider::gemini, nullptr).count(schema_note_kind::near_limit) == 0);
+}
+
+TEST_CASE("the names a required array lists are its strings, each found by name", "[provider_schema]") {
+    const nlohmann::json required = nlohmann::json::parse(R"(["a", 1, "b", null, "a", ["c"]])");
+    const handoff::detail::listed_names names(&required);
+    CHECK(names.lists("a"));
+    CHECK(names.lists("b"));
+    CHECK_FALSE(names.lists("1"));
+    CHECK_FALSE(names.lists("c"));
+    CHECK_FALSE(names.lists(""));
+    const nlohmann::ordered_json not_a_list = {{"a", true}};
+    CHECK_FALSE(handoff::detail::listed_names(&not_a_list).lists("a"));
+    CHECK_FALSE(handoff::detail::listed_names(static_cast<const nlohmann::json*>(nullptr)).lists("a"));
+}
+
+TEST_CASE("OpenAI's schema lists every one of thousands of properties as required, each once", "[provider_schema]") {
+    nlohmann::ordered_json task = {{"type", "object"}, {"required", {"p7"}}};
+    for (int i = 0; i < 5000; ++i) {
+        task["properties"]["p" + std::to_string(i)] = {{"type", "string"}};
+    }
+    const auto r = handoff::provider_schema(provider::openai, &task);
+    const nlohmann::ordered_json& sent = r.schema.at("properties").at("partial_result").at("anyOf").at(0);
+    REQUIRE(sent.at("required").size() == 5000);
+    CHECK(sent.at("required").at(4999) == "p4999");
+    CHECK(sent.at("properties").at("p7").at("type") == "string");                                   // listed before
+    CHECK(sent.at("properties").at("p8").at("type") == nlohmann::ordered_json({"string", "null"})); // made nullable
 }
 
 } // namespace test_provider_schema

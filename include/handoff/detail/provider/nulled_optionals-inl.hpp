@@ -143,8 +143,9 @@ struct nullable_place_walk {
 
     void add_nulled_properties(const nlohmann::json& properties, const nlohmann::json* required, std::size_t at) const {
         const auto quiet = [](auto&&...) {};
+        const listed_names names(required);
         for (auto property = properties.begin(); property != properties.end(); ++property) {
-            const bool listed = required != nullptr && lists_name(*required, property.key());
+            const bool listed = names.lists(property.key());
             const bool normalizes = !listed && needs_normalizing(profile, property.value());
             const nlohmann::json as_read =
                 normalizes ? normalized(profile, property.value(), siblings_apply, "", quiet) : nlohmann::json();

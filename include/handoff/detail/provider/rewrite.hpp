@@ -10,12 +10,13 @@
 // Generic over the JSON type: provider_schema() rewrites nlohmann::ordered_json, which keeps the
 // author's property order for the provider. The receiver only needs to know which nulls the
 // provider put in (detail/nulled_optionals.hpp): it walks nlohmann::json with the pieces below
-// that decide them (normalized, cell_of, keeps_keyword, accepts_null, lists_name), never
+// that decide them (normalized, cell_of, keeps_keyword, accepts_null, listed_names), never
 // building a rewrite, so a file that receives instantiates neither ordered_json nor rewriter.
 
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/hoist_defs.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/listed_names.hpp>
 #include <handoff/detail/provider/normalize.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
@@ -205,13 +206,6 @@ template <class Json>
            });
 }
 
-/// Whether a "required" value (an array; anything else lists nothing) lists `name`.
-template <class Json>
-[[nodiscard]] bool lists_name(const Json& required, const std::string& name) {
-    return required.is_array() &&
-           std::any_of(required.begin(), required.end(), [&name](const Json& r) { return is_string_value(r, name); });
-}
-
 /// The same schema, also accepting null: a type list grows "null" (and an enum grows null),
 /// anything else becomes anyOf [schema, {"type": "null"}].
 template <class Json>
@@ -244,13 +238,14 @@ void rewriter<Json, Sink>::require_all(Json& out, const std::string& pointer) co
     // Every property is listed, in the order of "properties" (as openai-python's and openai-node's
     // strict transforms write it); a malformed "required" (not an array) lists nothing.
     const auto listed = out.find("required");
-    const Json given = listed != out.end() && listed->is_array() ? *listed : Json(Json::value_t::array);
+    const Json given = listed != out.end() ? *listed : Json();
+    const listed_names given_names(&given);
     Json required = Json(Json::value_t::array);
     Json& properties = out["properties"];
     for (auto item = properties.begin(); item != properties.end(); ++item) {
         const std::string& name = item.key();
         required.push_back(Json(name));
-        if (lists_name(given, name)) {
+        if (given_names.lists(name)) {
             continue;
         }
         if (!accepts_null(item.value())) {

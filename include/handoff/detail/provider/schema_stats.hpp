@@ -7,6 +7,7 @@
 
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
+#include <handoff/detail/provider/listed_names.hpp>
 #include <handoff/detail/provider/rules.hpp>
 
 #include <nlohmann/json.hpp>
@@ -74,12 +75,11 @@ inline void count_properties(const nlohmann::ordered_json& node, schema_stats& s
         return;
     }
     const auto required = node.find("required");
+    const listed_names names(required != node.end() ? &*required : nullptr);
     for (const auto& item : properties->items()) {
         ++stats.object_properties;
         stats.schema_string_length += item.key().size();
-        const bool listed = required != node.end() && required->is_array() &&
-                            std::find(required->begin(), required->end(), item.key()) != required->end();
-        if (!listed) {
+        if (!names.lists(item.key())) {
             ++stats.optional_properties;
         }
     }
