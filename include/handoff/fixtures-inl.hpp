@@ -229,13 +229,13 @@ HANDOFF_INLINE void add_table_grid(fixture_builder& b, const nlohmann::json& res
     }
 }
 
-/// The ok envelope that is accepted: the generated result, every item completed.
 /// Status ok, `result`, every item completed.
 HANDOFF_INLINE fixture_envelope accepted_envelope(const nlohmann::json& result, const fixture_options& options) {
     const std::uint64_t n = options.items_expected;
     return fixture_envelope{"ok", std::nullopt, result, true, n, n, 1.0, options.unit};
 }
 
+/// The ok envelope that is accepted: the generated result, every item completed.
 HANDOFF_INLINE void add_accept(fixture_builder& b, const nlohmann::json& result) {
     const fixture_envelope env = accepted_envelope(result, b.options());
     manifest_entry e;

@@ -18,7 +18,6 @@
 #include <string>        // string
 #include <string_view>   // string_view
 #include <unordered_map> // unordered_map
-#include <utility>       // pair, make_pair
 #include <vector>        // vector
 
 namespace handoff::detail {
@@ -74,28 +73,40 @@ public:
 private:
     static constexpr int max_depth = 32; // a recursive $ref ends here instead of looping
 
-    /// A value for `schema`, made once for each schema text: a value that fits one place of a
-    /// schema fits every place with the same text, and is made again by copying (counted as
-    /// made); where nothing fitted, nothing fits as deep or deeper (less room is left there).
+    /// A value for `schema` at `depth`, made once for each schema text and depth (what fits
+    /// depends on both: the depth bound cuts recursion short) and copied where they recur,
+    /// counted as made anew; where nothing fitted, nothing is tried again.
     std::optional<nlohmann::json> generate(const nlohmann::json& schema, const std::string& at, int depth) {
         if (depth > max_depth) {
             return fail(at, "nested deeper than " + std::to_string(max_depth) + " levels (a recursive $ref?)");
         }
-        std::string text = schema.dump();
-        if (const auto known = made_for_.find(text); known != made_for_.end()) {
-            return reused(known->second.first, known->second.second, at);
+        const std::optional<std::string> key = memo_key(schema, depth);
+        if (key) {
+            if (const auto known = made_for_.find(*key); known != made_for_.end()) {
+                return reused(known->second, at);
+            }
+            if (const auto failed = failed_for_.find(*key); failed != failed_for_.end()) {
+                failure_ = failure_.empty() ? failed->second : failure_;
+                return std::nullopt;
+            }
         }
-        if (const auto failed = failed_for_.find(text); failed != failed_for_.end() && depth >= failed->second.first) {
-            return fail(at, failed->second.second);
-        }
-        const std::size_t before = made_;
         std::optional<nlohmann::json> v = make(schema, at, depth);
-        if (v) {
-            made_for_.emplace(std::move(text), std::make_pair(*v, made_ - before));
-        } else {
-            failed_for_[std::move(text)] = std::make_pair(depth, failure_);
+        if (key && v) {
+            made_for_.emplace(*key, *v);
+        } else if (key) {
+            failed_for_.emplace(*key, failure_);
         }
         return v;
+    }
+
+    /// The memo's key for `schema` at `depth`; none for a schema holding a string that is not
+    /// UTF-8 (no text of it tells such strings apart): its value is made every time.
+    static std::optional<std::string> memo_key(const nlohmann::json& schema, int depth) {
+        try {
+            return std::to_string(depth) + " " + schema.dump();
+        } catch (const nlohmann::json::type_error&) {
+            return std::nullopt;
+        }
     }
 
     std::optional<nlohmann::json> make(const nlohmann::json& schema, const std::string& at, int depth) {
@@ -132,14 +143,30 @@ private:
         return first_fit(schema, candidates, at);
     }
 
-    /// `v` again, which took `cost` values to make: counted as made anew, as failing once past
-    /// the bound.
-    std::optional<nlohmann::json> reused(const nlohmann::json& v, std::size_t cost, const std::string& at) {
-        if (!count_made(cost, at)) {
+    /// `v` again: its values counted as made.
+    std::optional<nlohmann::json> reused(const nlohmann::json& v, const std::string& at) {
+        if (!count_made(values_in(v), at)) {
             return std::nullopt;
         }
         failure_.clear(); // as a fit found below clears what failed before it
         return v;
+    }
+
+    /// How many values `v` holds, itself included.
+    static std::size_t values_in(const nlohmann::json& v) {
+        std::size_t n = 0;
+        std::vector<const nlohmann::json*> todo{&v};
+        while (!todo.empty()) {
+            const nlohmann::json* at = todo.back();
+            todo.pop_back();
+            ++n;
+            if (at->is_structured()) {
+                for (const nlohmann::json& child : *at) {
+                    todo.push_back(&child);
+                }
+            }
+        }
+        return n;
     }
 
     /// Counts `cost` values as made: false, with the failure, once past max_values_.
@@ -148,9 +175,9 @@ private:
         if (made_ <= max_values_) {
             return true;
         }
-        fail(at, "a value that fits takes more than " + std::to_string(max_values_) +
-                     " values to build, more than the receiver reads (parse_limits::max_values); give the "
-                     "schema a \"default\" or \"examples\" with a smaller one");
+        fail(at, "gave up after making " + std::to_string(max_values_) +
+                     " values (parse_limits::max_values, the most the receiver reads in a reply) without one "
+                     "that fits; give the schema a \"default\" or \"examples\" with a smaller one");
         return false;
     }
 
@@ -328,25 +355,15 @@ private:
         const nlohmann::json rest =
             in_2020 || !items.is_array() ? items : schema.value("additionalItems", nlohmann::json(true));
         const bool unique = schema.contains("uniqueItems") && schema.at("uniqueItems") == true;
-        // One element shows the item shape; the minimum length is the fallback. Every place after
-        // the tuple's takes the same item, made once, unless items must differ.
+        // One element shows the item shape; the minimum length is the fallback.
         const std::size_t shown = std::min(std::max<std::size_t>(1, min), max);
-        std::optional<std::pair<nlohmann::json, std::size_t>> every; // that item, and its cost
         const std::size_t lengths[] = {shown, min};
         for (std::size_t k = 0; k < (shown == min ? 1 : 2); ++k) {
             const std::size_t length = lengths[k];
             nlohmann::json array = nlohmann::json::array();
             for (std::size_t i = 0; i < length; ++i) {
-                const bool alike = i >= places.size() && !unique;
                 const nlohmann::json& item_schema = i < places.size() ? places.at(i) : rest;
-                std::optional<nlohmann::json> item;
-                if (alike && every) {
-                    item = reused(every->first, every->second, pointer_child(at, "items"));
-                } else {
-                    const std::size_t before = made_;
-                    item = generate(item_schema, pointer_child(at, "items"), depth + 1);
-                    every = alike && item ? std::make_optional(std::make_pair(*item, made_ - before)) : every;
-                }
+                auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
                 if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
                     item = distinct_variant(item_schema, array, *item);
                 }
@@ -594,13 +611,13 @@ private:
     }
 
     const nlohmann::json& root_;
-    /// Values made so far (at most max_values_), and the value made for each schema text, with
-    /// what it cost.
+    /// Values made so far (at most max_values_), and the value made for each schema text and
+    /// depth (memo_key).
     std::size_t max_values_;
     std::size_t made_ = 0;
-    std::unordered_map<std::string, std::pair<nlohmann::json, std::size_t>> made_for_;
-    /// The least depth at which each schema text was found to have no value, and why.
-    std::unordered_map<std::string, std::pair<int, std::string>> failed_for_;
+    std::unordered_map<std::string, nlohmann::json> made_for_;
+    /// Each schema text and depth found to have no value, and why.
+    std::unordered_map<std::string, std::string> failed_for_;
     schema_options options_; // the root's dialect named: a subschema alone is read as in place
     nlohmann::json definitions_ = nlohmann::json::object();
     std::string failure_;

@@ -62,7 +62,7 @@ private:
 /// position, partial_result's schema stays whole. The parts deeper down are compiled whole: they
 /// judge a closed object's unknown key (the item values themselves are judged with their item).
 /// What the parts compiled on their own hold is bounded by the task schema's size (the budget
-/// below); past it, parts are judged in place.
+/// below); past it, parts are judged in place where the schema allows it.
 ///
 /// The rules above read keywords as the task schema's dialect reads them with its official
 /// vocabularies. Where some subschema is read otherwise (a `$schema` inside naming another
@@ -305,11 +305,12 @@ private:
     /// Compiled on its own while the budget lasts (its objects, and the weight of a compiled
     /// schema's own state), else judged in place.
     void compile_one(const nlohmann::json* part, bool member) {
-        const std::size_t left = alone_budget_ - alone_spent_;
+        const std::size_t left = alone_budget_ - alone_spent_; // spent <= budget: a compile must fit
         const std::size_t room = left > alone_compile_weight ? left - alone_compile_weight : 0;
         const std::size_t size = objects_in(*part, room);
-        const nlohmann::json alone = size > room ? nlohmann::json() : member ? without_judged(*part, false) : *part;
-        if (size <= room && !refers(alone)) {
+        const bool affordable = size + alone_compile_weight <= left;
+        const nlohmann::json alone = !affordable ? nlohmann::json() : member ? without_judged(*part, false) : *part;
+        if (affordable && !refers(alone)) {
             try {
                 parts_.emplace(part, part_judge(compiled_schema::from_json(alone, options_)));
                 alone_spent_ += size + alone_compile_weight;
@@ -426,7 +427,8 @@ private:
     /// least min_alone_budget), each compile weighing alone_compile_weight objects more: where
     /// parts nest, each holding the parts below it, compiling every one alone would cost the
     /// square of the schema's size. Past the budget a part is judged in place, with the same
-    /// verdicts (a member's items then judged again with their member).
+    /// verdicts (a member's items then judged again with their member), or, under dynamic scope,
+    /// where nothing is judged in place, not before partial_result closes.
     static constexpr std::size_t min_alone_budget = 4096;
     static constexpr std::size_t alone_compile_weight = 32;
 
