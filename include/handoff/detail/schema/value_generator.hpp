@@ -410,7 +410,7 @@ private:
             }
             add_dependents(schema, object, add);
             if (!complete) {
-                return; // a required property has no value: none of the candidates is complete
+                return; // a property has no value: this object is incomplete, and so would the next be
             }
             if (!all || object.size() > first_size) {
                 out.push_back(object);
