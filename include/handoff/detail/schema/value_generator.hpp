@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json/count.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/json/writer.hpp>
 #include <handoff/detail/schema/dialect.hpp>
@@ -145,28 +146,11 @@ private:
 
     /// `v` again: its values counted as made.
     std::optional<nlohmann::json> reused(const nlohmann::json& v, const std::string& at) {
-        if (!count_made(values_in(v), at)) {
+        if (!count_made(count_values(v, [](const nlohmann::json&) { return true; }), at)) {
             return std::nullopt;
         }
         failure_.clear(); // as a fit found below clears what failed before it
         return v;
-    }
-
-    /// How many values `v` holds, itself included.
-    static std::size_t values_in(const nlohmann::json& v) {
-        std::size_t n = 0;
-        std::vector<const nlohmann::json*> todo{&v};
-        while (!todo.empty()) {
-            const nlohmann::json* at = todo.back();
-            todo.pop_back();
-            ++n;
-            if (at->is_structured()) {
-                for (const nlohmann::json& child : *at) {
-                    todo.push_back(&child);
-                }
-            }
-        }
-        return n;
     }
 
     /// Counts `cost` values as made: false, with the failure, once past max_values_.

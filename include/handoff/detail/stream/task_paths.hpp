@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <handoff/detail/json/count.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/schema/access.hpp>
 #include <handoff/schema.hpp>
@@ -230,6 +231,9 @@ private:
         return extra == s.end() ? nullptr : extra.operator->();
     }
 
+    /// What counts toward the budget below: a JSON object (a subschema, or a value inside one).
+    static bool is_schema_object(const nlohmann::json& v) { return v.is_object(); }
+
     static bool is_trivial(const nlohmann::json& s) {
         return (s.is_boolean() && s.get<bool>()) || (s.is_object() && s.empty());
     }
@@ -285,29 +289,12 @@ private:
         }
     }
 
-    /// How many JSON objects `s` holds, itself included, counted up to `limit` + 1.
-    static std::size_t objects_in(const nlohmann::json& s, std::size_t limit) {
-        std::size_t n = 0;
-        std::vector<const nlohmann::json*> todo{&s};
-        while (!todo.empty() && n <= limit) {
-            const nlohmann::json* v = todo.back();
-            todo.pop_back();
-            n += v->is_object() ? 1 : 0;
-            if (v->is_structured()) {
-                for (const nlohmann::json& child : *v) {
-                    todo.push_back(&child);
-                }
-            }
-        }
-        return n;
-    }
-
     /// Compiled on its own while the budget lasts (its objects, and the weight of a compiled
     /// schema's own state), else judged in place.
     void compile_one(const nlohmann::json* part, bool member) {
         const std::size_t left = alone_budget_ - alone_spent_; // spent <= budget: a compile must fit
         const std::size_t room = left > alone_compile_weight ? left - alone_compile_weight : 0;
-        const std::size_t size = objects_in(*part, room);
+        const std::size_t size = count_values(*part, is_schema_object, room); // up to room + 1
         const bool affordable = size + alone_compile_weight <= left;
         const nlohmann::json alone = !affordable ? nlohmann::json() : member ? without_judged(*part, false) : *part;
         if (affordable && !refers(alone)) {
