@@ -108,6 +108,22 @@ std::size_t end_of(const std::string& text, const std::string& needle) {
     return at + needle.size() - 1;
 }
 
+/// Whether `text`, streamed a byte at a time, is never doomed, and the stream keeps its
+/// promises on it in random chunks too.
+bool never_doomed(const handoff::receiver<>& r, const std::string& text) {
+    return !stream_bytes(r, text).has_value() && handoff_fuzz::stream::disagreement(r, text, 3).empty();
+}
+
+/// The verdict on `text` streamed a byte at a time, which must come with a problem receive
+/// reports for it, the stream keeping its promises in random chunks too.
+handoff::stream_verdict doomed_as_received(const handoff::receiver<>& r, const std::string& text) {
+    const auto verdict = stream_bytes(r, text);
+    REQUIRE(verdict);
+    CHECK(receive_reports(r, text, verdict->what));
+    CHECK(handoff_fuzz::stream::disagreement(r, text, 3).empty());
+    return *verdict;
+}
+
 struct fixture_set {
     const char* folder;
     const handoff::receiver<>& (*checker)();
@@ -1001,8 +1017,7 @@ TEST_CASE("a task schema read with other vocabularies or another dialect inside 
     const std::string free_text =
         handoff_test::envelope_around(nlohmann::json::parse(R"({"notes": "kept", "records": [1, 2, 3]})"));
     REQUIRE(bare_receiver.receive(free_text).accepted());
-    CHECK_FALSE(stream_bytes(bare_receiver, free_text).has_value());
-    CHECK(handoff_fuzz::stream::disagreement(bare_receiver, free_text, 3).empty());
+    CHECK(never_doomed(bare_receiver, free_text));
 
     // A draft-07 tuple inside a 2020-12 schema: its items are not followed one by one, and a
     // third item fails partial_result when it closes, with receive's problem.
@@ -1011,14 +1026,9 @@ TEST_CASE("a task schema read with other vocabularies or another dialect inside 
     const handoff::receiver<> mixed_receiver(mixed);
     const std::string pair = handoff_test::envelope_around(nlohmann::json::parse(R"({"pair": [1, "a"]})"));
     REQUIRE(mixed_receiver.receive(pair).accepted());
-    CHECK_FALSE(stream_bytes(mixed_receiver, pair).has_value());
-    CHECK(handoff_fuzz::stream::disagreement(mixed_receiver, pair, 3).empty());
+    CHECK(never_doomed(mixed_receiver, pair));
     const std::string triple = handoff_test::envelope_around(nlohmann::json::parse(R"({"pair": [1, "a", true]})"));
-    const auto verdict = stream_bytes(mixed_receiver, triple);
-    REQUIRE(verdict);
-    CHECK(verdict->offset == end_of(triple, "true]}"));
-    CHECK(receive_reports(mixed_receiver, triple, verdict->what));
-    CHECK(handoff_fuzz::stream::disagreement(mixed_receiver, triple, 3).empty());
+    CHECK(doomed_as_received(mixed_receiver, triple).offset == end_of(triple, "true]}"));
 }
 
 } // namespace test_stream_check
@@ -1051,15 +1061,10 @@ TEST_CASE("a task schema whose parts nest deep is followed at a cost bounded by 
     const handoff::receiver<> r(compiled);
     const std::string valid = handoff_test::envelope_around(
         nlohmann::json::parse(R"({"p0": "a", "next": {"p1": "b", "next": {"next": {"p7": "cd"}}}})"));
-    CHECK_FALSE(stream_bytes(r, valid).has_value());
-    CHECK(handoff_fuzz::stream::disagreement(r, valid, 3).empty());
+    CHECK(never_doomed(r, valid));
     const std::string deep_too_long = handoff_test::envelope_around(
         nlohmann::json::parse(R"({"next": {"p1": "b", "next": {"next": {"p7": "long"}}}, "p0": "a"})"));
-    const auto verdict = stream_bytes(r, deep_too_long);
-    REQUIRE(verdict);
-    CHECK(verdict->offset < deep_too_long.find("\"p0\""));
-    CHECK(receive_reports(r, deep_too_long, verdict->what));
-    CHECK(handoff_fuzz::stream::disagreement(r, deep_too_long, 3).empty());
+    CHECK(doomed_as_received(r, deep_too_long).offset < deep_too_long.find("\"p0\""));
 }
 
 } // namespace test_stream_check
