@@ -11,6 +11,7 @@
 #include <cmath>   // floor, isfinite
 #include <cstddef> // size_t
 #include <cstdint> // int64_t, uint64_t
+#include <limits>  // numeric_limits
 #include <string>  // string
 
 namespace handoff::detail {
@@ -178,12 +179,25 @@ struct decimal {
     return out;
 }
 
+/// (a * 10) mod m, for a < m: by doubling and adding modulo m when a * 10 would not fit in 64
+/// bits (an integer divisor reaches 2^64 - 1), so no step ever overflows.
+[[nodiscard]] inline std::uint64_t times_ten_mod(std::uint64_t a, std::uint64_t m) noexcept {
+    constexpr std::uint64_t no_overflow = std::numeric_limits<std::uint64_t>::max() / 10;
+    if (a <= no_overflow) {
+        return (a * 10) % m;
+    }
+    const auto add_mod = [m](std::uint64_t x, std::uint64_t y) { return x >= m - y ? x - (m - y) : x + y; };
+    const std::uint64_t twice = add_mod(a, a);
+    const std::uint64_t eight = add_mod(add_mod(twice, twice), add_mod(twice, twice));
+    return add_mod(eight, twice);
+}
+
 /// Whether `value` is an integer multiple of `divisor` (> 0), exactly in base 10: with both as
 /// s * 10^e (trailing zeros stripped), value/divisor = (sv / sd) * 10^(ev - ed). When ev < ed,
 /// sd * 10^(ed - ev) has more trailing zeros than sv, so only 0 divides. Otherwise the question
 /// is whether sd divides sv * 10^(ev - ed): computed modulo sd, one power of ten at a time
-/// (remainders stay below sd < 10^17, so r * 10 never overflows; the loop runs at most ~650
-/// times, the spread of double exponents).
+/// (remainders stay below sd, which is below 2^64; the loop runs at most ~650 times, the spread
+/// of double exponents).
 [[nodiscard]] inline bool is_multiple_of(const nlohmann::json& value, const decimal& divisor) {
     const decimal v = to_decimal(value);
     if (v.significand == 0) {
@@ -194,7 +208,7 @@ struct decimal {
     }
     std::uint64_t r = v.significand % divisor.significand;
     for (int e = divisor.exponent; e < v.exponent && r != 0; ++e) {
-        r = (r * 10) % divisor.significand;
+        r = times_ten_mod(r, divisor.significand);
     }
     return r == 0;
 }
