@@ -437,6 +437,13 @@ TEST_CASE("A value whose levels refer twice to the level below is built once per
     REQUIRE_FALSE(long_array.ok());
     CHECK_THAT(*long_array.error, Catch::Matchers::ContainsSubstring("/properties/xs/items"));
     CHECK_THAT(*long_array.error, Catch::Matchers::ContainsSubstring("gave up after making 200000 values"));
+
+    // A string longer than the receiver reads is refused before it is built (4e8 bytes were).
+    const handoff::fixture_set long_string = handoff::make_fixtures(nlohmann::json::parse(
+        R"({"type": "object", "required": ["s"], "properties": {"s": {"type": "string", "minLength": 4e8}}})"));
+    REQUIRE_FALSE(long_string.ok());
+    CHECK_THAT(*long_string.error, Catch::Matchers::ContainsSubstring("/properties/s: minLength 400000000.0 is more "
+                                                                      "than 65536 bytes"));
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
 }
 

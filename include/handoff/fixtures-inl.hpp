@@ -374,7 +374,7 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
     fixture_options checked = options;
     checked.items_expected = std::max<std::uint64_t>(1, options.items_expected);
     const receiver<> receiver(task_schema, checked.receiving);
-    detail::value_generator generator(task_schema, checked.receiving.schema, checked.receiving.limits.max_values);
+    detail::value_generator generator(task_schema, checked.receiving.schema, checked.receiving.limits);
     const std::optional<nlohmann::json> result = generator.generate_object();
     fixture_set failed;
     if (!result) {

@@ -36,12 +36,13 @@ namespace handoff::detail {
 /// one schema, `anyOf`/`oneOf` try each branch merged with the rest of the schema.
 class value_generator {
 public:
-    /// `max_values`: building stops, with a failure, once this many values were made (the
-    /// receiver reads no more): a value that fits may be small to write yet huge to build, as
-    /// where each level's properties refer twice to the level below.
+    /// `limits`, the receiver's: building stops, with a failure, once `max_values` values were
+    /// made (the receiver reads no more): a value that fits may be small to write yet huge to
+    /// build, as where each level's properties refer twice to the level below. A string longer
+    /// than `max_string_bytes` is never built.
     explicit value_generator(const nlohmann::json& root, const schema_options& options = {},
-                             std::size_t max_values = parse_limits{}.max_values)
-        : root_(root), max_values_(max_values), options_(options) {
+                             const parse_limits& limits = {})
+        : root_(root), max_values_(limits.max_values), max_string_bytes_(limits.max_string_bytes), options_(options) {
         options_.dialect = compiled_schema::dialect_of(root, options); // subschemas read as the root
         if (root.is_object()) {
             for (const char* key : {"definitions", "$defs"}) {
@@ -208,7 +209,7 @@ private:
         } else if (type == "integer" || type == "number") {
             numbers(schema, type == "integer", out);
         } else if (type == "string") {
-            strings(schema, out);
+            strings(schema, at, out);
         } else if (type == "array") {
             arrays(schema, at, depth, out);
         } else if (type == "object") {
@@ -281,13 +282,20 @@ private:
         }
     }
 
-    static void strings(const nlohmann::json& schema, std::vector<nlohmann::json>& out) {
+    void strings(const nlohmann::json& schema, const std::string& at, std::vector<nlohmann::json>& out) {
         if (const auto f = schema.find("format"); f != schema.end() && f->is_string()) {
             if (auto v = format_example(f->get<std::string>())) {
                 out.emplace_back(std::move(*v));
             }
         }
-        const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minLength").value_or(0.0)));
+        const double min_length = std::max(0.0, number_at(schema, "minLength").value_or(0.0));
+        if (min_length > static_cast<double>(max_string_bytes_)) {
+            fail(at, "minLength " + json_text(schema.at("minLength")) + " is more than " +
+                         std::to_string(max_string_bytes_) +
+                         " bytes (parse_limits::max_string_bytes, the longest string the receiver reads)");
+            return;
+        }
+        const auto min = static_cast<std::size_t>(min_length);
         const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxLength").value_or(1.0e6)));
         const std::size_t length = std::min(std::max<std::size_t>(7, min), max);
         std::string text;
@@ -598,6 +606,7 @@ private:
     /// Values made so far (at most max_values_), and the value made for each schema text and
     /// depth (memo_key).
     std::size_t max_values_;
+    std::size_t max_string_bytes_;
     std::size_t made_ = 0;
     std::unordered_map<std::string, nlohmann::json> made_for_;
     /// Each schema text and depth found to have no value, and why.
