@@ -65,6 +65,7 @@ TEST_CASE("every recorded stream reads the same text and stop whatever the read 
     const row rows[] = {
         {"openai_chat_stop.sse", handoff::provider::openai, handoff::stop_class::complete, "stop"},
         {"openai_chat_length.sse", handoff::provider::openai, handoff::stop_class::truncated, "length"},
+        {"openai_chat_split_pair.sse", handoff::provider::openai, handoff::stop_class::complete, "stop"},
         {"openai_responses_incomplete.sse", handoff::provider::openai, handoff::stop_class::truncated,
          "max_output_tokens"},
         {"anthropic_max_tokens.sse", handoff::provider::anthropic, handoff::stop_class::truncated, "max_tokens"},
@@ -144,6 +145,31 @@ TEST_CASE("a doomed stream is known long before its last event", "[stream][provi
     REQUIRE(check.doomed());
     CHECK(check.doomed()->what.pointer == "/status");
     CHECK(read < sse.size() / 10);
+}
+
+TEST_CASE("a character whose UTF-16 halves arrive in two events is joined, not dropped", "[stream][provider]") {
+    // Each of the two events holds a lone surrogate escape, which is not JSON on its own.
+    const read_stream r = replay(handoff::provider::openai, transcript("openai_chat_split_pair.sse"), 9);
+    CHECK(r.problem.empty());
+    CHECK(r.text == "{\"status\": \"ok\", \"reason_code\": null, \"partial_result\": {\"note\": \"sun "
+                    "\xF0\x9F\x98\x80 and rain \xE2\x9B\x85\"}, \"schema_ok\": false}");
+    CHECK(nlohmann::json::parse(r.text).at("partial_result").at("note") == "sun \U0001F600 and rain \u26C5");
+
+    // A half whose other never comes stands as U+FFFD, and the stream says so.
+    const auto event = [](const std::string& content) {
+        return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + content + "\"}}]}\n\n";
+    };
+    handoff::provider_stream lone(handoff::provider::openai);
+    std::string text = lone.push(event("a\\ud83d") + event("b") + event("\\ude00c"));
+    text += lone.finish();
+    CHECK(text == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
+    CHECK(lone.problem() ==
+          "an event held half of a UTF-16 surrogate pair that the next did not complete: U+FFFD stands for it in the "
+          "reply");
+    // A backslash the model wrote before "ud83d" is text, not an escape: nothing to mend.
+    handoff::provider_stream literal(handoff::provider::openai);
+    CHECK(literal.push(event("\\\\ud83d")) == "\\ud83d");
+    CHECK(literal.problem().empty());
 }
 
 TEST_CASE("an event that is not JSON, or an error event, is a problem of the stream", "[stream][provider]") {

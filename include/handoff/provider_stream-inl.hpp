@@ -68,7 +68,16 @@ HANDOFF_INLINE std::string provider_stream::finish() {
     for (const detail::stream::sse_event& e : events) {
         text += read(e);
     }
+    text += halves_.finish();
+    note_lost_half();
     return text;
+}
+
+HANDOFF_INLINE void provider_stream::note_lost_half() {
+    if (halves_.lost_a_half()) {
+        set_problem("an event held half of a UTF-16 surrogate pair that the next did not complete: U+FFFD stands "
+                    "for it in the reply");
+    }
 }
 
 HANDOFF_INLINE void provider_stream::set_problem(std::string why) {
@@ -82,7 +91,11 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
     if (event.data == "[DONE]") {
         return text; // OpenAI Chat Completions' last event
     }
-    const std::optional<nlohmann::json> payload = detail::parse_document(event.data);
+    std::optional<nlohmann::json> payload = detail::parse_document(event.data);
+    const std::optional<std::string> mended = payload ? std::nullopt : detail::stream::with_stand_ins(event.data);
+    if (mended) {
+        payload = detail::parse_document(*mended); // a character's halves split across events
+    }
     if (!payload || !payload->is_object()) {
         set_problem("an event's data is not a JSON object");
         return text;
@@ -112,7 +125,12 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         break;
     case provider::json_schema: set_problem("json_schema names no provider stream"); break;
     }
-    return text;
+    if (!mended && !halves_.waiting()) {
+        return text;
+    }
+    std::string joined = halves_.join(text);
+    note_lost_half();
+    return joined;
 }
 
 // https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta)

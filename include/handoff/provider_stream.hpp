@@ -21,6 +21,7 @@
 // OpenAI-compatible endpoint streams OpenAI chunks: `provider::llama_cpp` reads both.
 
 #include <handoff/config.hpp>
+#include <handoff/detail/stream/split_surrogates.hpp>
 #include <handoff/detail/stream/sse_reader.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/stop_class.hpp>
@@ -61,9 +62,11 @@ private:
     void read_gemini(const nlohmann::json& chunk, std::string& text);
     void read_llama_cpp(const nlohmann::json& chunk, std::string& text);
     void set_problem(std::string why);
+    void note_lost_half();
 
     provider source_;
     detail::stream::sse_reader lines_;
+    detail::stream::surrogate_joiner halves_;
     stop_class stop_ = stop_class::other;
     std::string stop_reason_;
     std::string problem_;
