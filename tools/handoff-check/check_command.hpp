@@ -162,7 +162,13 @@ inline int run_check(const options& opts) {
         }
         std::istream& in = *opened;
         if (!opts.jsonl) {
-            check->check(handoff::detail::read_bounded(in, check->limit()), input);
+            // An input that cannot be read (a directory, EIO) is unreadable, not an empty reply.
+            if (const auto text = handoff::detail::read_bounded(in, check->limit())) {
+                check->check(*text, input);
+            } else {
+                std::cerr << "handoff-check: cannot read " << input << "\n";
+                unreadable = true;
+            }
             continue;
         }
         std::string line;
@@ -176,6 +182,11 @@ inline int run_check(const options& opts) {
             source.resize(prefix);
             source += std::to_string(number);
             check->check(line, source);
+        }
+        // The receipts of the lines read before a read error stand; the input is unreadable.
+        if (const auto& error = lines.error()) {
+            std::cerr << "handoff-check: cannot read " << input << ": " << *error << "\n";
+            unreadable = true;
         }
     }
     std::cout.flush();

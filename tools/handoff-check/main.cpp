@@ -5,6 +5,7 @@
 // line with CLI11 (command_line.hpp); a new command is one header and one line in `commands`.
 
 #include "check_command.hpp"
+#include "exit_status.hpp"
 #include "fixtures_command.hpp"
 #include "lint_command.hpp"
 #include "prompt_command.hpp"
@@ -12,7 +13,8 @@
 #include "schema_command.hpp"
 #include "stream_command.hpp"
 
-#include <ios>         // ios
+#include <ios>         // ios, ios_base
+#include <iostream>    // cout, cerr
 #include <string_view> // string_view
 
 namespace {
@@ -28,10 +30,8 @@ constexpr command commands[] = {
     {"fixtures", handoff_cli::run_fixtures}, {"stream", handoff_cli::run_stream_command},
 };
 
-} // namespace
-
-int main(int argc, char** argv) {
-    std::ios::sync_with_stdio(false);
+/// The command argv names (the check when its first word names none), run.
+int run(int argc, char** argv) {
     if (argc >= 2) {
         for (const command& c : commands) {
             if (std::string_view(argv[1]) == c.name) {
@@ -44,4 +44,20 @@ int main(int argc, char** argv) {
         return *stop;
     }
     return handoff_cli::run_check(opts);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::ios::sync_with_stdio(false);
+    try {
+        return run(argc, argv);
+    } catch (const std::ios_base::failure& e) {
+        // A backstop: each command says which input it could not read and goes on. A read()
+        // that fails where none is caught (libstdc++'s filebuf throws) is still unreadable
+        // input, exit 2, and the receipts already written are kept, not lost to an abort.
+        std::cout.flush();
+        std::cerr << "handoff-check: cannot read the input: " << e.code().message() << "\n";
+        return handoff_cli::exit_usage;
+    }
 }

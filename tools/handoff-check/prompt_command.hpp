@@ -6,7 +6,6 @@
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
-#include <handoff/detail/read_file.hpp>
 #include <handoff/handoff.hpp>
 
 #include <iostream>    // cin, cout, cerr
@@ -66,16 +65,18 @@ inline std::optional<int> parse_prompt_args(int argc, char** argv, prompt_args& 
     return read_dialect(command, *dialect_option, dialect_name, out.options.dialect);
 }
 
-/// The task schema file's text; exit 2 (said on stderr) when it is unreadable or not JSON.
+/// The task schema file's text, whole, as the check reads it (read_task_schema_text); nullopt
+/// after saying why on stderr (exit 2): unreadable, or the check's message for a file it refuses.
 inline std::optional<std::string> read_prompt_schema(const std::string& path) {
-    std::optional<std::string> text = handoff::detail::read_file(path, handoff::lint_options{}.limits.max_bytes);
-    if (!text) {
-        std::cerr << "handoff-check prompt: cannot read " << path << "\n";
+    std::optional<std::string> text;
+    try {
+        text = read_task_schema_text(path);
+    } catch (const handoff::schema_error& e) {
+        std::cerr << "handoff-check prompt: " << e.what() << "\n";
         return std::nullopt;
     }
-    if (nlohmann::json::parse(*text, nullptr, false).is_discarded()) {
-        std::cerr << "handoff-check prompt: schema file " << path << " is not valid JSON\n";
-        return std::nullopt;
+    if (!text) {
+        std::cerr << "handoff-check prompt: cannot read " << path << "\n";
     }
     return text;
 }

@@ -132,6 +132,10 @@ inline int run_report(const std::vector<std::string>& args, std::istream& in, st
         for (std::size_t number = 1; lines.next(line, parsed.options.max_line_bytes); ++number) {
             builder.add_line(line, path + ":" + std::to_string(number));
         }
+        if (const auto& error = lines.error()) { // a directory, EIO: not a short file
+            err << "handoff-check report: cannot read " << path << ": " << *error << "\n";
+            unreadable = true;
+        }
     }
     if (unreadable) {
         return exit_usage;

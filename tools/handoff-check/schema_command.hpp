@@ -6,8 +6,8 @@
 #include "command_line.hpp"
 #include "dialect_line.hpp"
 #include "exit_status.hpp"
+#include "schema_dirs.hpp"
 
-#include <handoff/detail/read_file.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -80,9 +80,16 @@ inline void print_schema_note(const handoff::schema_note& note, std::string_view
     }
 }
 
-/// The task schema file, parsed; nullopt after printing why (a usage error).
+/// The task schema file, parsed; nullopt after printing why (a usage error). A file that is not
+/// valid JSON gets the check's message (read_task_schema_text).
 inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string& path) {
-    const std::optional<std::string> text = handoff::detail::read_file(path, schema_file_limit);
+    std::optional<std::string> text;
+    try {
+        text = read_task_schema_text(path, schema_file_limit);
+    } catch (const handoff::schema_error& e) {
+        std::cerr << "handoff-check schema: " << e.what() << "\n";
+        return std::nullopt;
+    }
     if (!text) {
         std::cerr << "handoff-check schema: cannot read " << path << "\n";
         return std::nullopt;
@@ -91,6 +98,7 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
         std::cerr << "handoff-check schema: schema file " << path << " is over " << schema_file_limit << " bytes\n";
         return std::nullopt;
     }
+    // Valid JSON by now (the check parsed it): only its type can be wrong.
     auto schema = nlohmann::ordered_json::parse(*text, nullptr, false);
     if (schema.is_discarded() || !schema.is_object()) {
         std::cerr << "handoff-check schema: schema file " << path << " is not a JSON Schema object\n";

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // --schema-dir DIR, shared by the commands that read a task schema: the registry its `$ref`s are
-// resolved in, built one way for checking, linting and prompting.
+// resolved in, built one way for checking, linting and prompting; and the task schema file's
+// text, refused with the check's message when the check cannot read or parse it.
 
+#include <handoff/detail/read_file.hpp>
+#include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
-#include <string> // string
-#include <vector> // vector
+#include <cstddef>  // size_t
+#include <optional> // optional
+#include <string>   // string
+#include <vector>   // vector
 
 namespace handoff_cli {
 
@@ -20,6 +25,20 @@ inline handoff::schema_registry schema_registry_of(const std::vector<std::string
         registry.add_directory(dir);
     }
     return registry;
+}
+
+/// The text of the task schema file at `path`, at most `limit` + 1 bytes of it (read_file);
+/// nullopt when it cannot be read. Text within `limit` has been read the check's way too
+/// (schema_registry::read_json_file, what compiled_schema::from_file reads it with), so a file
+/// that is not valid JSON throws the check's own handoff::schema_error, word for word,
+/// whichever command reads it. Text over `limit` is the caller's to refuse.
+inline std::optional<std::string> read_task_schema_text(const std::string& path,
+                                                        std::size_t limit = handoff::detail::unbounded_read) {
+    std::optional<std::string> text = handoff::detail::read_file(path, limit);
+    if (text && text->size() <= limit) {
+        (void)handoff::schema_registry::read_json_file(path);
+    }
+    return text;
 }
 
 } // namespace handoff_cli
