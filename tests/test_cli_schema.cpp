@@ -303,6 +303,36 @@ TEST_CASE("handoff-check schema --for refuses what the check refuses, with the c
     CHECK(no_task.err_lines[0] == "handoff-check schema: --dialect needs --task-schema");
 }
 
+TEST_CASE("handoff-check schema escapes and caps the schema's keys in its notes as lint does",
+          "[cli][schema][escaping]") {
+    // Keys "a\e[31mRED\ab", "x" U+202E "y" NUL and 5000 bytes of "k", each made nullable for OpenAI
+    // (tests/fixtures/escaping/hostile_keys.schema.json).
+    const auto r = run_schema("--for openai --task-schema tests/fixtures/escaping/hostile_keys.schema.json");
+    CHECK(r.exit_status == 0);
+    REQUIRE(r.err_lines.size() >= 3);
+    std::size_t nullable = 0;
+    for (const std::string& line : r.err_lines) {
+        INFO(line.substr(0, 300));
+        for (const char raw : {'\x1b', '\x07', '\0', '\r'}) {
+            CHECK(line.find(raw) == std::string::npos);
+        }
+        CHECK(line.find("\xE2\x80\xAE") == std::string::npos); // U+202E
+        CHECK(line.size() < 600);
+        const bool task_key = line.rfind("/properties/partial_result/anyOf/0/properties/", 0) == 0;
+        nullable += task_key && line.find(": made nullable for openai: ") != std::string::npos ? 1 : 0;
+    }
+    CHECK(nullable == 3);
+    const std::string at = "/properties/partial_result/anyOf/0/properties/";
+    bool escaped = false;
+    bool bidi = false;
+    for (const std::string& line : r.err_lines) {
+        escaped = escaped || line.rfind(at + "a\\u001b[31mRED\\u0007b: made nullable for openai: ", 0) == 0;
+        bidi = bidi || line.rfind(at + "x\\u202ey\\u0000: made nullable for openai: ", 0) == 0;
+    }
+    CHECK(escaped);
+    CHECK(bidi);
+}
+
 } // namespace test_cli_schema
 
 #endif

@@ -451,4 +451,42 @@ TEST_CASE("ticket_triage dead letters in handoff's own validator's words classif
     CHECK(values.at("/partial_result/severity").counts().at("P0!!!") == 1);
 }
 
+
+TEST_CASE("the text report escapes and caps what the records hold: values, keys, request ids", "[report][escaping]") {
+    // Receipts handoff-check wrote for replies inventing the label "bill\e[2J\e]0;owned\aing" and a
+    // key "x\e[31mkey", and a dead letter whose request id holds ESC and U+202E and whose pointer
+    // holds a 2000-byte key (tests/fixtures/escaping/hostile_report.jsonl).
+    handoff::report_builder builder;
+    std::ifstream in(std::string(HANDOFF_FIXTURES_DIR) + "/escaping/hostile_report.jsonl", std::ios::binary);
+    REQUIRE(in);
+    std::string line;
+    for (std::size_t number = 1; std::getline(in, line); ++number) {
+        builder.add_line(line, "hostile\x1b[2J.jsonl:" + std::to_string(number));
+    }
+    builder.add_line("not json", "hostile\x1b[2J.jsonl:9");
+    const handoff::report& r = builder.result();
+    REQUIRE(r.total == 3);
+    // The aggregate keeps the exact text: the JSON form is exact, as documented.
+    const auto& values = r[handoff::failure_class::enum_violation].values;
+    REQUIRE(values.count("/partial_result/label") == 1);
+    CHECK(values.at("/partial_result/label").counts().count("bill\x1b[2J\x1b]0;owned\aing") == 1);
+
+    const std::string text = r.to_text();
+    INFO(text);
+    for (const char raw : {'\x1b', '\x07', '\0', '\r'}) {
+        CHECK(text.find(raw) == std::string::npos);
+    }
+    CHECK(text.find("\xE2\x80\xAE") == std::string::npos); // U+202E, a bidirectional control
+    CHECK(text.find("/partial_result/label: 'bill\\u001b[2J\\u001b]0;owned\\u0007ing' 1 times") != std::string::npos);
+    CHECK(text.find("/partial_result/x\\u001b[31mkey 1") != std::string::npos);
+    CHECK(text.find("req\\u001b[2J\\u202e<b>") != std::string::npos);
+    CHECK(text.find("hostile\\u001b[2J.jsonl:9: corrupt: not JSON") != std::string::npos);
+    // The 2000-byte key is cut as a pointer at the head of a message is, with the cut marker.
+    CHECK(text.find("... (") != std::string::npos);
+    std::istringstream lines(text);
+    while (std::getline(lines, line)) {
+        CHECK(line.size() < 600);
+    }
+}
+
 } // namespace test_report

@@ -14,7 +14,7 @@
 #include <fstream> // ifstream
 #include <map>     // map
 #include <set>     // set
-#include <sstream> // ostringstream
+#include <sstream> // istringstream, ostringstream
 #include <string>  // string
 #include <vector>  // vector
 
@@ -187,6 +187,50 @@ TEST_CASE("handoff-check lint --routes exits 2 on usage errors and unreadable fi
     CHECK(handoff_cli::run_lint_routes({routes_fixtures + "missing.json", ticket_schema_path}, out, err) == 2);
     CHECK(handoff_cli::run_lint_routes({ticket_schema_path + ".nope", ticket_schema_path}, out, err) == 2);
     CHECK(err.str().find("cannot read") != std::string::npos);
+}
+
+
+TEST_CASE("handoff-check lint --routes escapes and caps the table's keys and values as lint does",
+          "[route_table][cli][escaping]") {
+    // Keys "/label\e[31m" and "/" + 5000 bytes + BEL, and under "/label" a value holding ESC, U+202E
+    // and a newline (tests/fixtures/escaping/hostile_routes.json).
+    const std::string table = std::string(HANDOFF_FIXTURES_DIR) + "/escaping/hostile_routes.json";
+    std::ostringstream out;
+    std::ostringstream err;
+    CHECK(handoff_cli::run_lint_routes({table, ticket_schema_path}, out, err) == 1);
+    const std::string text = out.str();
+    INFO(text);
+    for (const char raw : {'\x1b', '\x07', '\r'}) {
+        CHECK(text.find(raw) == std::string::npos);
+    }
+    CHECK(text.find("\xE2\x80\xAE") == std::string::npos); // U+202E
+    CHECK(text.find(table + ":/label\\u001b[31m: routes.field_not_closed: the table routes on /label\\u001b[31m "
+                            "but the schema has no field there") != std::string::npos);
+    CHECK(text.find(table + ":/label: routes.unknown_value: the table routes \"bill\\u001b[2J\\u202e\\n\" at /label "
+                            "but the schema does not allow it (schema: abuse, billing, bug, how_to, human, outage)\n") !=
+          std::string::npos);
+    // The 5000-byte key is cut as a pointer at the head of a message is (160 bytes and the marker).
+    CHECK(text.find(":/" + std::string(159, 'k') + "... (5002 bytes): routes.field_not_closed") != std::string::npos);
+    std::istringstream lines(text);
+    std::size_t count = 0;
+    for (std::string line; std::getline(lines, line); ++count) {
+        CHECK(line.size() < table.size() + 600);
+    }
+    CHECK(count == 3);
+    CHECK(err.str().empty());
+
+    // The mismatch itself keeps the exact pointer and value; only the message is escaped.
+    const auto mismatches = handoff::check_routes(ticket_schema(), "/label\x1b[31m", {"x"});
+    REQUIRE(mismatches.size() == 1);
+    CHECK(mismatches[0].pointer == "/label\x1b[31m");
+    CHECK(mismatches[0].message.find('\x1b') == std::string::npos);
+    try {
+        (void)handoff::route_table<std::string>::build(ticket_schema(), "/label\x1b[31m", {{"x", "y"}});
+        FAIL("build accepted a table on a pointer the schema lacks");
+    } catch (const handoff::route_table_error& e) {
+        CHECK(std::string(e.what()).find('\x1b') == std::string::npos);
+        CHECK(std::string(e.what()).find("\n/label\\u001b[31m: routes.field_not_closed") != std::string::npos);
+    }
 }
 
 } // namespace test_route_table

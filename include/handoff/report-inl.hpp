@@ -6,6 +6,7 @@
 
 #include <handoff/report.hpp>
 
+#include <handoff/detail/text.hpp>
 #include <handoff/failure_class.hpp>
 
 #include <nlohmann/json.hpp>
@@ -374,14 +375,26 @@ HANDOFF_INLINE nlohmann::ordered_json report::to_json() const {
 
 namespace detail::report_detail {
 
-HANDOFF_INLINE std::string top_counts(const bounded_counts& counts, std::size_t n, bool quote) {
+// The text table is read on a terminal: every string in it that came from a record (a request
+// id, a pointer, a code, an invented value, a file name) is escaped and capped as a message is
+// (docs/security.md), never printed raw. The JSON form keeps them exact; the HTML form escapes
+// them for HTML.
+inline constexpr std::size_t text_pointer_bytes = 160; // as message_pointer
+inline constexpr std::size_t text_value_bytes = 64;    // as quote_untrusted
+inline constexpr std::size_t text_sample_bytes = 200;  // as the HTML report's cells
+inline constexpr std::size_t text_line_bytes = 1024;   // a skipped line: "source: corrupt: why"
+
+/// The `n` most frequent keys with their counts, each key escaped and capped at `max_bytes`;
+/// `quote` puts a key between single quotes and says "times" (invented values).
+HANDOFF_INLINE std::string top_counts(const bounded_counts& counts, std::size_t n, bool quote, std::size_t max_bytes) {
     std::string out;
     std::size_t shown = 0;
     for (const auto& [key, count] : counts.sorted()) {
         if (shown++ == n) {
             break;
         }
-        out += (out.empty() ? "" : ", ") + (quote ? "'" + key + "'" : key) + " " + std::to_string(count) +
+        const std::string shown_key = escape_untrusted(key, max_bytes);
+        out += (out.empty() ? "" : ", ") + (quote ? "'" + shown_key + "'" : shown_key) + " " + std::to_string(count) +
                (quote ? " times" : "");
     }
     return out;
@@ -395,17 +408,18 @@ HANDOFF_INLINE std::string class_row(const report& r, failure_class c) {
                   s.last_seen.empty() ? "-" : s.last_seen.c_str());
     std::string out = head;
     for (std::size_t i = 0; i < s.samples.size(); ++i) {
-        out += (i == 0 ? "" : ", ") + s.samples[i];
+        out += (i == 0 ? "" : ", ") + escape_untrusted(s.samples[i], text_sample_bytes);
     }
     out += "\n";
     if (!s.pointers.empty()) {
-        out += "    pointers: " + top_counts(s.pointers, 5, false) + "\n";
+        out += "    pointers: " + top_counts(s.pointers, 5, false, text_pointer_bytes) + "\n";
     }
     if (c == failure_class::semantic && !s.codes.empty()) {
-        out += "    checks: " + top_counts(s.codes, 5, false) + "\n";
+        out += "    checks: " + top_counts(s.codes, 5, false, text_value_bytes) + "\n";
     }
     for (const auto& [pointer, values] : s.values) {
-        out += "    " + pointer + ": " + top_counts(values, 5, true) + "\n";
+        out += "    " + escape_untrusted(pointer, text_pointer_bytes) + ": " +
+               top_counts(values, 5, true, text_value_bytes) + "\n";
     }
     return out;
 }
@@ -436,7 +450,7 @@ HANDOFF_INLINE std::string report::to_text() const {
     }
     out += "skipped: " + std::to_string(corrupt) + " corrupt, " + std::to_string(foreign) + " foreign\n";
     for (const std::string& line : skipped_named) {
-        out += "  " + line + "\n";
+        out += "  " + detail::escape_untrusted(line, detail::report_detail::text_line_bytes) + "\n";
     }
     return out;
 }

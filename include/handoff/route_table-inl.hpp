@@ -7,6 +7,7 @@
 #include <handoff/route_table.hpp>
 
 #include <handoff/detail/schema/refs.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,7 @@ HANDOFF_INLINE route_table_error::route_table_error(std::vector<route_mismatch> 
 HANDOFF_INLINE std::string route_table_error::describe(const std::vector<route_mismatch>& mismatches) {
     std::string out = "handoff: the routing table does not match the task schema";
     for (const route_mismatch& m : mismatches) {
-        out += "\n" + m.pointer + ": " + std::string(to_string(m.kind)) + ": " + m.message;
+        out += "\n" + detail::message_pointer(m.pointer) + ": " + std::string(to_string(m.kind)) + ": " + m.message;
     }
     return out;
 }
@@ -88,12 +89,14 @@ HANDOFF_INLINE std::string spelling(const nlohmann::json& value) {
     return value.is_string() ? value.get<std::string>() : value.dump();
 }
 
+/// The values as a message lists them: each escaped and capped (a table's key, an enum value:
+/// untrusted text that may hold newlines or ANSI escapes), the whole list capped too.
 HANDOFF_INLINE std::string join(const std::set<std::string>& values) {
     std::string out;
     for (const std::string& v : values) {
-        out += (out.empty() ? "" : ", ") + v;
+        out += (out.empty() ? "" : ", ") + escape_untrusted(v, 64);
     }
-    return out;
+    return clip_untrusted(out, 1024, clip_form::as_is); // already escaped: only capped
 }
 
 } // namespace detail::routes
@@ -129,11 +132,14 @@ HANDOFF_INLINE std::optional<std::set<std::string>> allowed_values(const nlohman
 /// lacks, then values the schema lacks, each sorted; empty when they match exactly.
 HANDOFF_INLINE std::vector<route_mismatch> check_routes(const nlohmann::json& schema, std::string_view pointer,
                                                         const std::set<std::string>& table_values) {
+    // The messages name the pointer and the values escaped and capped (docs/security.md); the
+    // mismatch's pointer and value fields stay exact.
     const std::string at(pointer);
+    const std::string shown_at = detail::message_pointer(at);
     const auto allowed = allowed_values(schema, pointer);
     if (!allowed) {
         return {{route_mismatch_kind::field_not_closed, at, "",
-                 "the table routes on " + at +
+                 "the table routes on " + shown_at +
                      " but the schema has no field there with an enum or const to check the table against"}};
     }
     std::vector<route_mismatch> out;
@@ -141,17 +147,17 @@ HANDOFF_INLINE std::vector<route_mismatch> check_routes(const nlohmann::json& sc
     const std::string allowed_list = detail::routes::join(*allowed);
     for (const std::string& v : *allowed) {
         if (table_values.count(v) == 0) {
-            std::string message = "the schema allows \"";
-            message.append(v).append("\" at ").append(at).append(" but the table has no handler for it (table: ");
-            message.append(table).append(")");
+            std::string message = "the schema allows ";
+            message.append(detail::quote_untrusted(v)).append(" at ").append(shown_at);
+            message.append(" but the table has no handler for it (table: ").append(table).append(")");
             out.push_back({route_mismatch_kind::missing_handler, at, v, std::move(message)});
         }
     }
     for (const std::string& v : table_values) {
         if (allowed->count(v) == 0) {
-            std::string message = "the table routes \"";
-            message.append(v).append("\" at ").append(at).append(" but the schema does not allow it (schema: ");
-            message.append(allowed_list).append(")");
+            std::string message = "the table routes ";
+            message.append(detail::quote_untrusted(v)).append(" at ").append(shown_at);
+            message.append(" but the schema does not allow it (schema: ").append(allowed_list).append(")");
             out.push_back({route_mismatch_kind::unknown_value, at, v, std::move(message)});
         }
     }

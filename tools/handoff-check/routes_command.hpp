@@ -7,6 +7,7 @@
 #include "exit_status.hpp"
 
 #include <handoff/detail/read_file.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/route_table.hpp>
 #include <handoff/schema.hpp>
 
@@ -36,9 +37,10 @@ inline std::optional<nlohmann::json> read_json_file(const std::string& path, std
     return value;
 }
 
-/// One line per mismatch, FILE:POINTER: code: message; exit 1 on any, 0 when the routing table
-/// matches, 2 for a usage error, an unreadable or malformed file, or a schema the check refuses
-/// when read with `schema_options` (its message said as the check says it).
+/// One line per mismatch, FILE:POINTER: code: message (the pointer escaped and capped as lint's
+/// are); exit 1 on any, 0 when the routing table matches, 2 for a usage error, an unreadable or
+/// malformed file, or a schema the check refuses when read with `schema_options` (its message
+/// said as the check says it).
 inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                            const handoff::schema_options& schema_options = {}) {
     if (args.size() != 2) {
@@ -63,7 +65,8 @@ inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& o
     std::size_t findings = 0;
     for (const auto& [pointer, routes] : routing_table->items()) {
         if (!routes.is_object()) {
-            err << "handoff-check lint: " << args[0] << ": " << pointer << " must map values to handler names\n";
+            err << "handoff-check lint: " << args[0] << ": " << handoff::detail::message_pointer(pointer)
+                << " must map values to handler names\n";
             return exit_usage;
         }
         std::set<std::string> values;
@@ -71,7 +74,9 @@ inline int run_lint_routes(const std::vector<std::string>& args, std::ostream& o
             values.insert(route.key());
         }
         for (const handoff::route_mismatch& m : handoff::check_routes(*schema, pointer, values)) {
-            out << args[0] << ":" << m.pointer << ": " << to_string(m.kind) << ": " << m.message << '\n';
+            // The table's key is untrusted text: escaped and capped as lint's pointers are.
+            out << args[0] << ":" << handoff::detail::message_pointer(m.pointer) << ": " << to_string(m.kind) << ": "
+                << m.message << '\n';
             ++findings;
         }
     }

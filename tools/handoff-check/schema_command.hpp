@@ -50,31 +50,35 @@ inline constexpr std::size_t schema_file_limit = std::size_t{4} << 20;
 
 /// One stderr line per note, led by the pointer into the merged draft-07 schema.
 inline void print_schema_note(const handoff::schema_note& note, std::string_view target) {
-    const std::string pointer = note.pointer.empty() ? "(root)" : note.pointer;
+    // The schema's keys and values are untrusted text: escaped and capped as lint's are.
+    const std::string pointer = note.pointer.empty() ? "(root)" : handoff::detail::message_pointer(note.pointer);
     // A null value is a keyword the original schema did not have (an object closed by default).
-    const std::string value = note.value.is_null()
-                                  ? std::string("(absent)")
-                                  : note.value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    const std::string value =
+        note.value.is_null()
+            ? std::string("(absent)")
+            : handoff::detail::escape_untrusted(
+                  note.value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace), 160);
+    const std::string keyword = handoff::detail::escape_untrusted(note.keyword, 64);
     switch (note.kind) {
     case handoff::schema_note_kind::not_enforced:
-        std::cerr << pointer << ": " << note.keyword << " " << value << " not enforced by " << target
+        std::cerr << pointer << ": " << keyword << " " << value << " not enforced by " << target
                   << "; the receiver still checks it\n";
         return;
     case handoff::schema_note_kind::tightened:
-        std::cerr << pointer << ": " << note.keyword << " " << value << " tightened by " << target << ": " << note.note
+        std::cerr << pointer << ": " << keyword << " " << value << " tightened by " << target << ": " << note.note
                   << "\n";
         return;
     case handoff::schema_note_kind::made_nullable:
         std::cerr << pointer << ": made nullable for " << target << ": " << note.note << "\n";
         return;
     case handoff::schema_note_kind::limit_exceeded:
-        std::cerr << "handoff-check schema: over the " << target << " limit " << note.keyword << ": " << value << "\n";
+        std::cerr << "handoff-check schema: over the " << target << " limit " << keyword << ": " << value << "\n";
         return;
     case handoff::schema_note_kind::weakened:
-        std::cerr << pointer << ": " << note.keyword << " weakened for " << target << ": " << note.note << "\n";
+        std::cerr << pointer << ": " << keyword << " weakened for " << target << ": " << note.note << "\n";
         return;
     case handoff::schema_note_kind::near_limit:
-        std::cerr << "handoff-check schema: warning: near the " << target << " size " << note.keyword << ": " << value
+        std::cerr << "handoff-check schema: warning: near the " << target << " size " << keyword << ": " << value
                   << "\n";
         return;
     }
