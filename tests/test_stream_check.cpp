@@ -390,6 +390,24 @@ TEST_CASE("a reply past the byte limit is doomed at the first byte over it", "[s
     CHECK(receive_reports(small, text, verdict->what));
 }
 
+TEST_CASE("a part judged on its own names the task schema's places as receive does", "[stream]") {
+    // The part of "v" and the item part of "w" are compiled on their own; a message quoting a
+    // place of the schema names it from the task schema's root (and file), not from the part.
+    const std::string path = handoff_test::fixture_path("schemas/stream_places.schema.json");
+    const handoff::receiver<> from_file(handoff::compiled_schema::from_file(path));
+    const handoff::receiver<> from_json(
+        handoff::compiled_schema::from_json(handoff_test::read_fixture_json("schemas/stream_places.schema.json")));
+    const std::string head = R"({"status": "ok", "reason_code": null, "schema_ok": true, "partial_result": )";
+    const std::string tail = R"(, "coverage": {"items_expected": 1, "items_completed": 1, "unit": "notes",)"
+                             R"( "fraction": 1.0}, "steps": {"completed": ["read"], "remaining": []}})";
+    for (const handoff::receiver<>* r : {&from_file, &from_json}) {
+        const handoff::stream_verdict v = doomed_as_received(*r, head + R"({"v": [1]})" + tail);
+        CHECK_THAT(v.what.message, Catch::Matchers::Contains("/properties/v/contains"));
+        const handoff::stream_verdict w = doomed_as_received(*r, head + R"({"w": ["a", 2]})" + tail);
+        CHECK_THAT(w.what.message, Catch::Matchers::Contains("/properties/w/items/not"));
+    }
+}
+
 TEST_CASE("a strict receiver dooms a byte order mark and anything after the value", "[stream]") {
     const auto bom = stream_bytes(strict_receiver(), "\xEF\xBB\xBF{}");
     REQUIRE(bom);

@@ -94,6 +94,10 @@ HANDOFF_INLINE bool compiled_schema::one_reading() const noexcept { return state
 
 HANDOFF_INLINE std::size_t compiled_schema::node_count() const noexcept { return state_->compiled.nodes.size(); }
 
+HANDOFF_INLINE const std::string& compiled_schema::where_of(std::int32_t node) const {
+    return state_->compiled.nodes.at(static_cast<std::size_t>(node)).where;
+}
+
 HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part) const {
     // $dynamicRef and $recursiveRef resolve by the path taken from the root: a walk that
     // starts below it could resolve them otherwise.
@@ -121,7 +125,8 @@ HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, cons
 HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& schema, const std::string& uri,
                                                         const schema_registry* registry,
                                                         std::vector<std::filesystem::path> folders,
-                                                        const schema_options& options) {
+                                                        const schema_options& options,
+                                                        const std::string& where_prefix) {
     // Copying a JSON value recurses once per level: a document nested past what any schema
     // can be is refused before it is copied or walked, whatever the stack.
     if (detail::nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
@@ -139,6 +144,11 @@ HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& sc
         state->compiled = compiler.compile(state->document, dialect);
     } catch (const std::filesystem::filesystem_error& e) {
         throw schema_error(std::string("a schema file cannot be read: ") + e.what());
+    }
+    for (detail::schema_node& n : state->compiled.nodes) {
+        if (n.where.empty() || n.where.front() == '/') { // a place in this document, not by an $id
+            n.where.insert(0, where_prefix);
+        }
     }
     compiled_schema out;
     out.state_ = std::move(state);

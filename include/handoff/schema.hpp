@@ -101,15 +101,20 @@ private:
     [[nodiscard]] bool one_reading() const noexcept;
     /// How many subschemas it compiled to.
     [[nodiscard]] std::size_t node_count() const noexcept;
+    /// The place a node's messages name (a pointer, or a URI with one); `node` < node_count().
+    [[nodiscard]] const std::string& where_of(std::int32_t node) const;
     [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value) const;
     [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
                                            std::string_view base_pointer, step step_of_problems,
                                            const char* code = codes::task_schema) const;
 
+    /// `where_prefix`: the place of `schema` inside a larger schema it was taken from, put before
+    /// every place its messages name (a subschema compiled on its own names places as the
+    /// whole schema does).
     [[nodiscard]] static compiled_schema compile(const nlohmann::json& schema, const std::string& uri,
                                                  const schema_registry* registry,
                                                  std::vector<std::filesystem::path> folders,
-                                                 const schema_options& options);
+                                                 const schema_options& options, const std::string& where_prefix = {});
 
     compiled_schema() = default;
 

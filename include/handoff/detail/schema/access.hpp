@@ -27,6 +27,16 @@ struct compiled_schema_access {
         return compiled_schema::compile(schema, uri, registry, std::move(folders), options);
     }
 
+    /// A schema taken from a larger one, at place `where` there (its root node's where_of),
+    /// compiled on its own: its messages name its places as the larger schema's do.
+    [[nodiscard]] static compiled_schema compile_part(const nlohmann::json& part, const std::string& where,
+                                                      const schema_options& options) {
+        return compiled_schema::compile(part, "", nullptr, {}, options, where);
+    }
+    [[nodiscard]] static const std::string& where_of(const compiled_schema& s, std::int32_t node) {
+        return s.where_of(node);
+    }
+
     /// A subschema of a compiled schema judged in place (compiled_schema::node_of).
     [[nodiscard]] static std::int32_t node_of(const compiled_schema& s, const nlohmann::json* part) {
         return s.node_of(part);

@@ -79,7 +79,7 @@ public:
         options_.dialect = root_.dialect(); // a part read alone is read in its schema's dialect
         if (followed_) {
             alone_budget_ = std::max(min_alone_budget, compiled_schema_access::node_count(root_));
-            compile_parts(&root_.document(), 0);
+            compile_parts(&root_.document(), 0, compiled_schema_access::where_of(root_, 0)); // node 0: the root
             compile_result_schema();
         }
     }
@@ -257,7 +257,8 @@ private:
     /// The parts below `s` (the members' and the items' schemas), compiled deepest first, so
     /// that a member's part knows whether its item part is judged on its own; `depth` bounds
     /// the walk on a schema nested absurdly deep (0: `s` is the root, its parts the members').
-    void compile_parts(const nlohmann::json* s, std::size_t depth) {
+    /// `where`: the place of `s` as the task schema's messages name it.
+    void compile_parts(const nlohmann::json* s, std::size_t depth, const std::string& where) {
         if (s == nullptr || depth > 64) {
             return;
         }
@@ -265,33 +266,35 @@ private:
         if (!followable(s)) {
             return;
         }
-        std::vector<const nlohmann::json*> below;
+        std::vector<std::pair<const nlohmann::json*, std::string>> below;
         if (const auto props = s->find("properties"); props != s->end() && props->is_object()) {
+            const std::string at = pointer_child(where, "properties");
             for (const auto& p : props->items()) {
-                below.push_back(&p.value());
+                below.emplace_back(&p.value(), pointer_child(at, p.key()));
             }
         }
         for (const char* keyword : {"additionalProperties", "items", "additionalItems"}) {
             const auto it = s->find(keyword);
+            const std::string at = pointer_child(where, keyword);
             if (it != s->end() && it->is_array()) {
-                for (const nlohmann::json& item : *it) {
-                    below.push_back(&item);
+                for (std::size_t i = 0; i < it->size(); ++i) {
+                    below.emplace_back(&(*it)[i], pointer_child(at, std::to_string(i)));
                 }
             } else if (it != s->end()) {
-                below.push_back(it.operator->());
+                below.emplace_back(it.operator->(), at);
             }
         }
-        for (const nlohmann::json* part : below) {
-            compile_parts(part, depth + 1);
+        for (const auto& [part, at] : below) {
+            compile_parts(part, depth + 1, at);
             if (parts_.count(part) == 0 && !is_trivial(*part)) {
-                compile_one(part, depth == 0);
+                compile_one(part, depth == 0, at);
             }
         }
     }
 
     /// Compiled on its own while the budget lasts (its objects, and the weight of a compiled
     /// schema's own state), else judged in place.
-    void compile_one(const nlohmann::json* part, bool member) {
+    void compile_one(const nlohmann::json* part, bool member, const std::string& where) {
         const std::size_t left = alone_budget_ - alone_spent_; // spent <= budget: a compile must fit
         const std::size_t room = left > alone_compile_weight ? left - alone_compile_weight : 0;
         const std::size_t size = count_values(*part, is_schema_object, room); // up to room + 1
@@ -299,7 +302,8 @@ private:
         const nlohmann::json alone = !affordable ? nlohmann::json() : member ? without_judged(*part, false) : *part;
         if (affordable && !refers(alone)) {
             try {
-                parts_.emplace(part, part_judge(compiled_schema::from_json(alone, options_)));
+                // Its messages name the part's places as the task schema's own do.
+                parts_.emplace(part, part_judge(compiled_schema_access::compile_part(alone, where, options_)));
                 alone_spent_ += size + alone_compile_weight;
                 return;
             } catch (const schema_error&) {
@@ -360,7 +364,7 @@ private:
             return;
         }
         try {
-            result_ = compiled_schema::from_json(reduced, options_);
+            result_ = compiled_schema_access::compile_part(reduced, compiled_schema_access::where_of(root_, 0), options_);
         } catch (const schema_error&) {
             // The whole schema is used.
         }
