@@ -66,6 +66,53 @@ TEST_CASE("handoff-check stream stops at a doomed reply with doomed_at and exits
     CHECK(r.receipt.at("problems").at(0).at("pointer") == "/status");
 }
 
+TEST_CASE("handoff-check stream routes a capped reply whose partial result fails, as handoff-check does",
+          "[cli][stream]") {
+    // A task-schema failure beside "capped" is a downgrade, not REPAIR: the stream reads on, with
+    // the status before partial_result or after it.
+    for (const char* name : {"stream_capped_bad_record.json", "stream_capped_bad_record_status_last.json"}) {
+        INFO(name);
+        const std::string file = fixtures + "cli/" + name;
+        const run_result streamed = run("cat '" + file + "'", "--task-schema '" + records_schema + "'");
+        const handoff_test::shell_result whole =
+            handoff_test::run_shell("'" + exe + "' --task-schema '" + records_schema + "' - < '" + file + "'");
+        REQUIRE_FALSE(streamed.receipt.is_discarded());
+        CHECK(streamed.exit_status == 0);
+        CHECK(streamed.out == whole.out);
+        CHECK(streamed.receipt.at("route") == "SPLIT");
+    }
+    // Beside "ok", the same failure decides REPAIR at the record's end.
+    const run_result ok = run(cat("cli/stream_ok_bad_record.json"), "--task-schema '" + records_schema + "'");
+    REQUIRE_FALSE(ok.receipt.is_discarded());
+    CHECK(ok.exit_status == 1);
+    CHECK(ok.receipt.at("route") == "REPAIR");
+    CHECK(ok.receipt.at("step") == "task_schema");
+    CHECK(ok.receipt.contains("doomed_at"));
+}
+
+TEST_CASE("handoff-check stream reads the task schema in the dialect --dialect names, as the check does",
+          "[cli][stream]") {
+    // Without $schema, ref_sibling.schema.json reads as draft-07 (its $ref's maxItems ignored);
+    // named 2020-12, its maxItems applies.
+    const std::string schema = fixtures + "dialect_cli/ref_sibling.schema.json";
+    const std::string reply = fixtures + "dialect_cli/four_codes.json";
+    for (const std::string dialect : {"", " --dialect 2020-12"}) {
+        INFO(dialect);
+        const std::string args = "--task-schema '" + schema + "'" + dialect;
+        const run_result streamed = run("cat '" + reply + "'", args);
+        const handoff_test::shell_result whole = handoff_test::run_shell("'" + exe + "' " + args + " - < '" + reply + "'");
+        REQUIRE_FALSE(streamed.receipt.is_discarded());
+        CHECK(streamed.receipt.at("route") == (dialect.empty() ? "ACCEPT" : "REPAIR"));
+        CHECK(streamed.exit_status == whole.exit_status);
+        if (dialect.empty()) {
+            CHECK(streamed.out == whole.out);
+        } else {
+            CHECK(streamed.receipt.at("problems").at(0).at("pointer") == "/partial_result/codes");
+        }
+    }
+    CHECK(run("cat '" + reply + "'", "--dialect draft-99").exit_status == 2);
+}
+
 TEST_CASE("handoff-check stream exits on a doomed reply while stdin stays open", "[cli][stream]") {
     // The writer keeps stdin open, writing a space every 0.1 s until the pipe breaks (when
     // handoff-check has exited) or 20 s pass: a check that waited for the end would take 20 s.

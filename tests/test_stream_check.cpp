@@ -390,6 +390,52 @@ TEST_CASE("a reply past the byte limit is doomed at the first byte over it", "[s
     CHECK(receive_reports(small, text, verdict->what));
 }
 
+TEST_CASE("a layout the stream leaves to the whole text is still doomed at the byte limit", "[stream]") {
+    handoff::receiver_options o;
+    o.limits.max_bytes = 100;
+    const handoff::receiver<> small(o);
+    const std::string text = "```{json}\n{\"status\": \"ok\", \"x\": \"" + std::string(200, 'x');
+    const auto verdict = stream_bytes(small, text);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == 100);
+    CHECK(verdict->what.code == handoff::codes::parse_limit_bytes);
+    CHECK(receive_reports(small, text, verdict->what));
+}
+
+TEST_CASE("a raw NUL where the object's grammar continues dooms the reply at the NUL", "[stream]") {
+    // nlohmann's parser takes a NUL for the end of its input: that must not read as a reply
+    // merely cut short, which a continuation could complete.
+    for (const std::string& text : {std::string("{\"status\": \"ok\"\0, \"partial_result\": null}", 41),
+                                    std::string("{\"status\":\0\"ok\"}", 16)}) {
+        INFO(text.size());
+        const handoff::stream_verdict verdict = doomed_as_received(sections_receiver(), text);
+        CHECK(verdict.offset == text.find('\0'));
+        CHECK(verdict.what.code == handoff::codes::parse_syntax);
+    }
+    // Past the limit, the same prefix is still doomed at its NUL, not left open.
+    const std::string padded = std::string("{\"status\": \"ok\"\0", 16) + std::string(2'000'000, ' ');
+    const auto verdict = stream_bytes(sections_receiver(), padded);
+    REQUIRE(verdict);
+    CHECK(verdict->offset == padded.find('\0'));
+}
+
+TEST_CASE("envelope_status says whether a task-schema verdict stands beside ok or capped", "[stream]") {
+    const auto status_at_verdict = [](const std::string& relative) {
+        const std::string text = handoff_test::read_fixture(relative);
+        handoff::stream_check<> check(records_receiver());
+        for (std::size_t i = 0; i < text.size() && !check.doomed(); ++i) {
+            check.push(text.substr(i, 1));
+        }
+        REQUIRE(check.doomed());
+        CHECK(check.doomed()->what.step == handoff::step::task_schema);
+        CHECK(check.doomed()->what.pointer == "/partial_result/records/1/price");
+        return check.envelope_status();
+    };
+    CHECK(status_at_verdict("cli/stream_ok_bad_record.json") == handoff::status::ok);
+    CHECK(status_at_verdict("cli/stream_capped_bad_record.json") == handoff::status::capped);
+    CHECK_FALSE(status_at_verdict("cli/stream_capped_bad_record_status_last.json").has_value());
+}
+
 TEST_CASE("a part judged on its own names the task schema's places as receive does", "[stream]") {
     // The part of "v" and the item part of "w" are compiled on their own; a message quoting a
     // place of the schema names it from the task schema's root (and file), not from the part.

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// handoff-check stream [--task-schema FILE] [--schema-dir DIR]... [--strict]
+// handoff-check stream [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...] [--strict]
 //                      [--sse openai|anthropic|gemini|llama_cpp]
 // One reply read from stdin as it arrives, raw or as a provider's server-sent events. It stops
-// at the first byte that dooms the reply, printing a receipt line with "doomed_at" (that
-// byte's offset in the reply text) without waiting for stdin to close, so a pipeline can drop
-// the connection. Otherwise, at the end of the input, the receipt handoff-check prints for the
-// whole text, with "salvage" when a provider stream ended at its token cap.
+// at the first byte that dooms the reply to REPAIR, printing a receipt line with "doomed_at"
+// (that byte's offset in the reply text) without waiting for stdin to close, so a pipeline can
+// drop the connection. Otherwise, at the end of the input, the receipt handoff-check prints for
+// the whole text, with "salvage" when a provider stream ended at its token cap: so for a
+// task-schema failure beside a status other than "ok", which the routing table may still route.
 
 #include "command_line.hpp"
 #include "exit_status.hpp"
@@ -26,14 +27,18 @@
 namespace handoff_cli {
 
 constexpr const char* stream_usage_text =
-    "usage: handoff-check stream [--task-schema FILE [--schema-dir DIR]...] [--strict]\n"
+    "usage: handoff-check stream [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...] [--strict]\n"
     "                            [--sse openai|anthropic|gemini|llama_cpp]\n"
     "\n"
     "Checks one reply from stdin as it arrives. Exits at the byte that dooms it (no\n"
     "continuation can pass the parse, envelope and task-schema steps) with \"doomed_at\"\n"
     "in the receipt; otherwise prints the receipt of the whole text at the end of input.\n"
+    "A task-schema failure beside a status other than \"ok\" is read to the end: a\n"
+    "capped reply's failure is a downgrade the routing table still routes.\n"
     "\n"
     "  --task-schema FILE  JSON Schema for partial_result\n"
+    "  --dialect NAME      its dialect when it declares no $schema: draft-04, draft-06,\n"
+    "                      draft-07, 2019-09 or 2020-12\n"
     "  --schema-dir DIR    schemas its $refs may name; repeatable\n"
     "  --strict            no tolerance: no code fences, prose or BOM around the JSON\n"
     "  --sse PROVIDER      stdin is the provider's streaming response (server-sent\n"
@@ -45,6 +50,7 @@ constexpr const char* stream_usage_text =
 struct stream_options {
     std::optional<std::string> task_schema;
     std::vector<std::string> schema_dirs;
+    std::optional<handoff::schema_dialect> dialect;
     std::optional<handoff::provider> sse;
     bool strict = false;
 };
@@ -74,16 +80,27 @@ inline void add_salvage(std::string& line, const handoff::stream_salvage& salvag
 inline handoff::receiver<> stream_receiver(const stream_options& opts) {
     handoff::receiver_options options;
     options.strict = opts.strict;
+    options.schema.dialect = opts.dialect;
     if (!opts.task_schema) {
         return handoff::receiver<>(options);
     }
     const handoff::schema_registry registry = schema_registry_of(opts.schema_dirs);
-    return handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry), options);
+    return handoff::receiver<>(handoff::compiled_schema::from_file(*opts.task_schema, registry, options.schema),
+                               options);
+}
+
+/// Whether the check's verdict already decides the receipt: REPAIR. A task-schema verdict does
+/// so only beside "status": "ok"; beside "capped" (or a status not read yet) the envelope may
+/// still be routed, which only the whole reply says.
+inline bool route_decided(const handoff::stream_check<>& check) {
+    const auto& verdict = check.doomed();
+    return verdict && (verdict->what.step != handoff::step::task_schema ||
+                       check.envelope_status() == handoff::status::ok);
 }
 
 /// Reads `in` as it arrives (one read of what the pipe has at a time), pushing each piece to
 /// `check` through the provider's events when `events` is set. True when the input ended
-/// without a verdict.
+/// before a verdict that decides the receipt.
 inline bool read_until_doomed(std::streambuf& in, handoff::stream_check<>& check,
                               std::optional<handoff::provider_stream>& events) {
     std::array<char, 65536> buffer{};
@@ -93,14 +110,14 @@ inline bool read_until_doomed(std::streambuf& in, handoff::stream_check<>& check
             in.sgetn(buffer.data(), std::min<std::streamsize>(ready, static_cast<std::streamsize>(buffer.size())));
         const std::string_view piece(buffer.data(), static_cast<std::size_t>(std::max<std::streamsize>(got, 0)));
         check.push(events ? std::string_view(events->push(piece)) : piece);
-        if (check.doomed()) {
+        if (route_decided(check)) {
             return false;
         }
     }
     if (events) {
         check.push(events->finish());
     }
-    return !check.doomed();
+    return !route_decided(check);
 }
 
 /// The stream command itself: stdin (`in`) to one receipt line on stdout.
@@ -143,7 +160,9 @@ inline int run_stream_command(int argc, char** argv) {
     stream_options opts;
     std::string task_schema;
     std::string sse_name;
+    std::string dialect_name;
     CLI::Option* const task_option = add_value(app, "--task-schema", task_schema);
+    CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
     add_repeatable(app, "--schema-dir", opts.schema_dirs);
     CLI::Option* const sse_option = add_value(app, "--sse", sse_name);
     app.add_flag("--strict", opts.strict);
@@ -152,6 +171,9 @@ inline int run_stream_command(int argc, char** argv) {
     }
     if (task_option->count() > 0) {
         opts.task_schema = task_schema;
+    }
+    if (const auto stop = read_dialect(command, *dialect_option, dialect_name, opts.dialect)) {
+        return *stop;
     }
     if (sse_option->count() > 0) {
         opts.sse = handoff::provider_from_string(sse_name);

@@ -60,7 +60,7 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }
     for (std::size_t i = 0; i < chunk.size();) {
-        if (verdict_ || unsure_) {
+        if (verdict_) {
             seen_ += chunk.size() - i; // the verdict is given: the rest is only kept for finish()
             return;
         }
@@ -72,6 +72,11 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             continue;
         }
         const std::string_view rest = chunk.substr(i, limit - offset);
+        if (unsure_) { // a layout finish() alone decides: only the byte limit is still told
+            seen_ += rest.size();
+            i += rest.size();
+            continue;
+        }
         if (pending_failure_) {
             seen_ += rest.size();
             i += rest.size();
@@ -759,6 +764,12 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
     }
 }
 
+HANDOFF_INLINE std::optional<status> checker::status_read() const {
+    const auto it = status_and_reason_.find(contract::envelope[contract::index(contract::envelope_key::status)].name);
+    return it != status_and_reason_.end() && it->is_string() ? from_string<status>(it->get_ref<const std::string&>())
+                                                             : std::nullopt;
+}
+
 HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
     problem_list problems;
     if (parent.where == region::envelope_object && stack_.size() == 1 &&
@@ -1070,8 +1081,11 @@ HANDOFF_INLINE void checker::parse_failure(std::size_t offset, bool whole, bool 
     }
     // The parser must fail on the bytes seen; where it only ran out of them, the tokenizer and
     // the parser disagree, and the streaming check leaves the verdict to the whole text. A JSON
-    // span a fence cut short (`cut`) does run out: that is its failure.
-    if (!why || (!cut && why->message.find("unexpected end of input") != std::string::npos)) {
+    // span a fence cut short (`cut`) does run out: that is its failure. So does one with a raw
+    // NUL where the tokenizer failed: nlohmann's parser reads NUL as the end of its input, and
+    // no continuation takes the NUL out of the JSON span.
+    const bool nul = offset < text_.size() && text_[offset] == '\0';
+    if (!why || (!cut && !nul && why->message.find("unexpected end of input") != std::string::npos)) {
         unsure_ = true;
         return;
     }

@@ -10,6 +10,7 @@
 #include <handoff/detail/stream/unit_scan.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
+#include <handoff/enums.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receiver_options.hpp>
@@ -77,6 +78,8 @@ public:
     void push(std::string_view chunk);
 
     [[nodiscard]] const std::optional<stream_verdict>& doomed() const noexcept { return verdict_; }
+    /// The envelope's status, once its value was read before any verdict.
+    [[nodiscard]] std::optional<status> status_read() const;
     /// The reply so far (at most one byte past the byte limit: more cannot change the receipt).
     [[nodiscard]] std::string_view text() const noexcept { return text_; }
     [[nodiscard]] std::size_t bytes_seen() const noexcept { return seen_; }
