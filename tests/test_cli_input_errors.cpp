@@ -110,8 +110,7 @@ cli_run run(const std::string& args, const std::string& stdin_path = "/dev/null"
 /// An empty directory of its own, removed at the end of the test.
 class temp_directory {
 public:
-    temp_directory()
-        : path_(std::string(HANDOFF_CLI_TEMP_DIR) + "/input_errors_dir." + std::to_string(::getpid())) {
+    temp_directory() : path_(std::string(HANDOFF_CLI_TEMP_DIR) + "/input_errors_dir." + std::to_string(::getpid())) {
         std::filesystem::create_directories(path_);
     }
     ~temp_directory() {

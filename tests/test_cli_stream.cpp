@@ -100,7 +100,8 @@ TEST_CASE("handoff-check stream reads the task schema in the dialect --dialect n
         INFO(dialect);
         const std::string args = "--task-schema '" + schema + "'" + dialect;
         const run_result streamed = run("cat '" + reply + "'", args);
-        const handoff_test::shell_result whole = handoff_test::run_shell("'" + exe + "' " + args + " - < '" + reply + "'");
+        const handoff_test::shell_result whole =
+            handoff_test::run_shell("'" + exe + "' " + args + " - < '" + reply + "'");
         REQUIRE_FALSE(streamed.receipt.is_discarded());
         CHECK(streamed.receipt.at("route") == (dialect.empty() ? "ACCEPT" : "REPAIR"));
         CHECK(streamed.exit_status == whole.exit_status);

@@ -451,7 +451,6 @@ TEST_CASE("ticket_triage dead letters in handoff's own validator's words classif
     CHECK(values.at("/partial_result/severity").counts().at("P0!!!") == 1);
 }
 
-
 TEST_CASE("the text report escapes and caps what the records hold: values, keys, request ids", "[report][escaping]") {
     // Receipts handoff-check wrote for replies inventing the label "bill\e[2J\e]0;owned\aing" and a
     // key "x\e[31mkey", and a dead letter whose request id holds ESC and U+202E and whose pointer

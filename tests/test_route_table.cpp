@@ -189,7 +189,6 @@ TEST_CASE("handoff-check lint --routes exits 2 on usage errors and unreadable fi
     CHECK(err.str().find("cannot read") != std::string::npos);
 }
 
-
 TEST_CASE("handoff-check lint --routes escapes and caps the table's keys and values as lint does",
           "[route_table][cli][escaping]") {
     // Keys "/label\e[31m" and "/" + 5000 bytes + BEL, and under "/label" a value holding ESC, U+202E
@@ -206,8 +205,9 @@ TEST_CASE("handoff-check lint --routes escapes and caps the table's keys and val
     CHECK(text.find("\xE2\x80\xAE") == std::string::npos); // U+202E
     CHECK(text.find(table + ":/label\\u001b[31m: routes.field_not_closed: the table routes on /label\\u001b[31m "
                             "but the schema has no field there") != std::string::npos);
-    CHECK(text.find(table + ":/label: routes.unknown_value: the table routes \"bill\\u001b[2J\\u202e\\n\" at /label "
-                            "but the schema does not allow it (schema: abuse, billing, bug, how_to, human, outage)\n") !=
+    CHECK(text.find(table +
+                    ":/label: routes.unknown_value: the table routes \"bill\\u001b[2J\\u202e\\n\" at /label "
+                    "but the schema does not allow it (schema: abuse, billing, bug, how_to, human, outage)\n") !=
           std::string::npos);
     // The 5000-byte key is cut as a pointer at the head of a message is (160 bytes and the marker).
     CHECK(text.find(":/" + std::string(159, 'k') + "... (5002 bytes): routes.field_not_closed") != std::string::npos);

@@ -94,8 +94,8 @@ inline handoff::receiver<> stream_receiver(const stream_options& opts) {
 /// still be routed, which only the whole reply says.
 inline bool route_decided(const handoff::stream_check<>& check) {
     const auto& verdict = check.doomed();
-    return verdict && (verdict->what.step != handoff::step::task_schema ||
-                       check.envelope_status() == handoff::status::ok);
+    return verdict &&
+           (verdict->what.step != handoff::step::task_schema || check.envelope_status() == handoff::status::ok);
 }
 
 /// Reads `in` as it arrives (one read of what the pipe has at a time), pushing each piece to

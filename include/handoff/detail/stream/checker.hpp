@@ -8,9 +8,9 @@
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/tokenizer.hpp>
 #include <handoff/detail/stream/unit_scan.hpp>
+#include <handoff/enums.hpp>
 #include <handoff/envelope.hpp>
 #include <handoff/envelope_contract.hpp>
-#include <handoff/enums.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/problem.hpp>
 #include <handoff/receiver_options.hpp>

@@ -145,8 +145,8 @@ private:
     /// The surrogate a stand-in at the start of `s` stands for (its UTF-8: F3 B0 80-9F 80-BF).
     [[nodiscard]] static std::optional<std::uint32_t> stand_in_at(std::string_view s) noexcept {
         const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-        if (s.size() < 4 || byte(0) != 0xF3 || byte(1) != 0xB0 || byte(2) < 0x80 || byte(2) > 0x9F ||
-            byte(3) < 0x80 || byte(3) > 0xBF) {
+        if (s.size() < 4 || byte(0) != 0xF3 || byte(1) != 0xB0 || byte(2) < 0x80 || byte(2) > 0x9F || byte(3) < 0x80 ||
+            byte(3) > 0xBF) {
             return std::nullopt;
         }
         return first_surrogate + (((byte(2) & 0x3FU) << 6U) | (byte(3) & 0x3FU));

@@ -364,7 +364,8 @@ private:
             return;
         }
         try {
-            result_ = compiled_schema_access::compile_part(reduced, compiled_schema_access::where_of(root_, 0), options_);
+            result_ =
+                compiled_schema_access::compile_part(reduced, compiled_schema_access::where_of(root_, 0), options_);
         } catch (const schema_error&) {
             // The whole schema is used.
         }
