@@ -452,6 +452,15 @@ TEST_CASE("a part judged on its own names the task schema's places as receive do
         const handoff::stream_verdict w = doomed_as_received(*r, head + R"({"w": ["a", 2]})" + tail);
         CHECK_THAT(w.what.message, Catch::Matchers::Contains("/properties/w/items/not"));
     }
+    // A pattern names its own place: here where a string is too long for any pattern to run.
+    handoff::schema_options short_subjects;
+    short_subjects.max_pattern_subject = 5;
+    const handoff::receiver<> bounded(handoff::compiled_schema::from_file(path, short_subjects));
+    const handoff::stream_verdict p = doomed_as_received(bounded, head + R"({"p": "abcdefgh"})" + tail);
+    CHECK_THAT(p.what.message, Catch::Matchers::Contains("fails the pattern at file://"));
+    CHECK_THAT(p.what.message, Catch::Matchers::EndsWith("#/properties/p/pattern"));
+    const handoff::stream_verdict q = doomed_as_received(bounded, head + R"({"q": {"kkkkkkkk": "x"}})" + tail);
+    CHECK_THAT(q.what.message, Catch::Matchers::EndsWith("#/properties/q/patternProperties/^k"));
 }
 
 TEST_CASE("a strict receiver dooms a byte order mark and anything after the value", "[stream]") {

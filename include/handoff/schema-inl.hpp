@@ -30,6 +30,25 @@ struct compiled_schema_state { // NOLINT(bugprone-exception-escape): a json dest
     schema_options options;
 };
 
+/// Puts `prefix` before every place the nodes' messages name in this document (a place
+/// reached through an `$id` names its own URI): the nodes' and their patterns'.
+HANDOFF_INLINE void put_before_places(compiled_nodes& compiled, const std::string& prefix) {
+    const auto put = [&prefix](std::string& where) {
+        if (where.empty() || where.front() == '/') {
+            where.insert(0, prefix);
+        }
+    };
+    for (schema_node& n : compiled.nodes) {
+        put(n.where);
+        if (n.pattern) {
+            put(n.pattern->where);
+        }
+        for (pattern_property_rule& rule : n.pattern_properties) {
+            put(rule.pattern.where);
+        }
+    }
+}
+
 [[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state) {
     return {state.compiled, state.options.max_pattern_subject};
 }
@@ -145,10 +164,8 @@ HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& sc
     } catch (const std::filesystem::filesystem_error& e) {
         throw schema_error(std::string("a schema file cannot be read: ") + e.what());
     }
-    for (detail::schema_node& n : state->compiled.nodes) {
-        if (n.where.empty() || n.where.front() == '/') { // a place in this document, not by an $id
-            n.where.insert(0, where_prefix);
-        }
+    if (!where_prefix.empty()) {
+        detail::put_before_places(state->compiled, where_prefix);
     }
     compiled_schema out;
     out.state_ = std::move(state);
