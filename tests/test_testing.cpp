@@ -444,6 +444,18 @@ TEST_CASE("A value whose levels refer twice to the level below is built once per
     REQUIRE_FALSE(long_string.ok());
     CHECK_THAT(*long_string.error, Catch::Matchers::ContainsSubstring("/properties/s: minLength 400000000.0 is more "
                                                                       "than 65536 bytes"));
+    // Strings that each fit but together are gigabytes: the generator's own budget stops them.
+    const handoff::fixture_set many_strings = handoff::make_fixtures(nlohmann::json::parse(
+        R"({"type": "object", "required": ["xs"], "properties": {"xs": {"type": "array", "minItems": 10000,)"
+        R"( "items": {"type": "string", "minLength": 65000}}}})"));
+    REQUIRE_FALSE(many_strings.ok());
+    CHECK_THAT(*many_strings.error,
+               Catch::Matchers::ContainsSubstring("gave up after making strings of 16777216 bytes"));
+    // Counts far past what a size holds are read as the largest, not converted out of range.
+    const handoff::fixture_set huge_counts = handoff::make_fixtures(nlohmann::json::parse(
+        R"({"type": "object", "required": ["xs"], "properties": {"xs": {"type": "array", "minItems": 1e300,)"
+        R"( "items": {"type": "string", "maxLength": 1e300}}}})"));
+    REQUIRE_FALSE(huge_counts.ok());
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
 }
 

@@ -15,6 +15,7 @@
 #include <cmath>         // ceil, fabs, floor, isfinite
 #include <cstddef>       // size_t
 #include <cstdint>       // int64_t
+#include <limits>        // numeric_limits
 #include <optional>      // optional
 #include <string>        // string
 #include <string_view>   // string_view
@@ -36,13 +37,19 @@ namespace handoff::detail {
 /// one schema, `anyOf`/`oneOf` try each branch merged with the rest of the schema.
 class value_generator {
 public:
+    /// The strings made while looking for a value, discarded candidates included, may weigh at
+    /// most this many times what the receiver reads in a reply (a value of that is refused
+    /// anyway): room for a search, never gigabytes.
+    static constexpr std::size_t string_budget_factor = 16;
+
     /// `limits`, the receiver's: building stops, with a failure, once `max_values` values were
     /// made (the receiver reads no more): a value that fits may be small to write yet huge to
     /// build, as where each level's properties refer twice to the level below. A string longer
     /// than `max_string_bytes` is never built.
     explicit value_generator(const nlohmann::json& root, const schema_options& options = {},
                              const parse_limits& limits = {})
-        : root_(root), max_values_(limits.max_values), max_string_bytes_(limits.max_string_bytes), options_(options) {
+        : root_(root), max_values_(limits.max_values), max_string_bytes_(limits.max_string_bytes),
+          max_string_total_(string_total_for(limits.max_bytes)), options_(options) {
         options_.dialect = compiled_schema::dialect_of(root, options); // subschemas read as the root
         if (root.is_object()) {
             for (const char* key : {"definitions", "$defs"}) {
@@ -147,7 +154,12 @@ private:
 
     /// `v` again: its values counted as made.
     std::optional<nlohmann::json> reused(const nlohmann::json& v, const std::string& at) {
-        if (!count_made(count_values(v, [](const nlohmann::json&) { return true; }), at)) {
+        std::size_t string_bytes = 0;
+        const std::size_t values = count_values(v, [&string_bytes](const nlohmann::json& x) {
+            string_bytes += x.is_string() ? x.get_ref<const std::string&>().size() : 0;
+            return true;
+        });
+        if (!count_made(values, at) || !count_bytes(string_bytes, at)) {
             return std::nullopt;
         }
         failure_.clear(); // as a fit found below clears what failed before it
@@ -163,6 +175,21 @@ private:
         fail(at, "gave up after making " + std::to_string(max_values_) +
                      " values (parse_limits::max_values, the most the receiver reads in a reply) without one "
                      "that fits; give the schema a \"default\" or \"examples\" with a smaller one");
+        return false;
+    }
+
+    /// Counts `bytes` of strings as made (reused copies too): false, with the failure, once
+    /// past string_budget_factor times what the receiver reads in a reply. Candidates that do
+    /// not fit count as well, so memory stays bounded however a schema multiplies its strings.
+    bool count_bytes(std::size_t bytes, const std::string& at) {
+        bytes_made_ += bytes;
+        if (bytes_made_ <= max_string_total_) {
+            return true;
+        }
+        fail(at, "gave up after making strings of " + std::to_string(max_string_total_) + " bytes (" +
+                     std::to_string(string_budget_factor) +
+                     " times parse_limits::max_bytes, the most the receiver reads in a reply) without a value that "
+                     "fits; give the schema a \"default\" or \"examples\" with a smaller one");
         return false;
     }
 
@@ -251,6 +278,13 @@ private:
         return it != schema.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
     }
 
+    /// A count keyword (minLength, maxItems, ...) as a size, `fallback` when absent; clamped to
+    /// [0, 2^53], so that no double is converted outside what a size holds (1e300 would be).
+    static std::size_t count_at(const nlohmann::json& schema, const char* key, double fallback) {
+        constexpr double largest = 9007199254740992.0;
+        return static_cast<std::size_t>(std::min(largest, std::max(0.0, number_at(schema, key).value_or(fallback))));
+    }
+
     /// The smallest value the bounds allow (0 when they allow it), rounded up to `multipleOf`.
     static void numbers(const nlohmann::json& schema, bool integer, std::vector<nlohmann::json>& out) {
         const auto lo = number_at(schema, "minimum");
@@ -288,16 +322,18 @@ private:
                 out.emplace_back(std::move(*v));
             }
         }
-        const double min_length = std::max(0.0, number_at(schema, "minLength").value_or(0.0));
-        if (min_length > static_cast<double>(max_string_bytes_)) {
+        const std::size_t min = count_at(schema, "minLength", 0.0);
+        if (min > max_string_bytes_) {
             fail(at, "minLength " + json_text(schema.at("minLength")) + " is more than " +
                          std::to_string(max_string_bytes_) +
                          " bytes (parse_limits::max_string_bytes, the longest string the receiver reads)");
             return;
         }
-        const auto min = static_cast<std::size_t>(min_length);
-        const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxLength").value_or(1.0e6)));
+        const std::size_t max = count_at(schema, "maxLength", 1.0e6);
         const std::size_t length = std::min(std::max<std::size_t>(7, min), max);
+        if (!count_bytes(length, at)) {
+            return;
+        }
         std::string text;
         while (text.size() < length) {
             text += text.empty() ? "example" : " example";
@@ -336,8 +372,8 @@ private:
     }
 
     void arrays(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
-        const auto min = static_cast<std::size_t>(std::max(0.0, number_at(schema, "minItems").value_or(0.0)));
-        const auto max = static_cast<std::size_t>(std::max(0.0, number_at(schema, "maxItems").value_or(1.0e6)));
+        const std::size_t min = count_at(schema, "minItems", 0.0);
+        const std::size_t max = count_at(schema, "maxItems", 1.0e6);
         // The tuple's places and the schema of every item after them, as the dialect reads them.
         const bool in_2020 = *options_.dialect == schema_dialect::draft2020_12;
         const nlohmann::json items = schema.value("items", nlohmann::json(true));
@@ -595,6 +631,12 @@ private:
                                                  "); give it a \"default\" or \"examples\"");
     }
 
+    /// string_budget_factor times `max_bytes`, the largest size where that is more.
+    static constexpr std::size_t string_total_for(std::size_t max_bytes) noexcept {
+        constexpr std::size_t largest = std::numeric_limits<std::size_t>::max();
+        return max_bytes > largest / string_budget_factor ? largest : max_bytes * string_budget_factor;
+    }
+
     std::optional<nlohmann::json> fail(const std::string& at, const std::string& why) {
         if (failure_.empty()) {
             failure_ = (at.empty() ? std::string("(root)") : at) + ": " + why;
@@ -607,7 +649,9 @@ private:
     /// depth (memo_key).
     std::size_t max_values_;
     std::size_t max_string_bytes_;
+    std::size_t max_string_total_;
     std::size_t made_ = 0;
+    std::size_t bytes_made_ = 0;
     std::unordered_map<std::string, nlohmann::json> made_for_;
     /// Each schema text and depth found to have no value, and why.
     std::unordered_map<std::string, std::string> failed_for_;
