@@ -162,14 +162,49 @@ TEST_CASE("a character whose UTF-16 halves arrive in two events is joined, not d
     handoff::provider_stream lone(handoff::provider::openai);
     std::string text = lone.push(event("a\\ud83d") + event("b") + event("\\ude00c"));
     text += lone.finish();
-    CHECK(text == "a\xEF\xBF\xBD" "b\xEF\xBF\xBD" "c");
+    CHECK(text == "a\xEF\xBF\xBD"
+                  "b\xEF\xBF\xBD"
+                  "c");
     CHECK(lone.problem() ==
           "an event held half of a UTF-16 surrogate pair that the next did not complete: U+FFFD stands for it in the "
           "reply");
+    // A character of the stand-ins' own range in the text is never taken for a half: beside a
+    // waiting half it stays itself; in an event that would need mending, nothing is mended.
+    handoff::provider_stream own(handoff::provider::openai);
+    std::string own_text = own.push(event("a\\ud83d") + event("\xF3\xB0\x80\x80" "b"));
+    own_text += own.finish();
+    CHECK(own_text == "a\xEF\xBF\xBD\xF3\xB0\x80\x80"
+                      "b");
+    handoff::provider_stream unmended(handoff::provider::openai);
+    CHECK(unmended.push(event("\xF3\xB0\x80\x80\\ude00")).empty());
+    CHECK(unmended.problem() == "an event's data is not a JSON object");
     // A backslash the model wrote before "ud83d" is text, not an escape: nothing to mend.
     handoff::provider_stream literal(handoff::provider::openai);
     CHECK(literal.push(event("\\\\ud83d")) == "\\ud83d");
     CHECK(literal.problem().empty());
+}
+
+TEST_CASE("a byte order mark before the first event is ignored, and nothing after [DONE] is the reply's",
+          "[stream][provider]") {
+    // https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation:
+    // one leading U+FEFF is ignored. OpenAI's SDKs stop reading at "data: [DONE]".
+    const std::string sse = transcript("openai_chat_stop.sse");
+    const read_stream plain = replay(handoff::provider::openai, sse, sse.size());
+    for (const std::size_t step : {std::size_t{1}, std::size_t{2}, std::size_t{7}}) {
+        INFO(step);
+        const read_stream marked = replay(handoff::provider::openai, "\xEF\xBB\xBF" + sse, step);
+        CHECK(marked.text == plain.text);
+        CHECK(marked.problem.empty());
+        const std::string after = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"}\"}}]}\n\n";
+        const read_stream extra = replay(handoff::provider::openai, sse + after, step);
+        CHECK(extra.text == plain.text);
+    }
+    // Bytes that only begin like the mark are the stream's own: they make the first line's field
+    // "\xEF\xBBdata", which names nothing, so its event is not read.
+    const std::string x = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n";
+    CHECK(replay(handoff::provider::openai, "\xEF\xBB\xBF" + x, 1).text == "x");
+    CHECK(replay(handoff::provider::openai, "\xEF\xBB" + x, 1).text.empty());
+    CHECK(replay(handoff::provider::openai, "\xEF\xBB" + x + x, 1).text == "x");
 }
 
 TEST_CASE("an event that is not JSON, or an error event, is a problem of the stream", "[stream][provider]") {

@@ -6,6 +6,7 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/provider/stop_words.hpp>
+#include <handoff/detail/text.hpp>
 #include <handoff/provider_stream.hpp>
 
 #include <nlohmann/json.hpp>
@@ -88,8 +89,9 @@ HANDOFF_INLINE void provider_stream::set_problem(std::string why) {
 
 HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event& event) {
     std::string text;
-    if (event.data == "[DONE]") {
-        return text; // OpenAI Chat Completions' last event
+    if (done_ || event.data == "[DONE]") {
+        done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
+        return text;
     }
     std::optional<nlohmann::json> payload = detail::parse_document(event.data);
     const std::optional<std::string> mended = payload ? std::nullopt : detail::stream::with_stand_ins(event.data);
@@ -101,7 +103,7 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         return text;
     }
     if (const std::string* message = detail::stream::string_path(*payload, {"error", "message"})) {
-        set_problem("the provider sent an error: " + *message);
+        set_problem("the provider sent an error: " + detail::escape_untrusted(*message, 200)); // the provider's text
         return text;
     }
     const bool chat = payload->contains("choices");
@@ -128,7 +130,7 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
     if (!mended && !halves_.waiting()) {
         return text;
     }
-    std::string joined = halves_.join(text);
+    std::string joined = halves_.join(text, mended.has_value());
     note_lost_half();
     return joined;
 }

@@ -71,6 +71,7 @@ private:
     std::string stop_reason_;
     std::string problem_;
     bool tool_ = false;
+    bool done_ = false; // "[DONE]" was read
 };
 
 } // namespace handoff

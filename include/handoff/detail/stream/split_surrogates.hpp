@@ -6,8 +6,13 @@
 // of its surrogate pair as a JSON escape ("\ud83d", then "\ude00"). Neither event is valid
 // JSON alone, and dropping them would take the character out of the reply without a word.
 // Each lone half is read instead as a stand-in code point, U+F0000 plus its offset from
-// U+D800 (in Supplementary Private Use Area-A, which no provider's own halves reach), and the
-// stand-ins are joined into the character once both halves arrived next to each other.
+// U+D800 (in Supplementary Private Use Area-A), and the stand-ins are joined into the character
+// once both halves arrived next to each other. An event whose own text holds a character of
+// that range is never mended (its stand-ins could not be told from its text), and only the
+// text of a mended event is searched for stand-ins.
+
+#include <handoff/detail/regex/utf8.hpp>
+#include <handoff/detail/text.hpp>
 
 #include <cstddef>     // size_t
 #include <cstdint>     // uint32_t
@@ -30,10 +35,8 @@ inline constexpr std::uint32_t replacement_character = 0xFFFD;
     }
     std::uint32_t v = 0;
     for (std::size_t i = 0; i < 4; ++i) {
-        const char c = s[i];
-        const char lower = c >= 'A' && c <= 'F' ? static_cast<char>(c - 'A' + 'a') : c;
-        const std::size_t digit = std::string_view("0123456789abcdef").find(lower);
-        if (digit == std::string_view::npos) {
+        const int digit = hex_digit_value(s[i]);
+        if (digit < 0) {
             return std::nullopt;
         }
         v = v * 16 + static_cast<std::uint32_t>(digit);
@@ -52,9 +55,29 @@ inline constexpr std::uint32_t replacement_character = 0xFFFD;
     return out;
 }
 
+/// Whether `json` holds a character of the stand-ins' range, U+F0000 to U+F07FF: raw (UTF-8
+/// F3 B0 80-9F ..) or escaped (its high half \udb80 or \udb81, any case).
+[[nodiscard]] inline bool holds_stand_in_range(std::string_view json) {
+    for (std::size_t i = 0; i + 2 < json.size(); ++i) {
+        const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(json[i + k]); };
+        if (byte(0) == 0xF3 && byte(1) == 0xB0 && byte(2) >= 0x80 && byte(2) <= 0x9F) {
+            return true;
+        }
+        const std::optional<std::uint32_t> unit =
+            json[i] == '\\' && json[i + 1] == 'u' ? hex4(json.substr(i + 2)) : std::nullopt;
+        if (unit && (*unit == 0xDB80 || *unit == 0xDB81)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// `json` with each lone surrogate escape in its strings replaced by the escaped pair of its
 /// stand-in; nullopt when it holds none (then it is not the reason the JSON failed to read).
 [[nodiscard]] inline std::optional<std::string> with_stand_ins(std::string_view json) {
+    if (holds_stand_in_range(json)) {
+        return std::nullopt;
+    }
     std::string out;
     bool in_string = false;
     bool replaced = false;
@@ -86,27 +109,20 @@ inline constexpr std::uint32_t replacement_character = 0xFFFD;
     return replaced ? std::optional<std::string>(std::move(out)) : std::nullopt;
 }
 
-inline void append_utf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x10000) { // the replacement character, the only one written here below U+10000
-        out += static_cast<char>(0xE0U | (cp >> 12U));
-        out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU));
-        out += static_cast<char>(0x80U | (cp & 0x3FU));
-        return;
-    }
-    out += static_cast<char>(0xF0U | (cp >> 18U));
-    out += static_cast<char>(0x80U | ((cp >> 12U) & 0x3FU));
-    out += static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU));
-    out += static_cast<char>(0x80U | (cp & 0x3FU));
-}
-
 /// Joins the stand-ins of reply text as it arrives: a high half followed at once by a low half
 /// becomes their character; a half without its other, U+FFFD (what the provider sent holds no
 /// character there), and the caller is told.
 class surrogate_joiner {
 public:
-    /// `text` with its stand-ins joined; a high half at its end waits for the next text.
-    [[nodiscard]] std::string join(std::string_view text) {
+    /// `text` with its stand-ins joined, where it `has_stand_ins` (a mended event's); a high
+    /// half at its end waits for the next text. Text without them ends any wait.
+    [[nodiscard]] std::string join(std::string_view text, bool has_stand_ins) {
         std::string out;
+        if (!has_stand_ins) {
+            flush(out);
+            out += text;
+            return out;
+        }
         for (std::size_t i = 0; i < text.size();) {
             const std::optional<std::uint32_t> unit = stand_in_at(text.substr(i));
             if (!unit) {
@@ -116,7 +132,8 @@ public:
             }
             i += 4;
             if (*unit >= first_low_surrogate && high_) {
-                append_utf8(out, 0x10000 + ((*high_ - first_surrogate) << 10U) + (*unit - first_low_surrogate));
+                regex_impl::append_utf8(out, static_cast<char32_t>(0x10000 + ((*high_ - first_surrogate) << 10U) +
+                                                                   (*unit - first_low_surrogate)));
                 high_.reset();
             } else if (*unit >= first_low_surrogate) {
                 flush(out);
@@ -160,7 +177,7 @@ private:
     }
 
     void unpaired(std::string& out) {
-        append_utf8(out, replacement_character);
+        regex_impl::append_utf8(out, static_cast<char32_t>(replacement_character));
         lost_ = true;
     }
 

@@ -17,8 +17,9 @@ struct sse_event {
 /// Server-sent events as the HTML standard's event stream interpretation reads them
 /// (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
 /// lines end at CR, LF or CRLF; a blank line dispatches the event; "data" lines join with LF;
-/// one space after the colon is dropped; a line starting with ':' is a comment. Bytes may
-/// arrive split anywhere. A line longer than `max_line` is cut (its event is still read).
+/// one space after the colon is dropped; a line starting with ':' is a comment; a byte order
+/// mark at the very start is ignored. Bytes may arrive split anywhere. A line longer than
+/// `max_line` is cut (its event is still read).
 class sse_reader {
 public:
     explicit sse_reader(std::size_t max_line) : max_line_(max_line) {}
@@ -26,15 +27,10 @@ public:
     /// Reads `bytes`; appends each event they complete to `out`.
     void push(std::string_view bytes, std::vector<sse_event>& out) {
         for (const char c : bytes) {
-            if (after_cr_ && c == '\n') {
-                after_cr_ = false;
-                continue; // the LF of a CRLF
-            }
-            after_cr_ = c == '\r';
-            if (c == '\r' || c == '\n') {
-                line_done(out);
-            } else if (line_.size() < max_line_) {
-                line_.push_back(c);
+            if (bom_read_ < bom.size()) {
+                skip_bom(c, out);
+            } else {
+                feed(c, out);
             }
         }
     }
@@ -42,6 +38,9 @@ public:
     /// The end of the stream: an event not followed by a blank line is not dispatched
     /// (the standard), but a last data line without its line end is read.
     void finish(std::vector<sse_event>& out) {
+        if (bom_read_ < bom.size()) {
+            skip_bom('\n', out); // a stream of a mark's first bytes alone: those bytes are its own
+        }
         if (!line_.empty()) {
             line_done(out);
         }
@@ -49,6 +48,37 @@ public:
     }
 
 private:
+    /// The byte order mark a stream may start with, which the standard ignores.
+    static constexpr std::string_view bom = "\xEF\xBB\xBF";
+
+    /// A byte of the stream's first three: passed over while they spell the mark; where they
+    /// part from it, the bytes passed over are the stream's after all.
+    void skip_bom(char c, std::vector<sse_event>& out) {
+        if (c == bom[bom_read_]) {
+            ++bom_read_;
+            return;
+        }
+        const std::string_view passed = bom.substr(0, bom_read_);
+        bom_read_ = bom.size();
+        for (const char b : passed) {
+            feed(b, out);
+        }
+        feed(c, out);
+    }
+
+    void feed(char c, std::vector<sse_event>& out) {
+        if (after_cr_ && c == '\n') {
+            after_cr_ = false;
+            return; // the LF of a CRLF
+        }
+        after_cr_ = c == '\r';
+        if (c == '\r' || c == '\n') {
+            line_done(out);
+        } else if (line_.size() < max_line_) {
+            line_.push_back(c);
+        }
+    }
+
     void line_done(std::vector<sse_event>& out) {
         if (line_.empty()) {
             if (has_data_) {
@@ -79,6 +109,7 @@ private:
     sse_event event_;
     bool has_data_ = false;
     bool after_cr_ = false;
+    std::size_t bom_read_ = 0; // bom.size() once the stream's first bytes are past
 };
 
 } // namespace handoff::detail::stream
