@@ -157,17 +157,22 @@ HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema(schema_dialect 
     return detail::builtins().documents.find(detail::metaschema_uri(dialect))->second;
 }
 
+HANDOFF_INLINE nlohmann::json detail::parse_schema_file_text(const std::string& content,
+                                                             const std::filesystem::path& path) {
+    problem failure;
+    std::optional<nlohmann::json> document = parse_document(content, &failure);
+    if (!document) {
+        throw schema_error("schema file " + path.string() + " is not valid JSON: " + failure.message);
+    }
+    return std::move(*document);
+}
+
 HANDOFF_INLINE nlohmann::json schema_registry::read_json_file(const std::filesystem::path& path) {
     const std::optional<std::string> content = detail::read_file(path);
     if (!content) {
         throw schema_error("cannot read schema file " + path.string());
     }
-    problem failure;
-    std::optional<nlohmann::json> document = detail::parse_document(*content, &failure);
-    if (!document) {
-        throw schema_error("schema file " + path.string() + " is not valid JSON: " + failure.message);
-    }
-    return std::move(*document);
+    return detail::parse_schema_file_text(*content, path);
 }
 
 HANDOFF_INLINE void schema_registry::add_files_under(const std::filesystem::path& root, std::string_view base_uri) {

@@ -42,6 +42,10 @@ private:
     std::unique_ptr<id_index> index_;
 };
 
+/// `content`, the text of the schema file at `path`, parsed as read_json_file parses it;
+/// throws its schema_error, naming the file, when it is not JSON.
+[[nodiscard]] nlohmann::json parse_schema_file_text(const std::string& content, const std::filesystem::path& path);
+
 } // namespace detail
 
 /// The schema documents `$ref`s may name besides the schema itself, by URI, filled by the user:

@@ -28,15 +28,15 @@ inline handoff::schema_registry schema_registry_of(const std::vector<std::string
 }
 
 /// The text of the task schema file at `path`, at most `limit` + 1 bytes of it (read_file);
-/// nullopt when it cannot be read. Text within `limit` has been read the check's way too
-/// (schema_registry::read_json_file, what compiled_schema::from_file reads it with), so a file
-/// that is not valid JSON throws the check's own handoff::schema_error, word for word,
+/// nullopt when it cannot be read. Text within `limit` is parsed the check's way too
+/// (detail::parse_schema_file_text, what compiled_schema::from_file reads a file with), so a
+/// file that is not valid JSON throws the check's own handoff::schema_error, word for word,
 /// whichever command reads it. Text over `limit` is the caller's to refuse.
 inline std::optional<std::string> read_task_schema_text(const std::string& path,
                                                         std::size_t limit = handoff::detail::unbounded_read) {
     std::optional<std::string> text = handoff::detail::read_file(path, limit);
     if (text && text->size() <= limit) {
-        (void)handoff::schema_registry::read_json_file(path);
+        static_cast<void>(handoff::detail::parse_schema_file_text(*text, path));
     }
     return text;
 }
