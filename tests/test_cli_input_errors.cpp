@@ -154,6 +154,14 @@ TEST_CASE("handoff-check --jsonl on a directory as stdin exits 2", "[cli]") {
     CHECK(contains(r.err, "handoff-check: cannot read -: "));
 }
 
+TEST_CASE("handoff-check stream on a directory as stdin exits 2", "[cli]") {
+    const temp_directory dir;
+    const auto r = run("stream", dir.path());
+    CHECK(r.exit_status == 2);
+    CHECK(r.out_lines == 0);
+    CHECK(contains(r.err, "handoff-check: cannot read the input: "));
+}
+
 TEST_CASE("handoff-check report on a directory says it cannot read it and exits 2", "[cli]") {
     const temp_directory dir;
     const auto named = run("report '" + dir.path() + "'");
