@@ -170,13 +170,13 @@ TEST_CASE("a character whose UTF-16 halves arrive in two events is joined, not d
           "reply");
     // A character of the stand-ins' own range in the text is never taken for a half: beside a
     // waiting half it stays itself; in an event that would need mending, nothing is mended.
+    const std::string own_char = "\xF3\xB0\x80\x80"; // U+F0000, the stand-in of U+D800
     handoff::provider_stream own(handoff::provider::openai);
-    std::string own_text = own.push(event("a\\ud83d") + event("\xF3\xB0\x80\x80" "b"));
+    std::string own_text = own.push(event("a\\ud83d") + event(own_char + "b"));
     own_text += own.finish();
-    CHECK(own_text == "a\xEF\xBF\xBD\xF3\xB0\x80\x80"
-                      "b");
+    CHECK(own_text == "a\xEF\xBF\xBD" + own_char + "b");
     handoff::provider_stream unmended(handoff::provider::openai);
-    CHECK(unmended.push(event("\xF3\xB0\x80\x80\\ude00")).empty());
+    CHECK(unmended.push(event(own_char + "\\ude00")).empty());
     CHECK(unmended.problem() == "an event's data is not a JSON object");
     // A backslash the model wrote before "ud83d" is text, not an escape: nothing to mend.
     handoff::provider_stream literal(handoff::provider::openai);
