@@ -265,6 +265,13 @@ TEST_CASE("times parse as ISO-8601 UTC and nothing else", "[report]") {
     CHECK_FALSE(handoff::parse_utc_time("2026-11-29T21:49:45+02:00").has_value());
     CHECK_FALSE(handoff::parse_utc_time("yesterday").has_value());
     CHECK_FALSE(handoff::parse_utc_time("2026-13-01").has_value());
+    // A day its month has: 29 February in leap years only.
+    CHECK_FALSE(handoff::parse_utc_time("2026-02-30").has_value());
+    CHECK_FALSE(handoff::parse_utc_time("2026-02-29T00:00:00Z").has_value());
+    CHECK_FALSE(handoff::parse_utc_time("2026-04-31").has_value());
+    CHECK(handoff::parse_utc_time("2028-02-29") == handoff::parse_utc_time("2028-03-01").value() - 86400000);
+    CHECK(handoff::parse_utc_time("2000-02-29").has_value());
+    CHECK_FALSE(handoff::parse_utc_time("1900-02-29").has_value());
 }
 
 TEST_CASE("a generated week reports per-day counts per class", "[report]") {

@@ -6,6 +6,7 @@
 
 #include <handoff/report.hpp>
 
+#include <handoff/detail/schema/format_check.hpp> // days_in_month
 #include <handoff/detail/text.hpp>
 #include <handoff/failure_class.hpp>
 
@@ -129,7 +130,8 @@ HANDOFF_INLINE std::optional<std::int64_t> parse_utc_time(std::string_view text)
     const auto y = digits(text, 0, 4);
     const auto mo = digits(text, 5, 2);
     const auto d = digits(text, 8, 2);
-    if (!y || !mo || !d || text[4] != '-' || text[7] != '-' || *mo < 1 || *mo > 12 || *d < 1 || *d > 31) {
+    if (!y || !mo || !d || text[4] != '-' || text[7] != '-' || *mo < 1 || *mo > 12 || *d < 1 ||
+        *d > detail::format_detail::days_in_month(*y, *mo)) {
         return std::nullopt;
     }
     std::int64_t ms =
