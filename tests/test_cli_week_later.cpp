@@ -62,6 +62,13 @@ TEST_CASE("handoff-check report counts corrupt and foreign lines and never fails
     CHECK(handoff_test::run_shell(in_root("report /nonexistent/dead_letters.jsonl 2>/dev/null")).exit_status == 2);
 }
 
+TEST_CASE("handoff-check report takes one output: --json and --html together are a usage error", "[cli]") {
+    const auto both = handoff_test::run_shell(
+        in_root("report --json --html /dev/null tests/fixtures/report/mixed.jsonl 2>&1 >/dev/null"));
+    CHECK(both.exit_status == 2);
+    CHECK(both.out.find("--json excludes --html") != std::string::npos);
+}
+
 namespace {
 
 /// The files `handoff-check fixtures` writes for a task schema, and the route of each, written

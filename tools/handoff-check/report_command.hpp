@@ -63,8 +63,9 @@ inline std::optional<int> parse_report_args(const std::vector<std::string>& args
     std::string since;
     std::string until;
     std::string by;
-    app.add_flag("--json", parsed.json);
+    CLI::Option* const json_option = app.add_flag("--json", parsed.json);
     CLI::Option* const html_option = add_value(app, "--html", parsed.html);
+    html_option->excludes(json_option); // one output: the usage says --json | --html PAGE
     CLI::Option* const since_option = add_value(app, "--since", since);
     CLI::Option* const until_option = add_value(app, "--until", until);
     CLI::Option* const by_option = add_value(app, "--by", by);
