@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string> // string
+#include <chrono>     // steady_clock
+#include <filesystem> // path, temp_directory_path
+#include <string>     // string
 
 namespace test_schema_draft07 { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -64,6 +66,25 @@ TEST_CASE("a two-file schema resolves its relative $ref next to the file", "[sch
     REQUIRE(problems.size() == 1);
     CHECK(problems[0].pointer == "/partial_result/price/amount_cents");
     CHECK(problems[0].message == "/partial_result/price/amount_cents: must be at least 0 (got \"-1\")");
+}
+
+TEST_CASE("a two-file schema in a folder whose name holds '#', '%' or '?' resolves its $ref there", "[schema][refs]") {
+    // Those bytes mean a fragment, an escape and a query in a URI: the file's URI encodes them.
+    const std::filesystem::path folder =
+        std::filesystem::temp_directory_path() /
+        ("handoff a#b%20c?d." + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    std::filesystem::create_directories(folder);
+    for (const char* name : {"product.schema.json", "common.schema.json"}) {
+        std::filesystem::copy_file(handoff_test::fixture_path(std::string("schemas/multi/") + name), folder / name,
+                                   std::filesystem::copy_options::overwrite_existing);
+    }
+    const compiled_schema s = compiled_schema::from_file(folder / "product.schema.json");
+    std::filesystem::remove_all(folder);
+    CHECK(s.accepts(json::parse(R"({"sku":"AB-1234","price":{"amount_cents":1999,"currency":"EUR"}})")));
+    const auto problems = s.validate(json::parse(R"({"sku":"AB-1234","price":{"amount_cents":-1,"currency":"EUR"}})"),
+                                     "/partial_result", handoff::step::task_schema);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].pointer == "/partial_result/price/amount_cents");
 }
 
 TEST_CASE("a $ref to a file outside the schema's folder is refused, never read", "[schema][refs][security]") {

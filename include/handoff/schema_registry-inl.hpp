@@ -148,7 +148,19 @@ HANDOFF_INLINE std::string schema_registry::normalize(std::string_view uri) {
 }
 
 HANDOFF_INLINE std::string schema_registry::file_uri(const std::filesystem::path& path) {
-    return "file://" + std::filesystem::weakly_canonical(std::filesystem::absolute(path)).generic_string();
+    // '%', '#' and '?' in a path would read as an escape, a fragment or a query (a schema in a
+    // folder named "a#b" would resolve its relative $refs in "a"): they are percent-encoded, as
+    // the loader decodes them; every other byte is written as it is.
+    std::string out = "file://";
+    for (const char c : std::filesystem::weakly_canonical(std::filesystem::absolute(path)).generic_string()) {
+        switch (c) {
+        case '%': out += "%25"; break;
+        case '#': out += "%23"; break;
+        case '?': out += "%3F"; break;
+        default: out += c; break;
+        }
+    }
+    return out;
 }
 
 HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() { return metaschema(schema_dialect::draft07); }
