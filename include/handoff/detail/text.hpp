@@ -2,8 +2,9 @@
 #pragma once
 
 #include <cstddef>     // size_t
-#include <cstdint>     // uint8_t, uint64_t
+#include <cstdint>     // uint8_t, uint32_t, uint64_t
 #include <cstdio>      // snprintf
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -21,6 +22,44 @@ namespace handoff::detail {
         return c - 'A' + 10;
     }
     return -1;
+}
+
+/// The four hex digits at the start of `s` (a JSON or pattern `\uXXXX` escape's), or nullopt.
+[[nodiscard]] inline std::optional<std::uint32_t> four_hex_digits(std::string_view s) noexcept {
+    if (s.size() < 4) {
+        return std::nullopt;
+    }
+    std::uint32_t v = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        const int digit = hex_digit_value(s[i]);
+        if (digit < 0) {
+            return std::nullopt;
+        }
+        v = v * 16 + static_cast<std::uint32_t>(digit);
+    }
+    return v;
+}
+
+/// U+FFFD, what stands for bytes or halves that make no character.
+inline constexpr char32_t replacement_character = 0xFFFD;
+
+/// Appends code point `c` (at most U+10FFFF) as UTF-8.
+inline void append_utf8(std::string& out, char32_t c) {
+    if (c < 0x80) {
+        out.push_back(static_cast<char>(c));
+    } else if (c < 0x800) {
+        out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else if (c < 0x10000) {
+        out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    } else {
+        out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+    }
 }
 
 /// Characters (code points) in UTF-8 text, every byte counted, NUL included: the length JSON

@@ -17,6 +17,7 @@
 #include <cstdlib>      // strtod
 #include <cstring>      // memcpy
 #include <iterator>     // back_inserter, make_move_iterator
+#include <optional>     // optional
 #include <string>       // string
 #include <string_view>  // string_view
 #include <system_error> // errc
@@ -237,37 +238,14 @@ private:
     }
 
     bool hex4(unsigned& out) noexcept {
-        if (end_ - p_ < 4) {
+        const std::optional<std::uint32_t> v =
+            four_hex_digits(std::string_view(p_, static_cast<std::size_t>(end_ - p_)));
+        if (!v) {
             return false;
         }
-        out = 0;
-        for (int i = 0; i < 4; ++i) {
-            const int d = hex_digit_value(p_[i]);
-            if (d < 0) {
-                return false;
-            }
-            out = out * 16U + static_cast<unsigned>(d);
-        }
+        out = *v;
         p_ += 4;
         return true;
-    }
-
-    static void append_utf8(std::string& s, unsigned cp) {
-        if (cp < 0x80U) {
-            s.push_back(static_cast<char>(cp));
-        } else if (cp < 0x800U) {
-            s.push_back(static_cast<char>(0xC0U | (cp >> 6U)));
-            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
-        } else if (cp < 0x10000U) {
-            s.push_back(static_cast<char>(0xE0U | (cp >> 12U)));
-            s.push_back(static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU)));
-            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
-        } else {
-            s.push_back(static_cast<char>(0xF0U | (cp >> 18U)));
-            s.push_back(static_cast<char>(0x80U | ((cp >> 12U) & 0x3FU)));
-            s.push_back(static_cast<char>(0x80U | ((cp >> 6U) & 0x3FU)));
-            s.push_back(static_cast<char>(0x80U | (cp & 0x3FU)));
-        }
     }
 
     /// The first byte at or after `p` that a string body must look at ('"', '\\', a control
@@ -411,7 +389,7 @@ private:
             }
             cp = 0x10000U + ((cp - 0xD800U) << 10U) + (low - 0xDC00U);
         }
-        append_utf8(s, cp);
+        append_utf8(s, static_cast<char32_t>(cp));
         return true;
     }
 

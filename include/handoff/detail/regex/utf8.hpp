@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// UTF-8 decoding and encoding for patterns and subjects.
+// UTF-8 decoding for patterns and subjects (encoding: append_utf8 in detail/text.hpp).
+
+#include <handoff/detail/text.hpp> // append_utf8, replacement_character
 
 #include <cstddef>     // size_t
 #include <string>      // string
 #include <string_view> // string_view
 
 namespace handoff::detail::regex_impl {
-
-inline constexpr char32_t replacement_character = 0xFFFD;
 
 [[nodiscard]] inline bool is_continuation(unsigned char b) noexcept { return (b & 0xC0U) == 0x80U; }
 
@@ -55,24 +55,6 @@ inline constexpr char32_t replacement_character = 0xFFFD;
     }
     i += len;
     return cp;
-}
-
-inline void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-        out.push_back(static_cast<char>(c));
-    } else if (c < 0x800) {
-        out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else if (c < 0x10000) {
-        out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    } else {
-        out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-        out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-    }
 }
 
 } // namespace handoff::detail::regex_impl

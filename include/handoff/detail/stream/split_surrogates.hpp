@@ -11,7 +11,6 @@
 // that range is never mended (its stand-ins could not be told from its text), and only the
 // text of a mended event is searched for stand-ins.
 
-#include <handoff/detail/regex/utf8.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <cstddef>     // size_t
@@ -26,25 +25,10 @@ namespace handoff::detail::stream {
 inline constexpr std::uint32_t first_surrogate = 0xD800;
 inline constexpr std::uint32_t first_low_surrogate = 0xDC00;
 inline constexpr std::uint32_t stand_in_base = 0xF0000;
-inline constexpr std::uint32_t replacement_character = 0xFFFD;
 
-/// The four hex digits at the start of `s` as a number, or nullopt.
-[[nodiscard]] inline std::optional<std::uint32_t> hex4(std::string_view s) noexcept {
-    if (s.size() < 4) {
-        return std::nullopt;
-    }
-    std::uint32_t v = 0;
-    for (std::size_t i = 0; i < 4; ++i) {
-        const int digit = hex_digit_value(s[i]);
-        if (digit < 0) {
-            return std::nullopt;
-        }
-        v = v * 16 + static_cast<std::uint32_t>(digit);
-    }
-    return v;
+[[nodiscard]] inline bool is_surrogate(std::uint32_t unit) noexcept {
+    return unit >= first_surrogate && unit <= 0xDFFF;
 }
-
-[[nodiscard]] inline bool is_surrogate(std::uint32_t unit) noexcept { return unit >= 0xD800 && unit <= 0xDFFF; }
 
 [[nodiscard]] inline std::string escape_of(std::uint32_t unit) {
     static constexpr char digits[] = "0123456789abcdef";
@@ -64,7 +48,7 @@ inline constexpr std::uint32_t replacement_character = 0xFFFD;
             return true;
         }
         const std::optional<std::uint32_t> unit =
-            json[i] == '\\' && json[i + 1] == 'u' ? hex4(json.substr(i + 2)) : std::nullopt;
+            json[i] == '\\' && json[i + 1] == 'u' ? four_hex_digits(json.substr(i + 2)) : std::nullopt;
         if (unit && (*unit == 0xDB80 || *unit == 0xDB81)) {
             return true;
         }
@@ -88,14 +72,15 @@ inline constexpr std::uint32_t replacement_character = 0xFFFD;
             out += c;
             continue;
         }
-        const std::optional<std::uint32_t> unit = json[i + 1] == 'u' ? hex4(json.substr(i + 2)) : std::nullopt;
+        const std::optional<std::uint32_t> unit =
+            json[i + 1] == 'u' ? four_hex_digits(json.substr(i + 2)) : std::nullopt;
         if (!unit || !is_surrogate(*unit)) {
             out.append(json.substr(i, 2)); // an escape: its second byte is never a closing quote
             ++i;
             continue;
         }
         const std::optional<std::uint32_t> next =
-            json.substr(i + 6, 2) == "\\u" ? hex4(json.substr(i + 8)) : std::nullopt;
+            json.substr(i + 6, 2) == "\\u" ? four_hex_digits(json.substr(i + 8)) : std::nullopt;
         if (*unit < first_low_surrogate && next && *next >= first_low_surrogate && is_surrogate(*next)) {
             out.append(json.substr(i, 12)); // a whole pair
             i += 11;
@@ -132,8 +117,8 @@ public:
             }
             i += 4;
             if (*unit >= first_low_surrogate && high_) {
-                regex_impl::append_utf8(out, static_cast<char32_t>(0x10000 + ((*high_ - first_surrogate) << 10U) +
-                                                                   (*unit - first_low_surrogate)));
+                append_utf8(out, static_cast<char32_t>(0x10000 + ((*high_ - first_surrogate) << 10U) +
+                                                       (*unit - first_low_surrogate)));
                 high_.reset();
             } else if (*unit >= first_low_surrogate) {
                 flush(out);
@@ -177,7 +162,7 @@ private:
     }
 
     void unpaired(std::string& out) {
-        regex_impl::append_utf8(out, static_cast<char32_t>(replacement_character));
+        append_utf8(out, replacement_character);
         lost_ = true;
     }
 
