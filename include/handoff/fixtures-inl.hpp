@@ -7,12 +7,16 @@
 #include <handoff/fixtures.hpp>
 
 #include <handoff/decision_table.hpp>
+#include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/schema/bundle.hpp>
+#include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/schema/value_generator.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/fixture_manifest.hpp>
 #include <handoff/problem_codes.hpp>
 #include <handoff/receiver.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -362,19 +366,11 @@ HANDOFF_INLINE void add_attempts_exhausted(fixture_builder& b, const nlohmann::j
     }
 }
 
-} // namespace detail
-
-/// Fixture envelopes for every route of a receiver built from `task_schema`: an accepted ok
-/// envelope whose result is generated to fit the schema; a capped envelope for every reason
-/// code at 0, just below and at each band edge, and 1; one contract failure per step (parse,
-/// envelope schema, task schema, coverage); a step-3 downgrade; a run out of attempts (FAIL).
-/// Each is received as it is made and kept only if it routes as its entry says.
-/// Throws schema_error when `task_schema` does not compile (as receiver does).
-HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, const fixture_options& options) {
-    fixture_options checked = options;
-    checked.items_expected = std::max<std::uint64_t>(1, options.items_expected);
-    const receiver<> receiver(task_schema, checked.receiving);
-    detail::value_generator generator(task_schema, checked.receiving.schema, checked.receiving.limits);
+/// Every fixture for `receiver`, whose value is generated from `schema`: the task schema with
+/// every document its `$ref`s name copied in (the generator reads one document).
+HANDOFF_INLINE fixture_set fixtures_for(const receiver<>& receiver, const nlohmann::json& schema,
+                                        const fixture_options& checked) {
+    value_generator generator(schema, checked.receiving.schema, checked.receiving.limits);
     const std::optional<nlohmann::json> result = generator.generate_object();
     fixture_set failed;
     if (!result) {
@@ -382,22 +378,45 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
         return failed;
     }
     if (!result->is_object()) {
-        failed.error = "the task schema accepts no object (generated " + detail::quote_untrusted(result->dump(), 80) +
+        failed.error = "the task schema accepts no object (generated " + quote_untrusted(result->dump(), 80) +
                        "), but partial_result must be an object";
         return failed;
     }
-    if (const std::optional<std::string> over = detail::beyond_limits(receiver, *result, checked)) {
+    if (const std::optional<std::string> over = beyond_limits(receiver, *result, checked)) {
         failed.error = "the value generated for partial_result is more than the receiver reads (" + *over +
                        "); give the task schema a \"default\" or \"examples\" with a smaller one";
         return failed;
     }
-    detail::fixture_builder builder(receiver, checked);
-    detail::add_accept(builder, *result);
-    detail::add_table_grid(builder, *result);
-    detail::add_contract_failures(builder, *result);
-    detail::add_task_schema_failures(builder, *result, *receiver.task_schema());
-    detail::add_attempts_exhausted(builder, *result);
+    fixture_builder builder(receiver, checked);
+    add_accept(builder, *result);
+    add_table_grid(builder, *result);
+    add_contract_failures(builder, *result);
+    add_task_schema_failures(builder, *result, *receiver.task_schema());
+    add_attempts_exhausted(builder, *result);
     return std::move(builder).finish();
+}
+
+HANDOFF_INLINE fixture_options checked_fixture_options(const fixture_options& options) {
+    fixture_options checked = options;
+    checked.items_expected = std::max<std::uint64_t>(1, options.items_expected);
+    return checked;
+}
+
+} // namespace detail
+
+HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, const fixture_options& options) {
+    const fixture_options checked = detail::checked_fixture_options(options);
+    return detail::fixtures_for(receiver<>(task_schema, checked.receiving), task_schema, checked);
+}
+
+HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, const schema_registry& registry,
+                                         std::string_view base_uri, const fixture_options& options) {
+    const fixture_options checked = detail::checked_fixture_options(options);
+    const detail::ref_scope scope{&registry, std::string(base_uri), checked.receiving.schema.dialect};
+    const receiver<> receiver(detail::compiled_schema_access::compile(task_schema, scope.base_uri, scope.registry,
+                                                                      scope.folders(), checked.receiving.schema),
+                              checked.receiving);
+    return detail::fixtures_for(receiver, detail::bundled_schema(task_schema, scope), checked);
 }
 
 } // namespace handoff

@@ -9,10 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>  // uint64_t
-#include <optional> // optional
-#include <string>   // string
-#include <vector>   // vector
+#include <cstdint>     // uint64_t
+#include <optional>    // optional
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -58,6 +59,15 @@ namespace detail {
 /// Each is received as it is made and kept only if it routes as its entry says.
 /// Throws schema_error when `task_schema` does not compile (as receiver does).
 [[nodiscard]] fixture_set make_fixtures(const nlohmann::json& task_schema, const fixture_options& options = {});
+
+/// The same for a task schema whose `$ref`s may name other documents, read as
+/// compiled_schema::from_file reads it: the documents of `registry`, and, when `base_uri` is the
+/// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
+/// registry's folders. The value is generated from the schema with those documents copied into
+/// its definitions; every fixture is still received by a receiver of the schema as given.
+/// Throws the schema_error compiled_schema::from_file(path, registry) throws.
+[[nodiscard]] fixture_set make_fixtures(const nlohmann::json& task_schema, const schema_registry& registry,
+                                        std::string_view base_uri, const fixture_options& options = {});
 
 } // namespace handoff
 

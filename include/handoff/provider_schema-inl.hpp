@@ -9,8 +9,11 @@
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
+#include <handoff/detail/schema/bundle.hpp>
+#include <handoff/detail/schema/refs.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -154,6 +157,20 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     }
     const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(task_schema->dump());
     return provider_schema(target, &ordered, options);
+}
+
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json& task_schema,
+                                                      const schema_registry& registry, std::string_view base_uri,
+                                                      const provider_schema_options& options) {
+    const detail::ref_scope scope{&registry, std::string(base_uri), options.schema.dialect};
+    const nlohmann::ordered_json bundled = detail::bundled_schema(task_schema, scope);
+    return provider_schema(target, &bundled, options);
+}
+
+HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json& task_schema,
+                                                      const schema_registry& registry, std::string_view base_uri,
+                                                      const provider_schema_options& options) {
+    return provider_schema(target, nlohmann::ordered_json::parse(task_schema.dump()), registry, base_uri, options);
 }
 
 } // namespace handoff

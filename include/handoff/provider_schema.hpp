@@ -22,10 +22,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef> // size_t, nullptr_t
-#include <cstdint> // uint64_t
-#include <string>  // string
-#include <vector>  // vector
+#include <cstddef>     // size_t, nullptr_t
+#include <cstdint>     // uint64_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff {
 
@@ -92,6 +93,19 @@ struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escap
 /// The same, for a task schema held as nlohmann::json (its keys are sorted: property order is
 /// lost; pass ordered_json to keep the author's order).
 [[nodiscard]] provider_schema_result provider_schema(provider target, const nlohmann::json* task_schema,
+                                                     const provider_schema_options& options = {});
+
+/// The same for a task schema whose `$ref`s may name other documents, which it follows as
+/// compiled_schema::from_file does: the documents of `registry`, and, when `base_uri` is the
+/// schema's file:// URI (schema_registry::file_uri(path)), the files beside it and in the
+/// registry's folders. Each document a `$ref` leads to is copied into the task schema's
+/// definitions first, so the schema sent stands alone; notes about a copied document point into
+/// those definitions. A `$ref` that leads nowhere is removed and reported, as in one document.
+[[nodiscard]] provider_schema_result provider_schema(provider target, const nlohmann::ordered_json& task_schema,
+                                                     const schema_registry& registry, std::string_view base_uri,
+                                                     const provider_schema_options& options = {});
+[[nodiscard]] provider_schema_result provider_schema(provider target, const nlohmann::json& task_schema,
+                                                     const schema_registry& registry, std::string_view base_uri,
                                                      const provider_schema_options& options = {});
 
 /// Whether the provider's decoder writes required properties before optional ones, whatever the

@@ -18,6 +18,7 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
+#include <handoff/detail/schema/bundle.hpp> // plain_name
 #include <handoff/detail/schema/uri.hpp>
 
 #include <nlohmann/json.hpp>
@@ -39,17 +40,6 @@ using hoisted_definition = handoff::schema_definition;
 /// Each copy costs the size of its target, so a schema with many refs into itself could grow
 /// without bound: past this many copies a `$ref` is removed and reported instead.
 inline constexpr std::size_t max_ref_copies = 256;
-
-/// A definition name every provider reads in a `$ref` as written: letters, digits, `_`, `-`, `.`.
-[[nodiscard]] inline std::string plain_name(const std::string& name) {
-    std::string out;
-    for (const char c : name) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                           c == '-' || c == '.';
-        out.push_back(plain ? c : '_');
-    }
-    return out.empty() ? std::string("def") : out;
-}
 
 template <class Json, class Note>
 class definition_hoister {

@@ -5,6 +5,7 @@
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/json/writer.hpp>
 #include <handoff/detail/schema/dialect.hpp>
+#include <handoff/detail/schema/uri.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/schema.hpp>
@@ -533,7 +534,8 @@ private:
         // Anything else that both sides set is left as `a` has it: the validator decides.
     }
 
-    /// A local JSON pointer ("#", "#/definitions/x") into the root schema, or null.
+    /// A local JSON pointer ("#", "#/definitions/x", percent-encoded as a URI fragment is) into
+    /// the root schema, or null.
     [[nodiscard]] const nlohmann::json* resolve(const nlohmann::json& ref) const {
         if (!ref.is_string()) {
             return nullptr;
@@ -543,7 +545,7 @@ private:
             return nullptr;
         }
         try {
-            const nlohmann::json::json_pointer pointer(text.substr(1));
+            const nlohmann::json::json_pointer pointer(percent_decode(std::string_view(text).substr(1)));
             return root_.contains(pointer) ? &root_.at(pointer) : nullptr;
         } catch (const nlohmann::json::exception&) {
             return nullptr;

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+// A task schema made to stand alone (detail::bundled_schema) for the writers that read one
+// document: provider_schema and make_fixtures with a registry and the schema's file URI, and
+// handoff-check schema --for / fixtures with --schema-dir. The fixture is
+// tests/fixtures/refs/task/order.schema.json: refs to a file beside it, to one in another folder,
+// by $id, under a nested $id base, with "~1" and "%20" in their pointers. The bundle must judge
+// every value as the schema as given does, with every $ref a pointer inside it.
+
+#include "support/catch.hpp"
+#include "support/fixtures.hpp"
+#include "support/schema_walk.hpp"
+#include "support/valijson.hpp"
+
+#include <handoff/detail/schema/bundle.hpp>
+#include <handoff/detail/schema/refs.hpp>
+#include <handoff/fixtures.hpp>
+#include <handoff/provider_schema.hpp>
+#include <handoff/schema.hpp>
+#include <handoff/schema_registry.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <string>  // string
+#include <utility> // pair
+#include <vector>  // vector
+
+namespace test_schema_bundle { // this file's own names: see "unity build" in tests/CMakeLists.txt
+
+namespace {
+
+using nlohmann::json;
+
+const std::string& order_path() {
+    static const std::string path = handoff_test::fixture_path("refs/task/order.schema.json");
+    return path;
+}
+
+handoff::schema_registry shared_registry() {
+    handoff::schema_registry registry;
+    registry.add_directory(handoff_test::fixture_path("refs/shared"));
+    return registry;
+}
+
+json valid_order() {
+    return json::parse(R"({"status": "open", "total": {"amount_cents": 100, "currency": "EUR"},
+        "lines": [{"sku": "AB-1", "quantity": 2, "unit_price": {"amount_cents": 5, "currency": "USD"}}],
+        "channel": {"kind": "web"}})");
+}
+
+/// The valid order, then one value per rule the referenced documents hold, each breaking it;
+/// true where draft-07 accepts the value.
+std::vector<std::pair<json, bool>> order_values() {
+    std::vector<std::pair<json, bool>> out{{valid_order(), true}};
+    const auto broken = [&](const std::string& pointer, const json& value) {
+        json v = valid_order();
+        v[json::json_pointer(pointer)] = value;
+        out.emplace_back(std::move(v), false);
+    };
+    broken("/status", "closed");                     // common.schema.json#/definitions/status
+    broken("/total/currency", "JPY");                // money -> its own #/definitions/currency
+    broken("/lines/0/unit_price/currency", "JPY");   // by $id, from line.schema.json
+    broken("/lines/0/sku", "ab");                    // line.schema.json#/definitions/sku~1code
+    broken("/lines/0/sku", "ABCDEFGHIJKLMNOPQRSTU"); // its maxLength 20
+    broken("/lines/0/quantity", 0);
+    broken("/channel/kind", "fax"); // common.json#/definitions/channel%20kind, under a nested $id
+    broken("/lines/0/colour", "red");
+    json no_total = valid_order();
+    no_total.erase("total");
+    out.emplace_back(std::move(no_total), false);
+    json more_lines = valid_order();
+    more_lines["lines"].push_back({{"sku", "X"}, {"quantity", 1000}});
+    out.emplace_back(std::move(more_lines), true);
+    return out;
+}
+
+json bundled_order() {
+    const handoff::schema_registry registry = shared_registry();
+    const handoff::detail::ref_scope scope{&registry, handoff::schema_registry::file_uri(order_path()), {}};
+    return handoff::detail::bundled_schema(json::parse(handoff_test::read_file(order_path())), scope);
+}
+
+} // namespace
+
+TEST_CASE("a bundled schema judges every value as the schema with its files does, and names only itself",
+          "[schema][bundle]") {
+    const handoff::schema_registry registry = shared_registry();
+    const auto original = handoff::compiled_schema::from_file(order_path(), registry);
+    const json bundle = bundled_order();
+    // Alone: no registry, no URI, so no other document could be read.
+    const auto alone = handoff::compiled_schema::from_json(bundle);
+    valijson::Schema oracle_schema;
+    valijson::SchemaParser(valijson::SchemaParser::kDraft7)
+        .populateSchema(valijson::adapters::NlohmannJsonAdapter(bundle), oracle_schema);
+    valijson::Validator oracle;
+    for (const auto& [value, expected] : order_values()) {
+        INFO(value.dump());
+        CHECK(original.accepts(value) == expected);
+        CHECK(alone.accepts(value) == expected);
+        CHECK(oracle.validate(oracle_schema, valijson::adapters::NlohmannJsonAdapter(value), nullptr) == expected);
+    }
+    std::size_t refs = 0;
+    const auto ordered = nlohmann::ordered_json::parse(bundle.dump());
+    handoff_test::each_subschema(ordered, "", [&](const nlohmann::ordered_json& node, const std::string& pointer) {
+        if (const auto ref = node.find("$ref"); ref != node.end()) {
+            ++refs;
+            INFO(pointer << ": " << ref->dump());
+            CHECK(ref->get<std::string>().rfind("#/", 0) == 0);
+        }
+        INFO(pointer);
+        CHECK((pointer.empty() || !node.contains("$id")));
+    });
+    CHECK(refs >= 7);
+    // Each referenced schema copied once (money is named from two files), named after its place
+    // or its file; channel was a definition of the order already.
+    std::vector<std::string> names;
+    for (const auto& [name, unused] : bundle["definitions"].items()) {
+        names.push_back(name);
+    }
+    CHECK(names == std::vector<std::string>{"channel", "channel_kind", "currency", "line", "money", "status"});
+}
+
+TEST_CASE("a schema whose refs stay inside it, or lead to a built-in metaschema, is bundled as it is",
+          "[schema][bundle]") {
+    const json local = json::parse(R"({"$id": "https://example.com/a.json", "type": "object",
+        "properties": {"a": {"$ref": "#/definitions/x"}, "b": {"$id": "b.json", "$ref": "a.json#/definitions/x"},
+                       "m": {"$ref": "http://json-schema.org/draft-07/schema#"}},
+        "definitions": {"x": {"type": "string"}}})");
+    const handoff::detail::ref_scope scope{};
+    CHECK(handoff::detail::bundled_schema(local, scope) == local);
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(local.dump());
+    CHECK(handoff::detail::bundled_schema(ordered, scope) == ordered);
+}
+
+TEST_CASE("a bundle copies at most a bounded number of values, and leaves the refs past it as written",
+          "[schema][bundle]") {
+    // Nested targets copied from the deepest up repeat what they hold: the bound stops that
+    // growth. Here one target alone is over it.
+    json big = json::array();
+    for (std::size_t i = 0; i <= (std::size_t{1} << 20); ++i) {
+        big.push_back(i);
+    }
+    handoff::schema_registry registry;
+    registry.add("https://example.com/big.json",
+                 json{{"definitions", {{"big", {{"enum", std::move(big)}}}, {"small", {{"type", "integer"}}}}}});
+    const json task = json::parse(R"({"type": "object", "properties": {
+        "a": {"$ref": "https://example.com/big.json#/definitions/big"},
+        "b": {"$ref": "https://example.com/big.json#/definitions/small"}}})");
+    const json bundle = handoff::detail::bundled_schema(task, handoff::detail::ref_scope{&registry, "", {}});
+    CHECK(bundle["properties"]["a"]["$ref"] == "https://example.com/big.json#/definitions/big");
+    CHECK(bundle["properties"]["b"]["$ref"] == "#/definitions/small");
+    CHECK(bundle["definitions"]["small"] == json{{"type", "integer"}});
+}
+
+TEST_CASE("a URI fragment written for a pointer percent-encodes what a URI may not hold", "[schema][bundle]") {
+    CHECK(handoff::detail::pointer_fragment("/definitions/sku~1code") == "/definitions/sku~1code");
+    CHECK(handoff::detail::pointer_fragment("/definitions/channel kind") == "/definitions/channel%20kind");
+    CHECK(handoff::detail::pointer_fragment("/a%b/c#d/\"e\"") == "/a%25b/c%23d/%22e%22");
+    CHECK(handoff::detail::pointer_fragment("/caf\xC3\xA9") == "/caf%C3%A9");
+}
+
+TEST_CASE("provider_schema with a registry sends the documents a task schema's refs name",
+          "[provider_schema][bundle]") {
+    const handoff::schema_registry registry = shared_registry();
+    const auto task = nlohmann::ordered_json::parse(handoff_test::read_file(order_path()));
+    const std::string uri = handoff::schema_registry::file_uri(order_path());
+    for (const handoff::provider p : {handoff::provider::openai, handoff::provider::anthropic,
+                                      handoff::provider::gemini, handoff::provider::llama_cpp}) {
+        INFO(handoff::to_string(p));
+        const auto sent = handoff::provider_schema(p, task, registry, uri);
+        for (const auto& note : sent.notes) {
+            INFO(note.pointer << " " << note.keyword << " " << note.note);
+            CHECK(note.keyword != "$ref"); // every ref resolved inside the schema sent
+        }
+        // The currency enum lives in common.schema.json: it reached the schema sent.
+        CHECK(sent.schema.dump().find(R"(["EUR","USD","GBP"])") != std::string::npos);
+        CHECK(sent.schema.dump().find(R"(["web","phone"])") != std::string::npos);
+        // Without the registry, the refs are dropped and reported, as before.
+        const auto alone = handoff::provider_schema(p, &task);
+        CHECK(alone.schema.dump().find(R"(["EUR","USD","GBP"])") == std::string::npos);
+    }
+    // A task schema held as nlohmann::json (keys sorted) is bundled the same way.
+    const auto from_plain =
+        handoff::provider_schema(handoff::provider::openai, json::parse(task.dump()), registry, uri);
+    CHECK(from_plain.schema.dump().find(R"(["EUR","USD","GBP"])") != std::string::npos);
+    CHECK(from_plain.count(handoff::schema_note_kind::not_enforced) ==
+          handoff::provider_schema(handoff::provider::openai, task, registry, uri)
+              .count(handoff::schema_note_kind::not_enforced));
+}
+
+TEST_CASE("make_fixtures with a registry generates from the documents a task schema's refs name",
+          "[fixtures][bundle]") {
+    const handoff::schema_registry registry = shared_registry();
+    const json task = json::parse(handoff_test::read_file(order_path()));
+    const auto set = handoff::make_fixtures(task, registry, handoff::schema_registry::file_uri(order_path()));
+    REQUIRE(set.ok());
+    const auto original = handoff::compiled_schema::from_file(order_path(), registry);
+    std::size_t accepted = 0;
+    for (const handoff::fixture_file& f : set.files) {
+        if (f.entry.route == handoff::route::accept) {
+            ++accepted;
+            CHECK(original.accepts(json::parse(f.text).at("partial_result")));
+        }
+    }
+    CHECK(accepted == 1);
+    // Without the registry the schema's refs lead nowhere: the receiver's own refusal.
+    CHECK_THROWS_AS(handoff::make_fixtures(task), handoff::schema_error);
+}
+
+} // namespace test_schema_bundle
