@@ -251,6 +251,40 @@ TEST_CASE("handoff-check prompt reads a two-file schema set as the check does", 
     CHECK(run("prompt --schema-dir refs/shared").exit_status == 2); // nothing to read it with
 }
 
+TEST_CASE("handoff-check schema --for and fixtures read a two-file schema set as the check does",
+          "[cli][schema][fixtures][refs]") {
+    const std::string schema = "refs/task/order.schema.json";
+    const auto sent = run("schema --for openai --task-schema " + schema + " --schema-dir refs/shared");
+    CHECK(sent.exit_status == 0);
+    // The other files' definitions are in the schema sent, and no note says a $ref was dropped.
+    CHECK(sent.out.find("\"EUR\",\n") != std::string::npos);
+    CHECK(sent.out.find("\"phone\"\n") != std::string::npos);
+    CHECK(sent.err.find("$ref") == std::string::npos);
+    CHECK(sent.err.find("dialect: draft-07 (from $schema)") != std::string::npos);
+    const auto without = run("schema --for openai --task-schema " + schema);
+    CHECK(without.exit_status == 2);
+    CHECK(without.out.empty());
+    CHECK(without.err.find("a document handoff does not know") != std::string::npos);
+    CHECK(run("schema --for openai --schema-dir refs/shared").exit_status == 2); // nothing to read it with
+
+    const std::string out_dir = std::string(HANDOFF_CLI_TEMP_DIR) + "/refs_fixtures";
+    const auto made = run("fixtures --task-schema " + schema + " --schema-dir refs/shared --out " + out_dir);
+    CHECK(made.exit_status == 0);
+    CHECK(made.out.find("ACCEPT   " + out_dir + "/") != std::string::npos);
+    const auto refused = run("fixtures --task-schema " + schema + " --out " + out_dir + "_without");
+    CHECK(refused.exit_status == 2);
+    CHECK(refused.err.find("a document handoff does not know") != std::string::npos);
+    // A file beside the schema is found without --schema-dir, as the check finds it.
+    const auto beside = run("fixtures --task-schema refs/task/quantity_only.schema.json --out " + out_dir + "_q");
+    CHECK(beside.exit_status == 0);
+    std::ifstream accepted(out_dir + "_q/accept_ok.json");
+    const auto quantity = nlohmann::json::parse(accepted).at("partial_result").at("quantity");
+    CHECK((quantity.is_number_integer() && quantity >= 1 && quantity <= 1000));
+    const auto sent_beside = run("schema --for openai --task-schema refs/task/quantity_only.schema.json");
+    CHECK(sent_beside.exit_status == 0);
+    CHECK(sent_beside.out.find("\"maximum\": 1000") != std::string::npos);
+}
+
 TEST_CASE("an envelope file named like a subcommand is checked as ./lint or after --", "[cli]") {
     const std::string dir = HANDOFF_CLI_TEMP_DIR;
     std::ofstream(dir + "/lint", std::ios::binary) << slurp(fixtures + "cli/ok_accept.json");

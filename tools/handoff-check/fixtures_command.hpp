@@ -4,6 +4,7 @@
 
 #include "command_line.hpp"
 #include "exit_status.hpp"
+#include "schema_dirs.hpp"
 
 #include <handoff/fixtures.hpp>
 #include <handoff/handoff.hpp>
@@ -15,13 +16,14 @@
 #include <string>       // string
 #include <string_view>  // string_view
 #include <system_error> // error_code
+#include <vector>       // vector
 
 namespace handoff_cli {
 
 // --- handoff-check fixtures ---------------------------------------------------------------
 
 constexpr const char* fixtures_usage_text =
-    "usage: handoff-check fixtures --task-schema FILE [--dialect NAME] --out DIR\n"
+    "usage: handoff-check fixtures --task-schema FILE [--dialect NAME] [--schema-dir DIR]... --out DIR\n"
     "\n"
     "Writes fixture envelopes for every route into DIR, for an orchestrator's own tests: an\n"
     "accepted ok envelope whose result is generated to fit the task schema, a capped envelope\n"
@@ -31,8 +33,9 @@ constexpr const char* fixtures_usage_text =
     "action, status, reason_code, coverage, band, attempt and description. Every fixture is\n"
     "received as it is written; one that routes otherwise than its line says is an error.\n"
     "--dialect NAME (draft-04, draft-06, draft-07, 2019-09, 2020-12) is the task schema's\n"
-    "dialect when it declares no $schema; the schema is read as the check reads it, and one the\n"
-    "check refuses is refused here with the check's message.\n"
+    "dialect when it declares no $schema; --schema-dir DIR (repeatable) holds schemas its $refs\n"
+    "may name, as for the check (files beside FILE are found without it). The schema is read as\n"
+    "the check reads it, and one the check refuses is refused here with the check's message.\n"
     "\n"
     "exit status: 0 written, 1 no fixtures (no value fits the task schema, or a fixture did not\n"
     "route as its manifest line says), 2 usage error (bad flag, unreadable or invalid schema\n"
@@ -83,6 +86,8 @@ inline int run_fixtures(int argc, char** argv) {
     CLI::Option* const task_option = add_value(app, "--task-schema", task_schema);
     CLI::Option* const out_option = add_value(app, "--out", out);
     CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
+    std::vector<std::string> schema_dirs;
+    add_repeatable(app, "--schema-dir", schema_dirs);
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
         return *stop;
     }
@@ -96,8 +101,10 @@ inline int run_fixtures(int argc, char** argv) {
     }
     std::optional<handoff::fixture_set> set;
     try {
-        set = handoff::make_fixtures(
-            handoff::compiled_schema::from_file(task_schema, options.receiving.schema).document(), options);
+        // Read as the check reads it: beside the file and in every --schema-dir.
+        const handoff::schema_registry registry = schema_registry_of(schema_dirs);
+        set = handoff::make_fixtures(handoff::schema_registry::read_json_file(task_schema), registry,
+                                     handoff::schema_registry::file_uri(task_schema), options);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check fixtures: " << e.what() << "\n";
         return exit_usage;

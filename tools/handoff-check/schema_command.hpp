@@ -20,11 +20,13 @@
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
+#include <vector>      // vector
 
 namespace handoff_cli {
 
 constexpr const char* schema_usage_text =
-    "usage: handoff-check schema --for PROVIDER [--task-schema FILE [--dialect NAME]] [--describe-dropped]\n"
+    "usage: handoff-check schema --for PROVIDER [--task-schema FILE [--dialect NAME] [--schema-dir DIR]...]\n"
+    "                             [--describe-dropped]\n"
     "\n"
     "Prints the envelope schema, with the task schema at partial_result, rewritten into what\n"
     "PROVIDER's constrained decoding accepts (openai, anthropic, gemini, gemini_openapi for\n"
@@ -34,12 +36,17 @@ constexpr const char* schema_usage_text =
     "description the model reads.\n"
     "\n"
     "The task schema is first compiled as the check compiles it (--task-schema FILE, same\n"
-    "--dialect): a schema the check refuses is refused here with the check's message. Its\n"
-    "dialect is said on stderr before the notes:\n"
+    "--dialect and --schema-dir): a schema the check refuses is refused here with the check's\n"
+    "message. Every document its $refs name (a file beside it, a file under a --schema-dir) is\n"
+    "copied into its definitions, so the schema sent stands alone. Its dialect is said on\n"
+    "stderr before the notes:\n"
     "  handoff-check schema: FILE: dialect: 2020-12 (from $schema | from --dialect | from its keywords)\n"
     "\n"
-    "  --dialect NAME  the dialect of a task schema that declares no $schema: draft-04,\n"
-    "                  draft-06, draft-07, 2019-09 or 2020-12\n"
+    "  --dialect NAME    the dialect of a task schema that declares no $schema: draft-04,\n"
+    "                    draft-06, draft-07, 2019-09 or 2020-12\n"
+    "  --schema-dir DIR  schemas its $refs may name (every *.json under DIR, by file URI and\n"
+    "                    $id), as the check reads them; repeatable. Files beside FILE are\n"
+    "                    found without it\n"
     "\n"
     "exit status: 0 printed, 1 the schema is over a documented limit of PROVIDER (named on\n"
     "stderr), 2 usage error (bad flag, unknown provider, unreadable or invalid schema file, a\n"
@@ -111,11 +118,12 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
     return schema;
 }
 
-/// Whether the task schema file compiles as the check compiles it, with `options`: said on stderr,
-/// the dialect it is read in when it does, the check's own message when it does not.
-[[nodiscard]] inline bool compiles_as_checked(const std::string& path, const handoff::schema_options& options) {
+/// Whether the task schema file compiles as the check compiles it, with `registry` and `options`:
+/// said on stderr, the dialect it is read in when it does, the check's own message when it does not.
+[[nodiscard]] inline bool compiles_as_checked(const std::string& path, const handoff::schema_registry& registry,
+                                              const handoff::schema_options& options) {
     try {
-        const auto compiled = handoff::compiled_schema::from_file(path, options);
+        const auto compiled = handoff::compiled_schema::from_file(path, registry, options);
         std::cerr << "handoff-check schema: " << path << ": " << dialect_line(compiled.document(), options) << "\n";
         return true;
     } catch (const handoff::schema_error& e) {
@@ -136,14 +144,17 @@ inline int run_schema(int argc, char** argv) {
     app.add_flag("--describe-dropped", options.describe_dropped);
     std::string dialect_name;
     CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
+    std::vector<std::string> schema_dirs;
+    add_repeatable(app, "--schema-dir", schema_dirs);
     if (const auto stop = command.parse(words_after_name(argc, argv))) {
         return *stop;
     }
     if (const auto stop = read_dialect(command, *dialect_option, dialect_name, options.schema.dialect)) {
         return *stop;
     }
-    if (dialect_option->count() > 0 && task_option->count() == 0) {
-        return command.usage_error("--dialect needs --task-schema");
+    if ((dialect_option->count() > 0 || !schema_dirs.empty()) && task_option->count() == 0) {
+        return command.usage_error(schema_dirs.empty() ? "--dialect needs --task-schema"
+                                                       : "--schema-dir needs --task-schema");
     }
     if (for_option->count() == 0) {
         return command.usage_error("--for PROVIDER is required");
@@ -157,10 +168,19 @@ inline int run_schema(int argc, char** argv) {
     if (task_option->count() > 0 && !(task = read_task_schema(task_path))) {
         return exit_usage;
     }
-    if (task && !compiles_as_checked(task_path, options.schema)) {
+    std::optional<handoff::schema_registry> registry;
+    try {
+        registry.emplace(schema_registry_of(schema_dirs));
+    } catch (const handoff::schema_error& e) {
+        std::cerr << "handoff-check schema: " << e.what() << "\n";
         return exit_usage;
     }
-    const auto result = handoff::provider_schema(*target, task ? &*task : nullptr, options);
+    if (task && !compiles_as_checked(task_path, *registry, options.schema)) {
+        return exit_usage;
+    }
+    const auto result = task ? handoff::provider_schema(*target, *task, *registry,
+                                                        handoff::schema_registry::file_uri(task_path), options)
+                             : handoff::provider_schema(*target, nullptr, options);
     std::cout << result.schema.dump(2) << "\n";
     for (const auto& note : result.notes) {
         print_schema_note(note, handoff::to_string(*target));
