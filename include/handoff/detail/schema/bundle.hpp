@@ -12,6 +12,10 @@
 // documents around them: the receiver compiled exactly those, so everything in the result
 // compiles, while another part of such a document may name a file nobody registered.
 //
+// `$dynamicRef` and `$recursiveRef` are left as written: the dynamic scope they read is made of
+// the `$id`s a bundle removes, so a schema that extends another through them (2020-12's
+// extensible trees) is judged as written only by the receiver; no provider reads them either.
+//
 // A schema whose `$ref`s all stay inside it, or lead only to a built-in metaschema, is returned
 // as it is: the bundle changes nothing for it. The receiver always judges with the schema as
 // given; the bundle only serves writers.
