@@ -137,6 +137,24 @@ TEST_CASE("handoff-check stream keeps the whole records of a stream cut at the t
     CHECK(r.receipt.at("salvage").at("largest_array") == "/partial_result/records");
     CHECK(r.receipt.at("salvage").at("partial_result").at("records").size() == 2);
     CHECK_FALSE(r.receipt.contains("doomed_at"));
+    CHECK(r.receipt.at("stop") == nlohmann::json{{"class", "truncated"}, {"reason", "max_tokens"}});
+}
+
+TEST_CASE("handoff-check stream says how the provider ended a reply it reads whole", "[cli][stream]") {
+    const run_result stopped = run(cat("streams/openai_chat_stop.sse"), "--sse openai");
+    REQUIRE_FALSE(stopped.receipt.is_discarded());
+    CHECK(stopped.receipt.at("stop") == nlohmann::json{{"class", "complete"}, {"reason", "stop"}});
+    // The same envelope ended by the token cap: routed alike (its JSON is whole), and the
+    // receipt says the provider cut it there.
+    const run_result capped = run("sed 's/\"finish_reason\":\"stop\"/\"finish_reason\":\"length\"/' '" + fixtures +
+                                      "streams/openai_chat_stop.sse'",
+                                  "--sse openai");
+    REQUIRE_FALSE(capped.receipt.is_discarded());
+    CHECK(capped.receipt.at("stop") == nlohmann::json{{"class", "truncated"}, {"reason", "length"}});
+    CHECK(capped.receipt.at("route") == stopped.receipt.at("route"));
+    CHECK(capped.exit_status == stopped.exit_status);
+    // Raw text has no stop to tell.
+    CHECK_FALSE(run(cat("worked_example/run1_token_cap.json"), "").receipt.contains("stop"));
 }
 
 TEST_CASE("handoff-check stream reads a raw reply cut short without a salvage", "[cli][stream]") {

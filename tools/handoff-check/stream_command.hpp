@@ -42,7 +42,9 @@ constexpr const char* stream_usage_text =
     "  --schema-dir DIR    schemas its $refs may name; repeatable\n"
     "  --strict            no tolerance: no code fences, prose or BOM around the JSON\n"
     "  --sse PROVIDER      stdin is the provider's streaming response (server-sent\n"
-    "                      events); a reply cut at the token cap gets a \"salvage\"\n"
+    "                      events); the receipt says how the provider ended it (\"stop\":\n"
+    "                      class and stop word), and a reply cut at the token cap gets a\n"
+    "                      \"salvage\"\n"
     "\n"
     "exit status: as handoff-check's (a doomed reply is 1)\n";
 
@@ -66,6 +68,14 @@ inline std::string doomed_line(const handoff::stream_verdict& verdict) {
     handoff::append_json(line, receipt, std::string_view("-"));
     line.insert(line.size() - 1, ",\"doomed_at\":" + std::to_string(verdict.offset)); // before the last '}'
     return line;
+}
+
+/// `line` with how the provider said the reply ended: its stop class and its own stop word. A
+/// complete, valid envelope is still accepted when the provider ended it at the token cap or
+/// refused it; the class says so, for the caller to act on (a refusal's text is the provider's).
+inline void add_stop(std::string& line, const handoff::provider_stream& events) {
+    const nlohmann::json stop = {{"class", handoff::to_string(events.stop())}, {"reason", events.stop_reason()}};
+    line.insert(line.size() - 1, ",\"stop\":" + stop.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 /// `line` with the salvage of a reply cut at the token cap added.
@@ -141,6 +151,9 @@ inline int run_stream(const stream_options& opts, std::istream& in) {
     const handoff::receipt<> receipt = check.finish();
     std::string line;
     handoff::append_json(line, receipt, std::string_view("-"));
+    if (events) {
+        add_stop(line, *events);
+    }
     if (events && handoff::is_truncation(events->stop())) {
         if (const auto salvage = check.salvage()) {
             add_salvage(line, *salvage);
