@@ -94,6 +94,32 @@ TEST_CASE("every recorded stream reads the same text and stop whatever the read 
     }
 }
 
+TEST_CASE("an OpenAI stream of several choices or parallel tool calls is read as choice 0's first call",
+          "[stream][provider]") {
+    // Chunks of other choices (n > 1) and of other tool calls interleave with the reply's own,
+    // each naming its index; joining them all wrote a text that was no envelope.
+    struct row {
+        const char* file;
+        handoff::stop_class stop;
+        const char* stop_reason;
+        const char* problem;
+    };
+    for (const row& r : {row{"openai_chat_two_choices.sse", handoff::stop_class::complete, "stop",
+                             "more than one choice (n > 1): only choice 0 is read"},
+                         row{"openai_chat_parallel_tools.sse", handoff::stop_class::tool_call, "tool_calls",
+                             "more than one tool at once: only the first call's arguments are read"}}) {
+        INFO(r.file);
+        const std::string sse = transcript(r.file);
+        for (const std::size_t step : {std::size_t{1}, std::size_t{13}, sse.size()}) {
+            const read_stream read = replay(handoff::provider::openai, sse, step);
+            CHECK(nlohmann::json::parse(read.text) == run1());
+            CHECK(read.stop == r.stop);
+            CHECK(read.stop_reason == r.stop_reason);
+            CHECK(read.problem.find(r.problem) != std::string::npos);
+        }
+    }
+}
+
 TEST_CASE("a complete stream carries the whole envelope", "[stream][provider]") {
     CHECK(nlohmann::json::parse(replay(handoff::provider::openai, transcript("openai_chat_stop.sse"), 13).text) ==
           run1());

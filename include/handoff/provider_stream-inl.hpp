@@ -44,6 +44,24 @@ namespace detail::stream {
     return at->is_string() ? at->get_ptr<const std::string*>() : nullptr;
 }
 
+/// The item of `items` whose "index" is 0 (its position when it names none), or nullptr; `others`
+/// is set when an item names another index. OpenAI numbers the choices of a request with n > 1,
+/// and the tool calls of one message, so that chunks of different ones can interleave.
+[[nodiscard]] HANDOFF_INLINE const nlohmann::json* index_zero(const nlohmann::json& items, bool& others) {
+    const nlohmann::json* found = nullptr;
+    for (std::size_t i = 0; items.is_array() && i < items.size(); ++i) {
+        const nlohmann::json& item = items[i];
+        const auto named = item.is_object() ? item.find("index") : item.end();
+        const bool zero = named == item.end() ? i == 0 : (named->is_number_integer() && *named == 0);
+        if (zero && found == nullptr) {
+            found = &item;
+        } else {
+            others = true;
+        }
+    }
+    return found;
+}
+
 /// The largest SSE line kept: a data line past it is an event no provider sends.
 inline constexpr std::size_t max_sse_line = std::size_t{4} * 1024 * 1024;
 
@@ -135,23 +153,44 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
     return joined;
 }
 
-// https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta)
+// https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta). A
+// request with n > 1 streams its choices interleaved, each chunk's choice naming its index, and
+// parallel tool calls are told apart by tool_calls[].index: the reply is choice 0 and its first
+// call; the others are left out, with a problem().
 HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chunk, std::string& text) {
     using detail::stream::string_path;
-    if (const std::string* content = string_path(chunk, {"choices", "0", "delta", "content"})) {
-        text += *content;
+    bool other_choices = false;
+    bool other_calls = false;
+    const auto choices = chunk.find("choices");
+    const nlohmann::json* choice =
+        choices == chunk.end() ? nullptr : detail::stream::index_zero(*choices, other_choices);
+    if (choice != nullptr) {
+        if (const std::string* content = string_path(*choice, {"delta", "content"})) {
+            text += *content;
+        }
+        const nlohmann::json* call = nullptr;
+        if (const auto delta = choice->find("delta"); delta != choice->end() && delta->is_object()) {
+            if (const auto calls = delta->find("tool_calls"); calls != delta->end()) {
+                call = detail::stream::index_zero(*calls, other_calls);
+            }
+        }
+        if (const std::string* args = call ? string_path(*call, {"function", "arguments"}) : nullptr) {
+            text += *args;
+            tool_ = true;
+        }
+        if (const std::string* word = string_path(*choice, {"finish_reason"})) {
+            stop_reason_ = *word;
+            stop_ = detail::classify(detail::openai_finish_reasons, *word);
+        }
+        if (string_path(*choice, {"delta", "refusal"}) != nullptr) {
+            stop_ = stop_class::refused;
+        }
     }
-    if (const std::string* args =
-            string_path(chunk, {"choices", "0", "delta", "tool_calls", "0", "function", "arguments"})) {
-        text += *args;
-        tool_ = true;
+    if (other_choices) {
+        set_problem("the stream holds more than one choice (n > 1): only choice 0 is read");
     }
-    if (const std::string* word = string_path(chunk, {"choices", "0", "finish_reason"})) {
-        stop_reason_ = *word;
-        stop_ = detail::classify(detail::openai_finish_reasons, *word);
-    }
-    if (string_path(chunk, {"choices", "0", "delta", "refusal"}) != nullptr) {
-        stop_ = stop_class::refused;
+    if (other_calls) {
+        set_problem("the model called more than one tool at once: only the first call's arguments are read");
     }
 }
 
