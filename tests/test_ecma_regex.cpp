@@ -511,4 +511,92 @@ TEST_CASE("Property escapes cannot make a pattern's classes unboundedly large", 
     CHECK(search("^\\p{L}{5000}$", std::string(4999, 'a') + "1") == regex_match::not_found);
 }
 
+namespace {
+
+/// Code points in a UTF-8 string.
+std::size_t code_points(const std::string& s) {
+    return static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; }));
+}
+
+/// Patterns whose match may depend on more than the path taken: example() gives none for them.
+bool needs_context(const std::string& pattern) {
+    for (const char* context : {"(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B", "\\k<"}) {
+        if (pattern.find(context) != std::string::npos) {
+            return true;
+        }
+    }
+    for (std::size_t i = 0; i + 1 < pattern.size(); ++i) {
+        if (pattern[i] == '\\' && pattern[i + 1] >= '1' && pattern[i + 1] <= '9') {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("An example is the shortest subject a pattern matches whole, within the lengths asked", "[regex]") {
+    struct row {
+        const char* pattern;
+        std::size_t min;
+        std::size_t max;
+        const char* example; // nullptr: none
+    };
+    const row rows[] = {
+        {"^ST-[0-9]{4}$", 0, 100, "ST-0000"},
+        {"^[A-Z0-9-]+$", 0, 100, "A"},
+        {"^[A-Z0-9-]+$", 4, 100, "AAAA"},
+        {"^\\p{Lu}\\p{Ll}+$", 0, 100, "Aa"},
+        {"^(foo|bar)+baz$", 7, 100, "foofoobaz"},
+        {"^[a-z]{2,3}@example\\.(com|org)$", 0, 100, "aa@example.com"},
+        {"^[^\\x00-\\x7f]$", 0, 100, "\u00a0"},
+        {"^\\d{3}-\\d{2}$", 0, 5, nullptr}, // six code points at least
+        {"^$", 0, 100, ""},
+        {"a$b", 0, 100, nullptr},    // nothing follows the end
+        {"x^", 0, 100, nullptr},     // nothing precedes the start
+        {"[]", 0, 100, nullptr},     // the empty class matches no character
+        {"(?=a)a", 0, 100, nullptr}, // a lookahead: not decided by the path alone
+        {"\\bfoo", 0, 100, nullptr},
+        {"^(a)\\1$", 0, 100, nullptr},
+    };
+    for (const row& r : rows) {
+        INFO(r.pattern << " [" << r.min << ", " << r.max << "]");
+        const ecma_regex regex = ecma_regex::compile(r.pattern);
+        const auto example = regex.example(r.min, r.max);
+        if (r.example == nullptr) {
+            CHECK_FALSE(example.has_value());
+        } else {
+            REQUIRE(example.has_value());
+            CHECK(*example == r.example);
+            CHECK(regex.search(*example) == regex_match::found);
+        }
+    }
+}
+
+TEST_CASE("Every pattern of the Node fixture that matches some subject has an example, and it matches", "[regex]") {
+    // A match found inside a subject is a substring the pattern matches whole (`^` held only at
+    // its start, `$` only at its end): so a pattern that example() can read has one no longer
+    // than the subject.
+    std::size_t examples = 0;
+    for (const auto& c : read_cases()) {
+        const std::string pattern = c.at("pattern").get<std::string>();
+        if (deliberately_refused(pattern) || !compile_error(pattern).empty()) {
+            continue;
+        }
+        const ecma_regex regex = ecma_regex::compile(pattern);
+        const std::string subject = c.at("subject").get<std::string>();
+        const auto example = regex.example(0, code_points(subject));
+        INFO(pattern << " on " << subject);
+        if (example) {
+            ++examples;
+            CHECK(regex.search(*example) == regex_match::found);
+            CHECK(code_points(*example) <= code_points(subject));
+        } else {
+            CHECK((needs_context(pattern) || !c.at("match").get<bool>()));
+        }
+    }
+    CHECK(examples > 500);
+}
+
 } // namespace test_ecma_regex

@@ -42,6 +42,7 @@
 #include <handoff/detail/regex/capture_matcher.hpp>
 #include <handoff/detail/regex/compiler.hpp>
 #include <handoff/detail/regex/dfa.hpp>
+#include <handoff/detail/regex/example.hpp>
 #include <handoff/detail/regex/memo_matcher.hpp>
 #include <handoff/detail/regex/parser.hpp>
 #include <handoff/detail/regex/program.hpp>
@@ -52,6 +53,7 @@
 #include <cstddef>     // size_t
 #include <cstdint>     // uint32_t
 #include <memory>      // shared_ptr, make_shared
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move
@@ -102,6 +104,13 @@ public:
                                                       : regex_impl::memo_matcher(*program_, s, sc).search();
         regex_impl::release_large_scratch(sc);
         return result;
+    }
+
+    /// The shortest subject of `min_length` to `max_length` code points that search() finds,
+    /// matched whole; nullopt when none is found in a bounded search, or when the pattern has a
+    /// lookaround, a back-reference or `\b` (regex_impl::shortest_example).
+    [[nodiscard]] std::optional<std::string> example(std::size_t min_length, std::size_t max_length) const {
+        return regex_impl::shortest_example(*program_, min_length, max_length);
     }
 
     [[nodiscard]] bool has_back_references() const noexcept { return program_->backrefs; }

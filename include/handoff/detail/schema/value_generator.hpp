@@ -4,6 +4,7 @@
 #include <handoff/detail/json/count.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/json/writer.hpp>
+#include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/enums.hpp>
@@ -31,7 +32,8 @@ namespace handoff::detail {
 /// deepest subschema that could not be satisfied.
 ///
 /// Candidates, in order: `const`, `enum` values, `default`, `examples`, then values synthesised
-/// from the type and its bounds (required properties only, then every property, each with the
+/// from the type and its bounds (a string's `pattern` gives the shortest string it matches;
+/// required properties only, then every property, each with the
 /// properties `dependentRequired`/`dependencies` ask of it; arrays at their smallest useful
 /// length, tuples place by place: "prefixItems" in 2020-12, an array "items" before). `$ref`
 /// follows local pointers (merged with its siblings from 2019-09 on), `allOf` is merged into
@@ -318,11 +320,6 @@ private:
     }
 
     void strings(const nlohmann::json& schema, const std::string& at, std::vector<nlohmann::json>& out) {
-        if (const auto f = schema.find("format"); f != schema.end() && f->is_string()) {
-            if (auto v = format_example(f->get<std::string>())) {
-                out.emplace_back(std::move(*v));
-            }
-        }
         const std::size_t min = count_at(schema, "minLength", 0.0);
         if (min > max_string_bytes_) {
             fail(at, "minLength " + json_text(schema.at("minLength")) + " is more than " +
@@ -331,6 +328,16 @@ private:
             return;
         }
         const std::size_t max = count_at(schema, "maxLength", 1.0e6);
+        if (const auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
+            if (auto v = pattern_example(p->get<std::string>(), min, max); v && count_bytes(v->size(), at)) {
+                out.emplace_back(std::move(*v));
+            }
+        }
+        if (const auto f = schema.find("format"); f != schema.end() && f->is_string()) {
+            if (auto v = format_example(f->get<std::string>())) {
+                out.emplace_back(std::move(*v));
+            }
+        }
         const std::size_t length = std::min(std::max<std::size_t>(7, min), max);
         if (!count_bytes(length, at)) {
             return;
@@ -345,6 +352,32 @@ private:
         }
         out.emplace_back(text);
         out.emplace_back(std::string(min, 'a'));
+    }
+
+    /// A string `pattern` matches, of `min` to `max` code points: the shortest the pattern
+    /// matches whole, or a shorter match followed by 'a's (the search still finds the match
+    /// where a `$` did not end it; the candidate is checked like any other). Nothing for a
+    /// pattern that is not ECMA-262 (the receiver refuses the schema) or has no example.
+    static std::optional<std::string> pattern_example(const std::string& pattern, std::size_t min, std::size_t max) {
+        std::optional<ecma_regex> regex;
+        try {
+            regex.emplace(ecma_regex::compile(pattern));
+        } catch (const regex_syntax_error&) {
+            return std::nullopt;
+        }
+        if (auto whole = regex->example(min, max)) {
+            return whole;
+        }
+        std::optional<std::string> shorter = regex->example(0, max);
+        if (!shorter || min > max) {
+            return std::nullopt;
+        }
+        std::size_t code_points = 0;
+        for (const char c : *shorter) {
+            code_points += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+        }
+        shorter->append(min > code_points ? min - code_points : 0, 'a');
+        return shorter;
     }
 
     static std::optional<std::string> format_example(std::string_view format) {
