@@ -16,6 +16,7 @@
 #include <cstddef>   // size_t
 #include <cstdint>   // uint32_t
 #include <iterator>  // begin, end, size
+#include <optional>  // optional
 #include <sstream>   // ostringstream
 #include <string>    // string
 #include <thread>    // thread
@@ -548,7 +549,7 @@ TEST_CASE("An example is the shortest subject a pattern matches whole, within th
         {"^[A-Z0-9-]+$", 0, 100, "A"},
         {"^[A-Z0-9-]+$", 4, 100, "AAAA"},
         {"^\\p{Lu}\\p{Ll}+$", 0, 100, "Aa"},
-        {"^(foo|bar)+baz$", 7, 100, "foofoobaz"},
+        {"^(foo|bar)+baz$", 7, 100, "barbarbaz"}, // characters tried in code point order
         {"^[a-z]{2,3}@example\\.(com|org)$", 0, 100, "aa@example.com"},
         {"^[^\\x00-\\x7f]$", 0, 100, "\u00a0"},
         {"^\\d{3}-\\d{2}$", 0, 5, nullptr}, // six code points at least
@@ -597,6 +598,18 @@ TEST_CASE("Every pattern of the Node fixture that matches some subject has an ex
         }
     }
     CHECK(examples > 500);
+}
+
+TEST_CASE("An example search is bounded: hostile patterns end with none at once", "[regex]") {
+    // Every state a set of thousands of instructions, or an example longer than the bound lets
+    // the search go: it gives up (the generator then asks for a default) instead of running on.
+    for (const char* pattern : {"^(?:a?){30000}b{30000}$", "^[a-z]{50000}$", "^(?:[ab]{1,3}c){5000}$"}) {
+        INFO(pattern);
+        const ecma_regex regex = ecma_regex::compile(pattern);
+        std::optional<std::string> example;
+        CHECK(seconds([&] { example = regex.example(0, 1000000); }) < hang_guard);
+        CHECK_FALSE(example.has_value());
+    }
 }
 
 } // namespace test_ecma_regex

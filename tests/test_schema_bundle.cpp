@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>     // steady_clock
 #include <filesystem> // directory_iterator, path
 #include <optional>   // optional
 
@@ -80,7 +81,7 @@ std::vector<std::pair<json, bool>> order_values() {
 json bundled_order() {
     const handoff::schema_registry registry = shared_registry();
     const handoff::detail::ref_scope scope{&registry, handoff::schema_registry::file_uri(order_path()), {}};
-    return handoff::detail::bundled_schema(json::parse(handoff_test::read_file(order_path())), scope);
+    return handoff::detail::bundled_schema(json::parse(handoff_test::read_file(order_path())), scope, {});
 }
 
 } // namespace
@@ -123,16 +124,21 @@ TEST_CASE("a bundled schema judges every value as the schema with its files does
     CHECK(names == std::vector<std::string>{"channel", "channel_kind", "currency", "line", "money", "status"});
 }
 
-TEST_CASE("a schema whose refs stay inside it, or lead to a built-in metaschema, is bundled as it is",
-          "[schema][bundle]") {
-    const json local = json::parse(R"({"$id": "https://example.com/a.json", "type": "object",
-        "properties": {"a": {"$ref": "#/definitions/x"}, "b": {"$id": "b.json", "$ref": "a.json#/definitions/x"},
-                       "m": {"$ref": "http://json-schema.org/draft-07/schema#"}},
+TEST_CASE("a schema whose refs already name their targets from the root is bundled as it is", "[schema][bundle]") {
+    const json local = json::parse(R"({"type": "object",
+        "properties": {"a": {"$ref": "#/definitions/x"}, "m": {"$ref": "http://json-schema.org/draft-07/schema#"}},
         "definitions": {"x": {"type": "string"}}})");
     const handoff::detail::ref_scope scope{};
-    CHECK(handoff::detail::bundled_schema(local, scope) == local);
-    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(local.dump());
-    CHECK(handoff::detail::bundled_schema(ordered, scope) == ordered);
+    CHECK(handoff::detail::bundled_schema(local, scope, {}) == local);
+    const auto ordered = nlohmann::ordered_json(local);
+    CHECK(handoff::detail::bundled_schema(ordered, scope, {}) == ordered);
+    // A ref by the URI of a nested $id is written from the root, and the $id goes with it.
+    const json by_id = json::parse(R"({"$id": "https://example.com/a.json", "type": "object",
+        "properties": {"b": {"$id": "b.json", "allOf": [{"$ref": "a.json#/definitions/x"}]}},
+        "definitions": {"x": {"type": "string"}}})");
+    const json bundle = handoff::detail::bundled_schema(by_id, scope, {});
+    CHECK(bundle["properties"]["b"] == json::parse(R"({"allOf": [{"$ref": "#/definitions/x"}]})"));
+    CHECK(bundle["$id"] == "https://example.com/a.json");
 }
 
 TEST_CASE("the suite's schemas, bundled with its remotes, judge every case alone as the suite says",
@@ -158,7 +164,7 @@ TEST_CASE("the suite's schemas, bundled with its remotes, judge every case alone
         for (const auto& entry : fs::directory_iterator(suite / "tests" / folder)) {
             for (const json& group : json::parse(handoff_test::read_file(entry.path().string()))) {
                 const json& schema = group.at("schema");
-                const json bundle = handoff::detail::bundled_schema(schema, {&registry, "", dialect});
+                const json bundle = handoff::detail::bundled_schema(schema, {&registry, "", dialect}, options);
                 if (bundle == schema) {
                     continue;
                 }
@@ -192,7 +198,7 @@ TEST_CASE("the suite's schemas, bundled with its remotes, judge every case alone
     CHECK(cases > 100);
 }
 
-TEST_CASE("a bundle copies at most a bounded number of values, and leaves the refs past it as written",
+TEST_CASE("a bundle copies at most a bounded number of values, and leaves the schema as written past it",
           "[schema][bundle]") {
     // Nested targets copied from the deepest up repeat what they hold: the bound stops that
     // growth. Here one target alone is over it.
@@ -206,10 +212,86 @@ TEST_CASE("a bundle copies at most a bounded number of values, and leaves the re
     const json task = json::parse(R"({"type": "object", "properties": {
         "a": {"$ref": "https://example.com/big.json#/definitions/big"},
         "b": {"$ref": "https://example.com/big.json#/definitions/small"}}})");
-    const json bundle = handoff::detail::bundled_schema(task, handoff::detail::ref_scope{&registry, "", {}});
-    CHECK(bundle["properties"]["a"]["$ref"] == "https://example.com/big.json#/definitions/big");
-    CHECK(bundle["properties"]["b"]["$ref"] == "#/definitions/small");
-    CHECK(bundle["definitions"]["small"] == json{{"type", "integer"}});
+    const json bundle = handoff::detail::bundled_schema(task, handoff::detail::ref_scope{&registry, "", {}}, {});
+    CHECK(bundle == task); // left as written: the writers drop the refs and say so
+}
+
+TEST_CASE("multi-file schemas that could read differently bundled are judged alike, or left as written",
+          "[schema][bundle]") {
+    // Each folder under tests/fixtures/bundle/ holds a root schema, the files it refers to, and
+    // values (v.json). A bundle that changes the schema must compile alone and judge every value
+    // as the schema with its files does; `bundled` says which of the two the case expects.
+    struct row {
+        const char* folder;
+        const char* root;
+        bool bundled;
+        const char* what;
+    };
+    const row rows[] = {
+        {"t2", "root.json", true, "a target in a draft-07 file is read in the 2020-12 of the $ref's place"},
+        {"t3", "root.json", false, "a file read in 2020-12 under a draft-07 root: keywords beside $ref differ"},
+        {"t5", "root.json", true, "a file named only beside a draft-07 $ref is never read, nor copied"},
+        {"t6", "root.json", false, "$recursiveRef: its target depends on the $ids a bundle removes"},
+        {"t7", "root.json", false, "$dynamicRef, likewise"},
+        {"t8", "root.json", true, "a target under an unknown keyword is walked too"},
+        {"t8", "root2.json", true, "... and its refs are not confused with the root's own"},
+        {"t13", "root.json", false, "definitions that is no object beside a draft-07 $ref"},
+        {"t16", "root.json", true, "a metaschema ref relative to a nested $id is written absolute"},
+        {"t23", "order.schema.json", true, "a ref to the file itself by its name"},
+        {"t25", "root.json", true, "the root's own target under an unknown keyword refers to another file"},
+    };
+    for (const row& r : rows) {
+        const std::string folder = std::string("bundle/") + r.folder + "/";
+        INFO(folder << r.root << ": " << r.what);
+        const std::string path = handoff_test::fixture_path(folder + r.root);
+        const json values = handoff_test::read_fixture_json(folder + "v.json");
+        const handoff::schema_registry registry;
+        const auto original = handoff::compiled_schema::from_file(path, registry);
+        const json task = json::parse(handoff_test::read_file(path));
+        const std::string uri = handoff::schema_registry::file_uri(path);
+        const json bundle = handoff::detail::bundled_schema(task, {&registry, uri, {}}, {});
+        CHECK((bundle != task) == r.bundled);
+        if (bundle != task) {
+            const auto alone = handoff::compiled_schema::from_json(bundle);
+            for (const json& v : values) {
+                INFO(v.dump());
+                CHECK(alone.accepts(v) == original.accepts(v));
+            }
+        }
+        for (const handoff::provider p : handoff::all_providers) {
+            CHECK_NOTHROW(handoff::provider_schema(p, task, registry, uri));
+        }
+    }
+}
+
+TEST_CASE("bundling never throws: a root without a URI, text that is not UTF-8, many refs", "[schema][bundle]") {
+    handoff::schema_registry registry;
+    registry.add("http://ex.com/e", json{{"type", "integer"}});
+    // Without a URI a location is a bare pointer, which may hold a '#'.
+    const json no_uri = json::parse(R"({"properties": {"a": {"$ref": "#/definitions/a%23b"},
+        "e": {"$ref": "http://ex.com/e"}}, "definitions": {"a#b": {"type": "integer"}}})");
+    const json bundle = handoff::detail::bundled_schema(no_uri, {&registry, "", {}}, {});
+    CHECK(bundle["properties"]["a"]["$ref"] == "#/definitions/a%23b");
+    CHECK(bundle["properties"]["e"]["$ref"] == "#/definitions/e");
+    CHECK_NOTHROW(handoff::provider_schema(handoff::provider::openai, no_uri, registry, ""));
+    // A string that is not UTF-8 is carried as it is (no text round trip).
+    const auto bad_text = nlohmann::ordered_json{{"type", "string"}, {"description", "\xff"}};
+    CHECK(handoff::detail::bundled_schema(bad_text, {&registry, "", {}}, {}) == bad_text);
+    CHECK_NOTHROW(handoff::provider_schema(handoff::provider::openai, bad_text, registry, ""));
+    // Refs to many targets of one document, all named alike: linear, not quadratic.
+    json many = {{"type", "object"}, {"properties", json::object()}};
+    json target = {{"allOf", json::array()}};
+    for (std::size_t i = 0; i < 20000; ++i) {
+        target["allOf"].push_back({{"properties", {{"x", {{"type", "integer"}}}}}});
+        many["properties"]["p" + std::to_string(i)] = {
+            {"$ref", "http://ex.com/t#/allOf/" + std::to_string(i) + "/properties/x"}};
+    }
+    registry.add("http://ex.com/t", target);
+    const auto start = std::chrono::steady_clock::now();
+    const json big = handoff::detail::bundled_schema(many, {&registry, "", {}}, {});
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 20.0);
+    CHECK(big["definitions"].size() == 20000);
+    CHECK(big["definitions"].contains("x_20000"));
 }
 
 TEST_CASE("a URI fragment written for a pointer percent-encodes what a URI may not hold", "[schema][bundle]") {

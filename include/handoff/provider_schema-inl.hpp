@@ -163,14 +163,14 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
                                                       const schema_registry& registry, std::string_view base_uri,
                                                       const provider_schema_options& options) {
     const detail::ref_scope scope{&registry, std::string(base_uri), options.schema.dialect};
-    const nlohmann::ordered_json bundled = detail::bundled_schema(task_schema, scope);
+    const nlohmann::ordered_json bundled = detail::bundled_schema(task_schema, scope, options.schema);
     return provider_schema(target, &bundled, options);
 }
 
 HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json& task_schema,
                                                       const schema_registry& registry, std::string_view base_uri,
                                                       const provider_schema_options& options) {
-    return provider_schema(target, nlohmann::ordered_json::parse(task_schema.dump()), registry, base_uri, options);
+    return provider_schema(target, nlohmann::ordered_json(task_schema), registry, base_uri, options);
 }
 
 } // namespace handoff

@@ -103,6 +103,10 @@ HANDOFF_INLINE void schema_registry::add_directory(const std::filesystem::path& 
     }
 }
 
+HANDOFF_INLINE bool detail::is_built_in_document(std::string_view uri) {
+    return detail::builtins().documents.count(schema_registry::normalize(uri)) != 0;
+}
+
 HANDOFF_INLINE const nlohmann::json* schema_registry::find_document(std::string_view uri) const {
     const std::string key = normalize(uri);
     if (const auto it = documents_.find(key); it != documents_.end()) {
@@ -151,16 +155,9 @@ HANDOFF_INLINE std::string schema_registry::file_uri(const std::filesystem::path
     // '%', '#' and '?' in a path would read as an escape, a fragment or a query (a schema in a
     // folder named "a#b" would resolve its relative $refs in "a"): they are percent-encoded, as
     // the loader decodes them; every other byte is written as it is.
-    std::string out = "file://";
-    for (const char c : std::filesystem::weakly_canonical(std::filesystem::absolute(path)).generic_string()) {
-        switch (c) {
-        case '%': out += "%25"; break;
-        case '#': out += "%23"; break;
-        case '?': out += "%3F"; break;
-        default: out += c; break;
-        }
-    }
-    return out;
+    return "file://" +
+           detail::percent_encode(std::filesystem::weakly_canonical(std::filesystem::absolute(path)).generic_string(),
+                                  [](unsigned char c) { return c == '%' || c == '#' || c == '?'; });
 }
 
 HANDOFF_INLINE const nlohmann::json& schema_registry::metaschema() { return metaschema(schema_dialect::draft07); }

@@ -46,6 +46,10 @@ private:
 /// throws its schema_error, naming the file, when it is not JSON.
 [[nodiscard]] nlohmann::json parse_schema_file_text(const std::string& content, const std::filesystem::path& path);
 
+/// Whether `uri` names one of the metaschemas every registry holds (the dialects' and their
+/// vocabularies').
+[[nodiscard]] bool is_built_in_document(std::string_view uri);
+
 } // namespace detail
 
 /// The schema documents `$ref`s may name besides the schema itself, by URI, filled by the user:

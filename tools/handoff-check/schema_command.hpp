@@ -132,6 +132,20 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
     }
 }
 
+/// The schema on stdout, its notes and limits on stderr; the exit status.
+inline int print_provider_schema(const handoff::provider_schema_result& result) {
+    std::cout << result.schema.dump(2) << "\n";
+    for (const auto& note : result.notes) {
+        print_schema_note(note, handoff::to_string(result.target));
+    }
+    for (const auto& limit : result.limits) {
+        std::cerr << "handoff-check schema: " << limit.name << ": the envelope uses " << limit.envelope << " of "
+                  << limit.limit << ", the task " << limit.task() << "; " << limit.left_for_task()
+                  << " left for the task and any other strict tool in the request\n";
+    }
+    return result.within_limits() ? exit_ok : exit_contract_failure;
+}
+
 /// `handoff-check schema ...`; argv[0] is "schema".
 inline int run_schema(int argc, char** argv) {
     command_line command("handoff-check schema", schema_usage_text, std::cout, std::cerr);
@@ -178,19 +192,9 @@ inline int run_schema(int argc, char** argv) {
     if (task && !compiles_as_checked(task_path, *registry, options.schema)) {
         return exit_usage;
     }
-    const auto result = task ? handoff::provider_schema(*target, *task, *registry,
-                                                        handoff::schema_registry::file_uri(task_path), options)
-                             : handoff::provider_schema(*target, nullptr, options);
-    std::cout << result.schema.dump(2) << "\n";
-    for (const auto& note : result.notes) {
-        print_schema_note(note, handoff::to_string(*target));
-    }
-    for (const auto& limit : result.limits) {
-        std::cerr << "handoff-check schema: " << limit.name << ": the envelope uses " << limit.envelope << " of "
-                  << limit.limit << ", the task " << limit.task() << "; " << limit.left_for_task()
-                  << " left for the task and any other strict tool in the request\n";
-    }
-    return result.within_limits() ? exit_ok : exit_contract_failure;
+    return print_provider_schema(task ? handoff::provider_schema(*target, *task, *registry,
+                                                                 handoff::schema_registry::file_uri(task_path), options)
+                                      : handoff::provider_schema(*target, nullptr, options));
 }
 
 } // namespace handoff_cli

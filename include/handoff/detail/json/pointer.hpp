@@ -33,6 +33,19 @@ inline void append_pointer_index(std::string& pointer, std::size_t index) {
     pointer += std::to_string(index);
 }
 
+/// `name` as a pointer token every reader takes as written, with no escape in a pointer or a URI
+/// fragment: letters, digits, `_`, `-` and `.` kept, any other byte `_` (the name of a definition
+/// a provider schema or a bundle makes).
+[[nodiscard]] inline std::string plain_name(std::string_view name) {
+    std::string out;
+    for (const char c : name) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                           c == '-' || c == '.';
+        out.push_back(plain ? c : '_');
+    }
+    return out.empty() ? std::string("def") : out;
+}
+
 /// `parent` joined with the member `token`.
 [[nodiscard]] inline std::string pointer_child(std::string_view parent, std::string_view token) {
     std::string out(parent);

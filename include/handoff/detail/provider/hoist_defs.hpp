@@ -18,7 +18,6 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
-#include <handoff/detail/schema/bundle.hpp> // plain_name
 #include <handoff/detail/schema/uri.hpp>
 
 #include <nlohmann/json.hpp>

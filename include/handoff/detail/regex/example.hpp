@@ -30,9 +30,11 @@
 
 namespace handoff::detail::regex_impl {
 
-/// States the search visits at most before it gives up: a pattern with a short example reaches
-/// it within a few hundred.
-inline constexpr std::size_t max_example_states = 4096;
+/// Steps the search takes at most (an instruction a closure passes, a consuming instruction
+/// tried on a character, a word of the closure's marks cleared) before it gives up: a pattern
+/// with a short example needs a few thousand, and a hostile one (thousands of optional parts,
+/// each state a set of thousands of instructions) ends within milliseconds.
+inline constexpr std::size_t max_example_steps = std::size_t{1} << 22;
 
 /// The character a consuming instruction offers: its literal, or the first code point of its set
 /// in the order ASCII letters and digits, other visible ASCII, other scalar values, control
@@ -62,47 +64,134 @@ inline constexpr std::size_t max_example_states = 4096;
     return in.code == op::literal ? in.a == c : in_ranges(p.sets[in.a], c);
 }
 
-/// The instructions reached from `seeds` without consuming a character, at a position that is
-/// the subject's start or end as told: the consuming ones (sorted), and whether `match` is one.
-[[nodiscard]] inline std::pair<std::vector<std::uint32_t>, bool>
-example_closure(const program& p, const std::vector<std::uint32_t>& seeds, bool at_start, bool at_end) {
-    std::vector<std::uint32_t> consuming;
-    std::vector<bool> seen(p.code.size(), false);
-    std::vector<std::uint32_t> todo(seeds.rbegin(), seeds.rend());
-    bool matched = false;
-    while (!todo.empty()) {
-        const std::uint32_t pc = todo.back();
-        todo.pop_back();
-        if (pc >= p.code.size() || seen[pc]) {
-            continue;
+class example_search {
+public:
+    example_search(const program& p, std::size_t min_length, std::size_t max_length)
+        : p_(p), min_length_(min_length), max_length_(max_length) {}
+
+    /// See shortest_example.
+    [[nodiscard]] std::optional<std::string> run() {
+        std::vector<std::size_t> level{0};
+        nodes_.push_back(node{{0}, 0, 0});
+        for (std::size_t length = 0; length <= max_length_ && !level.empty(); ++length) {
+            std::vector<std::size_t> next;
+            for (const std::size_t at : level) {
+                const auto [consuming, matched] = closure(nodes_[at].seeds, length == 0, true);
+                if (over_budget()) {
+                    return std::nullopt;
+                }
+                if (matched && length >= min_length_) {
+                    return text_of(at);
+                }
+                expand(at, length, next);
+            }
+            level = std::move(next);
         }
-        seen[pc] = true;
-        const instruction& in = p.code[pc];
-        switch (in.code) {
-        case op::literal:
-        case op::set: consuming.push_back(pc); break;
-        case op::split:
-            todo.push_back(in.b);
-            todo.push_back(in.a);
-            break;
-        case op::jump: todo.push_back(in.a); break;
-        case op::line_start:
-            if (at_start) {
-                todo.push_back(pc + 1);
+        return std::nullopt;
+    }
+
+private:
+    struct node {
+        std::vector<std::uint32_t> seeds; // the instructions it resumes at
+        std::size_t parent;
+        char32_t c; // the character read from the parent
+    };
+
+    [[nodiscard]] bool over_budget() const noexcept { return steps_ > max_example_steps; }
+
+    /// Adds to `next` the node each character offered at node `at` leads to, unless its set of
+    /// instructions was reached before (at this length, counted up to min_length).
+    void expand(std::size_t at, std::size_t length, std::vector<std::size_t>& next) {
+        const std::vector<std::uint32_t> consuming = closure(nodes_[at].seeds, length == 0, false).first;
+        std::vector<char32_t> offered;
+        for (const std::uint32_t pc : consuming) {
+            if (const std::optional<char32_t> c = offered_character(p_, p_.code[pc])) {
+                offered.push_back(*c);
             }
-            break;
-        case op::line_end:
-            if (at_end) {
-                todo.push_back(pc + 1);
+        }
+        std::sort(offered.begin(), offered.end());
+        offered.erase(std::unique(offered.begin(), offered.end()), offered.end());
+        for (const char32_t c : offered) {
+            std::vector<std::uint32_t> seeds;
+            for (const std::uint32_t from : consuming) {
+                if (consumes(p_, p_.code[from], c)) {
+                    seeds.push_back(from + 1);
+                }
             }
-            break;
-        case op::match: matched = true; break;
-        default: todo.push_back(pc + 1); break; // open, close, reset, mark, check: no character
+            steps_ += consuming.size();
+            if (over_budget()) {
+                return;
+            }
+            if (visited_.emplace(seeds, std::min(length + 1, min_length_)).second) {
+                nodes_.push_back(node{std::move(seeds), at, c});
+                next.push_back(nodes_.size() - 1);
+            }
         }
     }
-    std::sort(consuming.begin(), consuming.end());
-    return {std::move(consuming), matched};
-}
+
+    /// The instructions reached from `seeds` without consuming a character, at a position that
+    /// is the subject's start or end as told: the consuming ones (sorted), and whether `match` is.
+    std::pair<std::vector<std::uint32_t>, bool> closure(const std::vector<std::uint32_t>& seeds, bool at_start,
+                                                        bool at_end) {
+        std::vector<std::uint32_t> consuming;
+        std::vector<bool> seen(p_.code.size(), false);
+        steps_ += p_.code.size() / 64 + 1;
+        std::vector<std::uint32_t> todo(seeds.rbegin(), seeds.rend());
+        bool matched = false;
+        while (!todo.empty() && !over_budget()) {
+            const std::uint32_t pc = todo.back();
+            todo.pop_back();
+            if (pc >= p_.code.size() || seen[pc]) {
+                continue;
+            }
+            seen[pc] = true;
+            ++steps_;
+            const instruction& in = p_.code[pc];
+            switch (in.code) {
+            case op::literal:
+            case op::set: consuming.push_back(pc); break;
+            case op::split:
+                todo.push_back(in.b);
+                todo.push_back(in.a);
+                break;
+            case op::jump: todo.push_back(in.a); break;
+            case op::line_start:
+                if (at_start) {
+                    todo.push_back(pc + 1);
+                }
+                break;
+            case op::line_end:
+                if (at_end) {
+                    todo.push_back(pc + 1);
+                }
+                break;
+            case op::match: matched = true; break;
+            default: todo.push_back(pc + 1); break; // open, close, reset, mark, check: no character
+            }
+        }
+        std::sort(consuming.begin(), consuming.end());
+        return {std::move(consuming), matched};
+    }
+
+    [[nodiscard]] std::string text_of(std::size_t at) const {
+        std::u32string reversed;
+        for (; at != 0; at = nodes_[at].parent) {
+            reversed.push_back(nodes_[at].c);
+        }
+        std::string out;
+        for (auto it = reversed.rbegin(); it != reversed.rend(); ++it) {
+            append_utf8(out, *it);
+        }
+        return out;
+    }
+
+    const program& p_;
+    std::size_t min_length_;
+    std::size_t max_length_;
+    std::size_t steps_ = 0;
+    std::vector<node> nodes_;
+    std::set<std::pair<std::vector<std::uint32_t>, std::size_t>> visited_;
+};
 
 /// Whether the program holds an instruction whose outcome a path alone does not decide.
 [[nodiscard]] inline bool needs_context(const program& p) {
@@ -119,45 +208,7 @@ example_closure(const program& p, const std::vector<std::uint32_t>& seeds, bool 
     if (needs_context(p) || min_length > max_length) {
         return std::nullopt;
     }
-    struct state {
-        std::vector<std::uint32_t> seeds;
-        std::u32string text;
-    };
-    std::vector<state> level{state{{0}, {}}};
-    std::set<std::pair<std::vector<std::uint32_t>, std::size_t>> visited;
-    for (std::size_t length = 0; length <= max_length && !level.empty(); ++length) {
-        std::vector<state> next;
-        for (const state& s : level) {
-            if (length >= min_length && example_closure(p, s.seeds, length == 0, true).second) {
-                std::string out;
-                for (const char32_t c : s.text) {
-                    append_utf8(out, c);
-                }
-                return out;
-            }
-            const std::vector<std::uint32_t> consuming = example_closure(p, s.seeds, length == 0, false).first;
-            for (const std::uint32_t pc : consuming) {
-                const std::optional<char32_t> c = offered_character(p, p.code[pc]);
-                if (!c) {
-                    continue;
-                }
-                state moved{{}, s.text + *c};
-                for (const std::uint32_t from : consuming) {
-                    if (consumes(p, p.code[from], *c)) {
-                        moved.seeds.push_back(from + 1);
-                    }
-                }
-                if (visited.emplace(moved.seeds, std::min(length + 1, min_length)).second) {
-                    if (visited.size() > max_example_states) {
-                        return std::nullopt;
-                    }
-                    next.push_back(std::move(moved));
-                }
-            }
-        }
-        level = std::move(next);
-    }
-    return std::nullopt;
+    return example_search(p, min_length, max_length).run();
 }
 
 } // namespace handoff::detail::regex_impl

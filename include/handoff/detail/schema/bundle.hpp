@@ -2,33 +2,31 @@
 #pragma once
 
 // A task schema made to stand alone, for the writers that read one document (provider schemas,
-// the fixtures' value generator): each schema its `$ref`s reach in another document (a file
-// beside it, a registered document) is copied into its definitions once, and every `$ref` is
-// rewritten to the JSON pointer of its target in the result, found exactly as the receiver finds
-// it (ref_resolver: `$id` bases, anchors, the registry, the allowed folders). The `$id`s below
-// the root are removed, since every `$ref` now names its target from the root. This is JSON
-// Schema's bundling (2020-12 core, section 9.3, "Compound Documents") without the embedded
-// `$id`s, which provider decoders do not read. Only the referenced schemas are copied, not the
-// documents around them: the receiver compiled exactly those, so everything in the result
-// compiles, while another part of such a document may name a file nobody registered.
+// the fixtures' value generator). Each schema a `$ref` reaches in another document (a file beside
+// it, a registered document) is copied into the root's definitions once, every `$ref` the
+// receiver follows is rewritten to the JSON pointer of its target in the result, and the `$id`s
+// below the root are removed, since no `$ref` reads them any more. Targets are found by
+// ref_follower, as the validator finds them, and the walk goes where the validator's compiler
+// goes: from the root, and from every target, each read in the dialect the compiler reads it in
+// (its own `$schema`, else that of the place the `$ref` stands), never into the keywords beside a
+// `$ref` that a dialect before 2019-09 ignores. This is JSON Schema's bundling (2020-12 core,
+// section 9.3, "Compound Documents") without embedded `$id`s, which provider decoders do not read.
 //
-// `$dynamicRef` and `$recursiveRef` are left as written: the dynamic scope they read is made of
-// the `$id`s a bundle removes, so a schema that extends another through them (2020-12's
-// extensible trees) is judged as written only by the receiver; no provider reads them either.
-//
-// A schema whose `$ref`s all stay inside it, or lead only to a built-in metaschema, is returned
-// as it is: the bundle changes nothing for it. The receiver always judges with the schema as
-// given; the bundle only serves writers.
+// The schema is left as written (the writers then drop a `$ref` they cannot follow and say so)
+// when a bundle could read differently: a `$dynamicRef` or `$recursiveRef` in what the walk
+// reaches (their targets depend on the `$id`s a bundle removes), a schema read in a dialect whose
+// rule for the keywords beside `$ref` is not the root's (the writers apply the root's), a root
+// whose definitions keyword is not an object, or copies of more than max_copied_values values in
+// all. bundled_schema also keeps it when the result does not compile alone.
 
 #include <handoff/detail/json/count.hpp>
 #include <handoff/detail/json/pointer.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/ids.hpp>
-#include <handoff/detail/schema/ref_resolver.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/schema.hpp>
-#include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
 #include <nlohmann/json.hpp>
@@ -39,92 +37,62 @@
 #include <map>         // map
 #include <optional>    // optional
 #include <set>         // set
-#include <string>      // string
-#include <string_view> // string_view
+#include <string>      // string, to_string
 #include <type_traits> // is_same_v
-#include <utility>     // move
+#include <utility>     // move, pair
 #include <vector>      // vector
 
 namespace handoff::detail {
 
-/// A definition name every provider reads in a `$ref` as written: letters, digits, `_`, `-`, `.`.
-[[nodiscard]] inline std::string plain_name(std::string_view name) {
-    std::string out;
-    for (const char c : name) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                           c == '-' || c == '.';
-        out.push_back(plain ? c : '_');
-    }
-    return out.empty() ? std::string("def") : out;
-}
-
-/// A JSON pointer written as a URI fragment: every byte outside RFC 3986's unreserved and
-/// sub-delims, ':', '@' and '/' is percent-encoded ('%' itself too), as the resolvers decode it.
-[[nodiscard]] inline std::string pointer_fragment(std::string_view pointer) {
-    static constexpr std::string_view kept = "-._~!$&'()*+,;=:@/";
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : pointer) {
-        const auto byte = static_cast<unsigned char>(c);
-        const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        if (alnum || kept.find(c) != std::string_view::npos) {
-            out.push_back(c);
-        } else {
-            out.push_back('%');
-            out.push_back(hex[byte >> 4U]);
-            out.push_back(hex[byte & 0x0FU]);
-        }
-    }
-    return out;
-}
-
 class schema_bundler {
 public:
-    /// Reads where every `$ref` of `root` leads; `root` and the scope's registry must outlive
-    /// the bundler.
+    /// Copies of nested targets repeat what they hold (refs to ever shallower schemas of one big
+    /// document copy it again each time): past this many JSON values copied in all, the schema
+    /// is left as written.
+    static constexpr std::size_t max_copied_values = std::size_t{1} << 20;
+
+    /// Reads where every `$ref` the validator follows from `root` leads. `scope.dialect` must be
+    /// the dialect the root compiles in (compiled_schema::dialect()); `root` and the scope's
+    /// registry must outlive the bundler.
     schema_bundler(const nlohmann::json& root, const ref_scope& scope)
-        : dialect_(compiled_schema::dialect_of(root, scope.options())),
-          resolver_(root, scope.base_uri, scope.registry, scope.folders(), dialect_),
-          defs_keyword_(dialect_ && (bit_of(*dialect_) & from_2019_09) != 0 ? "$defs" : "definitions") {
-        copies_.push_back(copied_schema{&root, resolver_.root_base(), {}, {}, {}, {}});
+        : refs_(root, scope), root_dialect_(compiled_schema::dialect_of(root, scope.options())),
+          defs_keyword_((bit_of(root_dialect_) & from_2019_09) != 0 ? "$defs" : "definitions") {
+        copies_.push_back(copied_schema{&root, refs_.document_uri(), "", "", {}});
         if (root.is_object()) {
-            if (const auto defs = root.find(defs_keyword_); defs != root.end() && defs->is_object()) {
+            if (const auto defs = root.find(defs_keyword_); defs != root.end()) {
+                if (!defs->is_object()) {
+                    left_as_written_ = true;
+                    return;
+                }
                 for (auto it = defs->begin(); it != defs->end(); ++it) {
                     names_.insert(it.key());
                 }
             }
         }
-        walk(root, 0, "", resolver_.root_base(), dialect_, 0);
-        for (std::size_t i = 1; i < copies_.size(); ++i) { // grows while it runs
-            const nlohmann::json& json = *copies_[i].json;
-            const std::string base = copies_[i].parent_base; // the vector may move while walking
-            walk(json, i, "", base, copies_[i].dialect, 0);
+        walk(root, 0, "", refs_.document_uri(), root_dialect_, 0);
+        while (!pending_.empty() && !left_as_written_) {
+            const place next = std::move(pending_.back());
+            pending_.pop_back();
+            walk(*next.schema, next.copy, next.pointer, next.parent_base, next.around, 0);
         }
     }
 
-    /// Whether some `$ref` leads to another document (not a built-in metaschema).
-    [[nodiscard]] bool needed() const noexcept { return copies_.size() > 1; }
+    /// Whether bundle() changes the schema: some `$ref` is written otherwise, and nothing above
+    /// asks to leave it as written.
+    [[nodiscard]] bool changes() const noexcept { return rewritten_ && !left_as_written_; }
 
     /// `root` (the document given, or the same one as another nlohmann type) standing alone.
     template <class Json>
     [[nodiscard]] Json bundle(const Json& root) const {
         Json out = root;
-        if (!needed()) {
+        if (!changes()) {
             return out;
         }
         apply(out, copies_[0].edits);
-        Json& defs = out[defs_keyword_];
         for (std::size_t i = 1; i < copies_.size(); ++i) {
             nlohmann::json copy = *copies_[i].json;
             apply(copy, copies_[i].edits);
-            if (copies_[i].declared && copy.is_object() && !copy.contains("$schema")) {
-                copy["$schema"] = *copies_[i].declared; // read in its own document's dialect
-            }
-            if constexpr (std::is_same_v<Json, nlohmann::json>) {
-                defs[copies_[i].name] = std::move(copy);
-            } else {
-                defs[copies_[i].name] = Json::parse(copy.dump()); // a registered document keeps no order
-            }
+            out[defs_keyword_][copies_[i].name] = Json(std::move(copy));
         }
         return out;
     }
@@ -136,134 +104,139 @@ private:
         std::string keyword;
         std::optional<std::string> ref;
     };
-    /// A schema of the bundle: the root (index 0), or a copy of a referenced schema of another
-    /// document, which sits at `pointer` of the document at `uri`.
+    /// A schema of the bundle: the root (index 0), or a copy of the schema at `pointer` of the
+    /// document at `uri`, under the root's definitions as `name`.
     struct copied_schema {
         const nlohmann::json* json;
         std::string uri;
         std::string pointer;
-        std::string name; // under the root's definitions
-        std::string parent_base;
+        std::string name;
         std::vector<edit> edits;
-        std::optional<schema_dialect> dialect{};
-        /// The `$schema` of its document when that reads it in another dialect than the root.
-        std::optional<std::string> declared{};
     };
-
-    /// Copies of nested targets repeat what they hold (a chain of refs to ever shallower
-    /// schemas of one big document would copy it again for each): past this many JSON values
-    /// copied in all, a `$ref` is left as written, and the writers report it as not sent.
-    static constexpr std::size_t max_copied_values = std::size_t{1} << 20;
+    /// A schema the walk still has to go through: at `pointer` of copy `copy`.
+    struct place {
+        const nlohmann::json* schema;
+        std::size_t copy;
+        std::string pointer;
+        std::string parent_base;
+        std::optional<schema_dialect> around;
+    };
 
     /// Deeper than any schema compiles (the compiler bounds nesting), so never reached in one.
     static constexpr int max_walk_depth = 1000;
 
-    void walk(const nlohmann::json& s, std::size_t doc, const std::string& pointer, const std::string& parent_base,
+    void walk(const nlohmann::json& s, std::size_t copy, const std::string& pointer, const std::string& parent_base,
               std::optional<schema_dialect> around, int depth) {
-        if (!s.is_object() || depth > max_walk_depth) {
+        if (!s.is_object() || depth > max_walk_depth || left_as_written_ || !walked_.emplace(copy, pointer).second) {
             return;
         }
         const std::optional<schema_dialect> dialect = dialect_inside(s, around);
+        const bool ref_alone = dialect && ref_overrides_siblings(*dialect);
+        if (ref_alone != ref_overrides_siblings(root_dialect_) || s.contains("$dynamicRef") ||
+            s.contains("$recursiveRef")) {
+            left_as_written_ = true;
+            return;
+        }
         const std::string base = base_inside(s, parent_base, dialect);
-        if (const nlohmann::json* id = id_member(s, dialect); id != nullptr && (doc != 0 || !pointer.empty())) {
+        if (const nlohmann::json* id = id_member(s, dialect); id != nullptr && (copy != 0 || !pointer.empty())) {
             const auto dollar = s.find("$id");
-            copies_[doc].edits.push_back(edit{pointer, dollar != s.end() && &*dollar == id ? "$id" : "id", {}});
+            copies_[copy].edits.push_back(edit{pointer, dollar != s.end() && &*dollar == id ? "$id" : "id", {}});
         }
-        if (const auto ref = s.find("$ref"); ref != s.end() && ref->is_string()) {
-            if (std::optional<std::string> target = bundled_ref(ref->get_ref<const std::string&>(), base)) {
-                copies_[doc].edits.push_back(edit{pointer, "$ref", std::move(target)});
-            }
+        const auto ref = s.find("$ref");
+        if (ref != s.end() && ref->is_string()) {
+            rewrite(ref->get_ref<const std::string&>(), base, dialect, copy, pointer);
         }
-        for (const subschema_keyword& k : subschema_keywords) {
-            const auto it = s.find(k.name);
-            if (it == s.end()) {
-                continue;
-            }
-            const std::string at = pointer_child(pointer, k.name);
-            if (it->is_object() && k.shape != subschema_shape::map && k.shape != subschema_shape::map_or_array) {
-                walk(*it, doc, at, base, dialect, depth + 1);
-            } else if (it->is_object()) {
-                for (auto m = it->begin(); m != it->end(); ++m) {
-                    walk(*m, doc, pointer_child(at, m.key()), base, dialect, depth + 1);
-                }
-            } else if (it->is_array()) {
-                for (std::size_t i = 0; i < it->size(); ++i) {
-                    walk((*it)[i], doc, pointer_item(at, i), base, dialect, depth + 1);
-                }
-            }
+        if (ref != s.end() && ref_alone) {
+            return; // the keywords beside it are not read
         }
+        for_each_subschema(s, pointer, [&](const nlohmann::json& child, const std::string& at) {
+            walk(child, copy, at, base, dialect, depth + 1);
+        });
     }
 
-    /// The `$ref` naming the target of `reference` in the bundle, or nullopt to leave it as
-    /// written (it resolves nowhere, or into a built-in metaschema, which every reader knows).
-    [[nodiscard]] std::optional<std::string> bundled_ref(const std::string& reference, const std::string& base) {
-        std::optional<schema_location> found;
-        try {
-            found = resolver_.locate(reference, base, "");
-        } catch (const schema_error&) {
-            return std::nullopt; // the receiver refuses the schema, or ignores this $ref
-        } catch (const std::filesystem::filesystem_error&) {
-            return std::nullopt;
+    /// Rewrites the `$ref` at `pointer` of copy `copy` to its target in the bundle, and has the
+    /// target walked. A `$ref` that leads nowhere is left as written (the receiver refuses it,
+    /// or never reads it).
+    void rewrite(const std::string& reference, const std::string& base, std::optional<schema_dialect> site,
+                 std::size_t copy, const std::string& pointer) {
+        std::string error;
+        const std::optional<schema_location> found = refs_.locate(reference, base, error);
+        if (!found) {
+            return;
         }
-        const std::size_t hash = found->where.find('#');
-        if (hash == std::string::npos) { // the root, given without a URI
-            return "#" + pointer_fragment(found->where);
+        const auto [uri, target] = split_where(found->where);
+        std::string written;
+        if (uri == refs_.document_uri()) {
+            written = "#" + pointer_fragment(target);
+            pending_.push_back(place{found->schema, 0, target, found->parent_base, site});
+        } else if (is_built_in_document(uri)) {
+            written = uri + "#" + pointer_fragment(target); // absolute: the base it was read in may go
+        } else if (const auto held = holder(*found, uri, target)) {
+            written =
+                "#" + pointer_fragment(pointer_child(pointer_child("", defs_keyword_), copies_[held->first].name) +
+                                       held->second);
+            pending_.push_back(place{found->schema, held->first, held->second, found->parent_base, site});
+        } else {
+            return;
         }
-        const std::string uri = found->where.substr(0, hash);
-        const std::string pointer = found->where.substr(hash + 1);
-        if (uri == resolver_.root_base()) {
-            return "#" + pointer_fragment(pointer);
-        }
-        static const schema_registry built_in_only;
-        if (built_in_only.find_document(uri) != nullptr) {
-            return std::nullopt;
-        }
-        const auto place = copied(*found, uri, pointer);
-        if (!place) {
-            return std::nullopt;
-        }
-        return "#" + pointer_fragment(pointer_child(pointer_child("", defs_keyword_), place->first) + place->second);
+        rewritten_ = rewritten_ || written != reference;
+        copies_[copy].edits.push_back(edit{pointer, "$ref", std::move(written)});
     }
 
-    /// The definition holding the schema at `pointer` of the document at `uri` (a copy made
-    /// before that holds it, or a new one), and the pointer left inside that definition.
-    std::optional<std::pair<std::string, std::string>> copied(const schema_location& found, const std::string& uri,
+    /// A location ("uri#pointer", or a bare pointer in a root given without a URI) as its
+    /// document and pointer.
+    [[nodiscard]] std::pair<std::string, std::string> split_where(const std::string& where) const {
+        if (refs_.document_uri().empty() && (where.empty() || where.front() == '/')) {
+            return {std::string(), where};
+        }
+        const std::size_t hash = where.find('#');
+        if (hash == std::string::npos) {
+            return {where, std::string()};
+        }
+        return {where.substr(0, hash), where.substr(hash + 1)};
+    }
+
+    /// The copy holding the schema at `pointer` of the document at `uri` (one made before that
+    /// holds it, or a new one) and the pointer left inside it; nullopt past max_copied_values.
+    std::optional<std::pair<std::size_t, std::string>> holder(const schema_location& found, const std::string& uri,
                                                               const std::string& pointer) {
-        for (std::size_t i = 1; i < copies_.size(); ++i) {
-            const copied_schema& c = copies_[i];
-            const bool inside = pointer.compare(0, c.pointer.size(), c.pointer) == 0 &&
-                                (pointer.size() == c.pointer.size() || pointer[c.pointer.size()] == '/');
-            if (c.uri == uri && inside) {
-                return std::pair{c.name, pointer.substr(c.pointer.size())};
+        std::map<std::string, std::size_t>& made = copies_at_[uri];
+        for (std::string prefix = pointer;;) {
+            if (const auto it = made.find(prefix); it != made.end()) {
+                return std::pair{it->second, pointer.substr(prefix.size())};
             }
+            if (prefix.empty()) {
+                break;
+            }
+            prefix.erase(std::min(prefix.rfind('/'), prefix.size()));
         }
-        const std::size_t slash = pointer.find_last_of('/');
+        copied_values_ += count_values(
+            *found.schema, [](const nlohmann::json&) { return true; }, max_copied_values);
+        if (copied_values_ > max_copied_values) {
+            left_as_written_ = true;
+            return std::nullopt;
+        }
+        copies_.push_back(copied_schema{found.schema, uri, pointer, unique_name(uri, pointer), {}});
+        made.emplace(pointer, copies_.size() - 1);
+        return std::pair{copies_.size() - 1, std::string()};
+    }
+
+    /// A definition name no other has: the last token of `pointer`, or for a whole document its
+    /// file's name up to the first dot ("money.schema.json" is "money"), then _2, _3, ...
+    std::string unique_name(const std::string& uri, const std::string& pointer) {
+        const std::size_t slash = pointer.rfind('/');
         std::string stem =
             slash == std::string::npos ? std::string() : unescape_pointer_token(pointer.substr(slash + 1));
-        if (stem.empty()) { // the document itself: named after its file, "money.schema.json" as "money"
-            stem = uri.substr(uri.find_last_of('/') + 1);
-            stem.erase(std::min(stem.find('.', 1), stem.size()));
+        if (stem.empty()) {
+            stem = uri.substr(uri.rfind('/') + 1);
+            stem = stem.substr(0, stem.find('.', 1));
         }
-        const std::size_t values = count_values(
-            *found.schema, [](const nlohmann::json&) { return true; }, max_copied_values - copied_values_);
-        if (copied_values_ + values > max_copied_values) {
-            return std::nullopt;
+        const std::string base = plain_name(stem);
+        std::string name = base;
+        for (std::size_t& n = suffixes_[base]; !names_.insert(name).second;) {
+            name = base + "_" + std::to_string(++n + 1);
         }
-        copied_values_ += values;
-        std::string name = plain_name(stem);
-        for (std::size_t n = 2; names_.count(name) != 0; ++n) {
-            name = plain_name(stem) + "_" + std::to_string(n);
-        }
-        names_.insert(name);
-        const schema_location document_root = resolver_.locate(uri, "", ""); // known: a $ref just led there
-        const std::optional<schema_dialect> own = dialect_inside(*document_root.schema, dialect_);
-        std::optional<std::string> declared;
-        if (own != dialect_ && document_root.schema->is_object()) {
-            declared = document_root.schema->value("$schema", std::string());
-        }
-        copied_schema made{found.schema, uri, pointer, name, found.parent_base, {}, own, std::move(declared)};
-        copies_.push_back(std::move(made));
-        return std::pair{name, std::string()};
+        return name;
     }
 
     template <class Json>
@@ -278,23 +251,53 @@ private:
         }
     }
 
-    std::optional<schema_dialect> dialect_;
-    ref_resolver resolver_;
+    ref_follower refs_;
+    schema_dialect root_dialect_;
     const char* defs_keyword_;
     std::vector<copied_schema> copies_;
+    std::map<std::string, std::map<std::string, std::size_t>> copies_at_; // uri -> pointer -> copy
+    std::set<std::pair<std::size_t, std::string>> walked_;                // copy, pointer
+    std::vector<place> pending_;
     std::set<std::string> names_;
+    std::map<std::string, std::size_t> suffixes_;
     std::size_t copied_values_ = 0;
+    bool rewritten_ = false;
+    bool left_as_written_ = false;
 };
 
-/// `root` standing alone (see above); throws nothing the receiver would not: every `$ref`
-/// that leads nowhere is left as written.
+/// bundled_schema on `root` as read into `plain` (the same document as nlohmann::json).
 template <class Json>
-[[nodiscard]] Json bundled_schema(const Json& root, const ref_scope& scope) {
+[[nodiscard]] Json bundled_as(const Json& root, const nlohmann::json& plain, const ref_scope& scope,
+                              const schema_options& options) {
+    try {
+        schema_options read = options;
+        read.dialect =
+            compiled_schema_access::compile(plain, scope.base_uri, scope.registry, scope.folders(), options).dialect();
+        ref_scope in_dialect = scope;
+        in_dialect.dialect = read.dialect;
+        const schema_bundler bundler(plain, in_dialect);
+        if (!bundler.changes()) {
+            return root;
+        }
+        Json bundle = bundler.bundle(root);
+        static_cast<void>(compiled_schema_access::compile(nlohmann::json(bundle), "", nullptr, {}, read));
+        return bundle;
+    } catch (const schema_error&) {
+    } catch (const nlohmann::json::exception&) {
+    } catch (const std::filesystem::filesystem_error&) {
+    }
+    return root;
+}
+
+/// `root` standing alone (see above), as the same nlohmann type, when its bundle compiles on its
+/// own as `root` compiles with its documents (`scope`, `options`); otherwise, and for a schema
+/// the receiver refuses, `root` as written. Throws nothing but bad_alloc.
+template <class Json>
+[[nodiscard]] Json bundled_schema(const Json& root, const ref_scope& scope, const schema_options& options) {
     if constexpr (std::is_same_v<Json, nlohmann::json>) {
-        return schema_bundler(root, scope).bundle(root);
+        return bundled_as(root, root, scope, options);
     } else {
-        const nlohmann::json plain = nlohmann::json::parse(root.dump());
-        return schema_bundler(plain, scope).bundle(root);
+        return bundled_as(root, nlohmann::json(root), scope, options);
     }
 }
 

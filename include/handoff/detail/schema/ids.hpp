@@ -67,6 +67,33 @@ inline constexpr subschema_keyword subschema_keywords[] = {
     {"$defs", subschema_shape::map},
 };
 
+/// Calls `visit(child, pointer)` for every schema `s` holds under a subschema keyword, in the
+/// table's order: what a walk over a schema's subschemas visits (not data: `enum`, `const`,
+/// unknown keywords).
+template <class Visit>
+void for_each_subschema(const nlohmann::json& s, const std::string& pointer, Visit&& visit) {
+    for (const subschema_keyword& k : subschema_keywords) {
+        const auto it = s.find(k.name);
+        if (it == s.end()) {
+            continue;
+        }
+        std::string at = pointer;
+        append_pointer_token(at, k.name);
+        if (it->is_object() && k.shape != subschema_shape::map && k.shape != subschema_shape::map_or_array) {
+            visit(*it, at);
+            continue;
+        }
+        if (!it->is_object() && !it->is_array()) {
+            continue;
+        }
+        for (auto m = it->begin(); m != it->end(); ++m) {
+            std::string member = at;
+            append_pointer_token(member, it->is_object() ? m.key() : std::to_string(&*m - &*it->begin()));
+            visit(*m, member);
+        }
+    }
+}
+
 /// "uri#" + pointer, or the bare pointer for the document handoff was given without a URI.
 [[nodiscard]] inline std::string location_of(std::string_view document_uri, std::string_view pointer) {
     return document_uri.empty() ? std::string(pointer) : std::string(document_uri) + "#" + std::string(pointer);
@@ -153,26 +180,9 @@ private:
                 }
             }
         }
-        for (const subschema_keyword& k : subschema_keywords) {
-            const auto it = s.find(k.name);
-            if (it == s.end()) {
-                continue;
-            }
-            std::string at = pointer;
-            append_pointer_token(at, k.name);
-            if (it->is_object() && k.shape != subschema_shape::map && k.shape != subschema_shape::map_or_array) {
-                scan_at(*it, base, doc, at, dialect, depth + 1);
-                continue;
-            }
-            if (!it->is_object() && !it->is_array()) {
-                continue;
-            }
-            for (auto m = it->begin(); m != it->end(); ++m) {
-                std::string member = at;
-                append_pointer_token(member, it->is_object() ? m.key() : std::to_string(&*m - &*it->begin()));
-                scan_at(*m, base, doc, member, dialect, depth + 1);
-            }
-        }
+        for_each_subschema(s, pointer, [&](const nlohmann::json& child, const std::string& at) {
+            scan_at(child, base, doc, at, dialect, depth + 1);
+        });
     }
 
     std::map<std::string, schema_location> ids_;

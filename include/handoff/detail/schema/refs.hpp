@@ -111,9 +111,8 @@ public:
         }
     }
 
-private:
-    /// ref_resolver's answer, its refusal (a schema_error, the validator's word for a reference
-    /// that leads nowhere) turned into `error`.
+    /// The schema `reference` (read against `base`) names, as the validator finds it; nullopt
+    /// with `error` set where the validator would refuse it (a schema_error's reason).
     [[nodiscard]] std::optional<schema_location> locate(const std::string& reference, const std::string& base,
                                                         std::string& error) {
         try {
@@ -126,6 +125,7 @@ private:
         return std::nullopt;
     }
 
+private:
     ref_resolver resolver_;
 };
 

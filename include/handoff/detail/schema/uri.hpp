@@ -169,6 +169,35 @@ struct uri_split {
     return {std::string(uri.substr(0, hash)), std::string(uri.substr(hash + 1))};
 }
 
+/// `s` with every byte `escaped(byte)` asks for written as %XX (upper-case hex), the inverse of
+/// percent_decode for those bytes.
+template <class Escaped>
+[[nodiscard]] std::string percent_encode(std::string_view s, Escaped escaped) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : s) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (escaped(byte)) {
+            out.push_back('%');
+            out.push_back(hex[byte >> 4U]);
+            out.push_back(hex[byte & 0x0FU]);
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+/// A JSON pointer written as a URI fragment (RFC 6901, section 6): every byte outside RFC 3986's
+/// unreserved characters, sub-delims, ':', '@' and '/' is percent-encoded, '%' itself too.
+[[nodiscard]] inline std::string pointer_fragment(std::string_view pointer) {
+    return percent_encode(pointer, [](unsigned char c) {
+        static constexpr std::string_view kept = "-._~!$&'()*+,;=:@/";
+        const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        return !alnum && kept.find(static_cast<char>(c)) == std::string_view::npos;
+    });
+}
+
 /// %XX escapes decoded (a JSON pointer in a fragment is percent-encoded); a malformed escape
 /// stays as written.
 [[nodiscard]] inline std::string percent_decode(std::string_view s) {
