@@ -1,43 +1,40 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// A subject a compiled pattern matches, found by a breadth-first search over the sets of
-// instructions the program can be at after each character (the subset construction, built only
-// as far as the search goes): the first set that reaches `match` at a length within the bounds
-// gives the shortest such subject. The match starts at the subject's first character and ends at
-// its last, so `^` holds exactly at the start and `$` exactly at the end, and an unanchored
-// search (JSON Schema's `pattern`) finds it. Each consuming instruction offers one character,
-// chosen from its set (a letter or digit when it has one): a path of the automaton is a
-// sequence of instructions, each consuming one character of its own set, so whenever some
-// subject within the bounds matches, these characters spell one too, unless the search's
-// state bound ends it first.
+// A subject a compiled pattern matches: the shortest path through the program from its first
+// instruction to `match` that consumes `min` to `max` characters, found breadth first, one
+// character at a time, over single program states (an instruction, the characters read up to
+// `min`, whether the subject has begun, whether `$` ended it). Each consuming instruction offers
+// one character of its own set (a letter or digit when it has one), so a path spells a subject
+// the pattern matches whole: `^` holds only at its start and `$` only at its end, and an
+// unanchored search (JSON Schema's `pattern`) finds it. The states are at most the program's
+// size times (min + 1) times four, and the search stops past max_example_steps.
 //
-// A lookaround, a back-reference or `\b` makes a match depend on more than the instructions
-// passed; such patterns get no example (nullopt), as do those the bound cuts short.
+// A lookaround, a back-reference or `\b` makes a match depend on more than the path taken; such
+// patterns get no example (nullopt), as do those the bound cuts short.
 
 #include <handoff/detail/regex/code_points.hpp>
 #include <handoff/detail/regex/program.hpp>
 #include <handoff/detail/text.hpp>
 
-#include <algorithm> // any_of, min, sort, unique
+#include <algorithm> // any_of, max, min
 #include <cstddef>   // size_t
 #include <cstdint>   // uint32_t
 #include <optional>  // optional
 #include <set>       // set
 #include <string>    // string, u32string
+#include <tuple>     // tie
 #include <utility>   // move, pair
 #include <vector>    // vector
 
 namespace handoff::detail::regex_impl {
 
-/// Steps the search takes at most (an instruction a closure passes, a consuming instruction
-/// tried on a character, a word of the closure's marks cleared) before it gives up: a pattern
-/// with a short example needs a few thousand, and a hostile one (thousands of optional parts,
-/// each state a set of thousands of instructions) ends within milliseconds.
-inline constexpr std::size_t max_example_steps = std::size_t{1} << 22;
+/// Steps the search takes at most (a state reached, a word of its marks cleared): patterns
+/// people write need a few hundred, and a hostile program gives up within milliseconds.
+inline constexpr std::size_t max_example_steps = std::size_t{1} << 19;
 
 /// The character a consuming instruction offers: its literal, or the first code point of its set
-/// in the order ASCII letters and digits, other visible ASCII, other scalar values, control
+/// in the order ASCII letters and digits, other printable ASCII, other scalar values, control
 /// characters; nullopt when it holds only surrogates, which no UTF-8 subject (no JSON string)
 /// can hold.
 [[nodiscard]] inline std::optional<char32_t> offered_character(const program& p, const instruction& in) {
@@ -48,8 +45,8 @@ inline constexpr std::size_t max_example_steps = std::size_t{1} << 22;
     }
     const range_set& set = p.sets[in.a];
     static constexpr code_range preferred[] = {{'a', 'z'},   {'A', 'Z'},     {'0', '9'},
-                                               {0x21, 0x7E}, {0xA0, 0xD7FF}, {0xE000, max_code_point},
-                                               {0x00, 0x20}, {0x7F, 0x9F}};
+                                               {0x20, 0x7E}, {0xA0, 0xD7FF}, {0xE000, max_code_point},
+                                               {0x00, 0x1F}, {0x7F, 0x9F}};
     for (const code_range& wanted : preferred) {
         for (const code_range& r : set) {
             if (r.hi >= wanted.lo && r.lo <= wanted.hi) {
@@ -60,10 +57,6 @@ inline constexpr std::size_t max_example_steps = std::size_t{1} << 22;
     return std::nullopt;
 }
 
-[[nodiscard]] inline bool consumes(const program& p, const instruction& in, char32_t c) {
-    return in.code == op::literal ? in.a == c : in_ranges(p.sets[in.a], c);
-}
-
 class example_search {
 public:
     example_search(const program& p, std::size_t min_length, std::size_t max_length)
@@ -71,19 +64,25 @@ public:
 
     /// See shortest_example.
     [[nodiscard]] std::optional<std::string> run() {
-        std::vector<std::size_t> level{0};
-        nodes_.push_back(node{{0}, 0, 0});
-        for (std::size_t length = 0; length <= max_length_ && !level.empty(); ++length) {
+        std::vector<std::size_t> level;
+        reach(state{0, 0, false, false}, 0, std::nullopt, level);
+        for (std::size_t length = 0; length <= max_length_ && !level.empty() && steps_ <= max_example_steps; ++length) {
             std::vector<std::size_t> next;
-            for (const std::size_t at : level) {
-                const auto [consuming, matched] = closure(nodes_[at].seeds, length == 0, true);
-                if (over_budget()) {
-                    return std::nullopt;
+            for (std::size_t i = 0; i < level.size() && steps_ <= max_example_steps; ++i) { // grows: no-character moves
+                const std::size_t at = level[i];
+                const state s = nodes_[at].where;
+                const instruction& in = p_.code[s.pc];
+                if (in.code == op::match) {
+                    if (s.read == min_length_) {
+                        return text_of(at);
+                    }
+                } else if (in.code == op::literal || in.code == op::set) {
+                    if (const auto c = offered_character(p_, in); c && !s.ended && length < max_length_) {
+                        reach(state{s.pc + 1, std::min(s.read + 1, min_length_), true, false}, at, *c, next);
+                    }
+                } else {
+                    follow(s, at, level);
                 }
-                if (matched && length >= min_length_) {
-                    return text_of(at);
-                }
-                expand(at, length, next);
             }
             level = std::move(next);
         }
@@ -91,92 +90,58 @@ public:
     }
 
 private:
+    /// A place of the search: an instruction, the characters read (counted up to min_length),
+    /// whether any was, whether `$` was passed (nothing more may be read).
+    struct state {
+        std::uint32_t pc;
+        std::size_t read;
+        bool begun;
+        bool ended;
+        bool operator<(const state& o) const noexcept {
+            return std::tie(pc, read, begun, ended) < std::tie(o.pc, o.read, o.begun, o.ended);
+        }
+    };
     struct node {
-        std::vector<std::uint32_t> seeds; // the instructions it resumes at
+        state where;
         std::size_t parent;
-        char32_t c; // the character read from the parent
+        std::optional<char32_t> c; // read from the parent; none for a move that reads nothing
     };
 
-    [[nodiscard]] bool over_budget() const noexcept { return steps_ > max_example_steps; }
-
-    /// Adds to `next` the node each character offered at node `at` leads to, unless its set of
-    /// instructions was reached before (at this length, counted up to min_length).
-    void expand(std::size_t at, std::size_t length, std::vector<std::size_t>& next) {
-        const std::vector<std::uint32_t> consuming = closure(nodes_[at].seeds, length == 0, false).first;
-        std::vector<char32_t> offered;
-        for (const std::uint32_t pc : consuming) {
-            if (const std::optional<char32_t> c = offered_character(p_, p_.code[pc])) {
-                offered.push_back(*c);
+    /// The moves of an instruction that reads no character, onto this length's list.
+    void follow(const state& s, std::size_t at, std::vector<std::size_t>& level) {
+        const instruction& in = p_.code[s.pc];
+        const auto to = [&](std::uint32_t pc) { reach(state{pc, s.read, s.begun, s.ended}, at, std::nullopt, level); };
+        switch (in.code) {
+        case op::split:
+            to(in.a);
+            to(in.b);
+            break;
+        case op::jump: to(in.a); break;
+        case op::line_start:
+            if (!s.begun) {
+                to(s.pc + 1);
             }
-        }
-        std::sort(offered.begin(), offered.end());
-        offered.erase(std::unique(offered.begin(), offered.end()), offered.end());
-        for (const char32_t c : offered) {
-            std::vector<std::uint32_t> seeds;
-            for (const std::uint32_t from : consuming) {
-                if (consumes(p_, p_.code[from], c)) {
-                    seeds.push_back(from + 1);
-                }
-            }
-            steps_ += consuming.size();
-            if (over_budget()) {
-                return;
-            }
-            if (visited_.emplace(seeds, std::min(length + 1, min_length_)).second) {
-                nodes_.push_back(node{std::move(seeds), at, c});
-                next.push_back(nodes_.size() - 1);
-            }
+            break;
+        case op::line_end: reach(state{s.pc + 1, s.read, s.begun, true}, at, std::nullopt, level); break;
+        default: to(s.pc + 1); break; // open, close, reset, mark, check: no character
         }
     }
 
-    /// The instructions reached from `seeds` without consuming a character, at a position that
-    /// is the subject's start or end as told: the consuming ones (sorted), and whether `match` is.
-    std::pair<std::vector<std::uint32_t>, bool> closure(const std::vector<std::uint32_t>& seeds, bool at_start,
-                                                        bool at_end) {
-        std::vector<std::uint32_t> consuming;
-        std::vector<bool> seen(p_.code.size(), false);
-        steps_ += p_.code.size() / 64 + 1;
-        std::vector<std::uint32_t> todo(seeds.rbegin(), seeds.rend());
-        bool matched = false;
-        while (!todo.empty() && !over_budget()) {
-            const std::uint32_t pc = todo.back();
-            todo.pop_back();
-            if (pc >= p_.code.size() || seen[pc]) {
-                continue;
-            }
-            seen[pc] = true;
-            ++steps_;
-            const instruction& in = p_.code[pc];
-            switch (in.code) {
-            case op::literal:
-            case op::set: consuming.push_back(pc); break;
-            case op::split:
-                todo.push_back(in.b);
-                todo.push_back(in.a);
-                break;
-            case op::jump: todo.push_back(in.a); break;
-            case op::line_start:
-                if (at_start) {
-                    todo.push_back(pc + 1);
-                }
-                break;
-            case op::line_end:
-                if (at_end) {
-                    todo.push_back(pc + 1);
-                }
-                break;
-            case op::match: matched = true; break;
-            default: todo.push_back(pc + 1); break; // open, close, reset, mark, check: no character
-            }
+    void reach(const state& s, std::size_t parent, std::optional<char32_t> c, std::vector<std::size_t>& level) {
+        ++steps_;
+        if (s.pc >= p_.code.size() || !visited_.insert(s).second) {
+            return;
         }
-        std::sort(consuming.begin(), consuming.end());
-        return {std::move(consuming), matched};
+        nodes_.push_back(node{s, parent, c});
+        level.push_back(nodes_.size() - 1);
     }
 
     [[nodiscard]] std::string text_of(std::size_t at) const {
         std::u32string reversed;
         for (; at != 0; at = nodes_[at].parent) {
-            reversed.push_back(nodes_[at].c);
+            if (nodes_[at].c) {
+                reversed.push_back(*nodes_[at].c);
+            }
         }
         std::string out;
         for (auto it = reversed.rbegin(); it != reversed.rend(); ++it) {
@@ -190,7 +155,7 @@ private:
     std::size_t max_length_;
     std::size_t steps_ = 0;
     std::vector<node> nodes_;
-    std::set<std::pair<std::vector<std::uint32_t>, std::size_t>> visited_;
+    std::set<state> visited_;
 };
 
 /// Whether the program holds an instruction whose outcome a path alone does not decide.

@@ -328,13 +328,15 @@ private:
             return;
         }
         const std::size_t max = count_at(schema, "maxLength", 1.0e6);
-        if (const auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
-            if (auto v = pattern_example(p->get<std::string>(), min, max); v && count_bytes(v->size(), at)) {
-                out.emplace_back(std::move(*v));
-            }
-        }
         if (const auto f = schema.find("format"); f != schema.end() && f->is_string()) {
             if (auto v = format_example(f->get<std::string>())) {
+                out.emplace_back(std::move(*v)); // first: a pattern beside it usually describes the same
+            }
+        }
+        if (const auto p = schema.find("pattern"); p != schema.end() && p->is_string()) {
+            // A string longer than max_pattern_subject fails every pattern: none is looked for.
+            const std::size_t longest = std::min<std::size_t>(max, options_.max_pattern_subject);
+            if (auto v = pattern_example(p->get<std::string>(), min, longest); v && count_bytes(v->size(), at)) {
                 out.emplace_back(std::move(*v));
             }
         }
