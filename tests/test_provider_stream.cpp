@@ -94,7 +94,7 @@ TEST_CASE("every recorded stream reads the same text and stop whatever the read 
     }
 }
 
-TEST_CASE("an OpenAI stream of several choices or parallel tool calls is read as choice 0's first call",
+TEST_CASE("an OpenAI stream of several choices or parallel tool calls is read as the first choice's first call",
           "[stream][provider]") {
     // Chunks of other choices (n > 1) and of other tool calls interleave with the reply's own,
     // each naming its index; joining them all wrote a text that was no envelope.
@@ -105,9 +105,12 @@ TEST_CASE("an OpenAI stream of several choices or parallel tool calls is read as
         const char* problem;
     };
     for (const row& r : {row{"openai_chat_two_choices.sse", handoff::stop_class::complete, "stop",
-                             "more than one choice (n > 1): only choice 0 is read"},
+                             "more than one choice (n > 1): only the first is read"},
                          row{"openai_chat_parallel_tools.sse", handoff::stop_class::tool_call, "tool_calls",
-                             "more than one tool at once: only the first call's arguments are read"}}) {
+                             "more than one tool at once: only the first call's arguments are read"},
+                         row{"openai_chat_tools_same_index.sse", handoff::stop_class::tool_call, "tool_calls",
+                             "more than one tool at once: only the first call's arguments are read"},
+                         row{"openai_chat_tool_index1.sse", handoff::stop_class::tool_call, "tool_calls", ""}}) {
         INFO(r.file);
         const std::string sse = transcript(r.file);
         for (const std::size_t step : {std::size_t{1}, std::size_t{13}, sse.size()}) {
@@ -116,8 +119,15 @@ TEST_CASE("an OpenAI stream of several choices or parallel tool calls is read as
             CHECK(read.stop == r.stop);
             CHECK(read.stop_reason == r.stop_reason);
             CHECK(read.problem.find(r.problem) != std::string::npos);
+            CHECK(read.problem.empty() == (*r.problem == '\0')); // one call, however numbered: no problem
         }
     }
+    // A problem met later (an error event before [DONE]) is still told beside the first.
+    std::string sse = transcript("openai_chat_two_choices.sse");
+    sse.insert(sse.rfind("data: [DONE]"), "data: {\"error\": {\"message\": \"overloaded\"}}\n\n");
+    const read_stream both = replay(handoff::provider::openai, sse, 64);
+    CHECK(both.problem == "the stream holds more than one choice (n > 1): only the first is read; the provider "
+                          "sent an error: overloaded");
 }
 
 TEST_CASE("a complete stream carries the whole envelope", "[stream][provider]") {

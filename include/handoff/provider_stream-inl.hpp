@@ -44,24 +44,6 @@ namespace detail::stream {
     return at->is_string() ? at->get_ptr<const std::string*>() : nullptr;
 }
 
-/// The item of `items` whose "index" is 0 (its position when it names none), or nullptr; `others`
-/// is set when an item names another index. OpenAI numbers the choices of a request with n > 1,
-/// and the tool calls of one message, so that chunks of different ones can interleave.
-[[nodiscard]] HANDOFF_INLINE const nlohmann::json* index_zero(const nlohmann::json& items, bool& others) {
-    const nlohmann::json* found = nullptr;
-    for (std::size_t i = 0; items.is_array() && i < items.size(); ++i) {
-        const nlohmann::json& item = items[i];
-        const auto named = item.is_object() ? item.find("index") : item.end();
-        const bool zero = named == item.end() ? i == 0 : (named->is_number_integer() && *named == 0);
-        if (zero && found == nullptr) {
-            found = &item;
-        } else {
-            others = true;
-        }
-    }
-    return found;
-}
-
 /// The largest SSE line kept: a data line past it is an event no provider sends.
 inline constexpr std::size_t max_sse_line = std::size_t{4} * 1024 * 1024;
 
@@ -99,10 +81,13 @@ HANDOFF_INLINE void provider_stream::note_lost_half() {
     }
 }
 
-HANDOFF_INLINE void provider_stream::set_problem(std::string why) {
-    if (problem_.empty()) {
-        problem_ = std::move(why);
+HANDOFF_INLINE void provider_stream::set_problem(const std::string& why) {
+    // Each message is a fixed sentence or an escaped, capped quote: a few of them at most.
+    constexpr std::size_t max_problem_bytes = 4096;
+    if (problem_.find(why) != std::string::npos || problem_.size() + why.size() > max_problem_bytes) {
+        return;
     }
+    problem_ += (problem_.empty() ? "" : "; ") + why;
 }
 
 HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event& event) {
@@ -155,15 +140,15 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
 
 // https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta). A
 // request with n > 1 streams its choices interleaved, each chunk's choice naming its index, and
-// parallel tool calls are told apart by tool_calls[].index: the reply is choice 0 and its first
-// call; the others are left out, with a problem().
+// parallel tool calls are told apart by tool_calls[].index: the reply is the first choice read and
+// its first call (detail/stream/item_lock.hpp); the others are left out, with a problem().
 HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chunk, std::string& text) {
     using detail::stream::string_path;
     bool other_choices = false;
     bool other_calls = false;
     const auto choices = chunk.find("choices");
     const nlohmann::json* choice =
-        choices == chunk.end() ? nullptr : detail::stream::index_zero(*choices, other_choices);
+        choices == chunk.end() ? nullptr : detail::stream::locked_item(*choices, choice_, other_choices);
     if (choice != nullptr) {
         if (const std::string* content = string_path(*choice, {"delta", "content"})) {
             text += *content;
@@ -171,7 +156,7 @@ HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chun
         const nlohmann::json* call = nullptr;
         if (const auto delta = choice->find("delta"); delta != choice->end() && delta->is_object()) {
             if (const auto calls = delta->find("tool_calls"); calls != delta->end()) {
-                call = detail::stream::index_zero(*calls, other_calls);
+                call = detail::stream::locked_item(*calls, tool_call_, other_calls);
             }
         }
         if (const std::string* args = call ? string_path(*call, {"function", "arguments"}) : nullptr) {
@@ -187,7 +172,7 @@ HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chun
         }
     }
     if (other_choices) {
-        set_problem("the stream holds more than one choice (n > 1): only choice 0 is read");
+        set_problem("the stream holds more than one choice (n > 1): only the first is read");
     }
     if (other_calls) {
         set_problem("the model called more than one tool at once: only the first call's arguments are read");

@@ -21,6 +21,7 @@
 // OpenAI-compatible endpoint streams OpenAI chunks: `provider::llama_cpp` reads both.
 
 #include <handoff/config.hpp>
+#include <handoff/detail/stream/item_lock.hpp>
 #include <handoff/detail/stream/split_surrogates.hpp>
 #include <handoff/detail/stream/sse_reader.hpp>
 #include <handoff/provider.hpp>
@@ -51,7 +52,9 @@ public:
     [[nodiscard]] stop_class stop() const noexcept { return stop_; }
     /// The provider's stop word verbatim ("max_tokens", "length", "MAX_TOKENS", ...).
     [[nodiscard]] const std::string& stop_reason() const noexcept { return stop_reason_; }
-    /// The first event that could not be read, or an error event's message; empty when none.
+    /// What went wrong, each distinct problem once, in order, joined by "; ": an event that could
+    /// not be read, an error event's message, other choices or tool calls left out; empty when
+    /// none.
     [[nodiscard]] const std::string& problem() const noexcept { return problem_; }
 
 private:
@@ -61,7 +64,7 @@ private:
     void read_anthropic(const nlohmann::json& event, std::string& text);
     void read_gemini(const nlohmann::json& chunk, std::string& text);
     void read_llama_cpp(const nlohmann::json& chunk, std::string& text);
-    void set_problem(std::string why);
+    void set_problem(const std::string& why);
     void note_lost_half();
 
     provider source_;
@@ -70,6 +73,8 @@ private:
     stop_class stop_ = stop_class::other;
     std::string stop_reason_;
     std::string problem_;
+    detail::stream::item_lock choice_;    // OpenAI chat: the choice read
+    detail::stream::item_lock tool_call_; // and its tool call
     bool tool_ = false;
     bool done_ = false; // "[DONE]" was read
 };
