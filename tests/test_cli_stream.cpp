@@ -153,6 +153,12 @@ TEST_CASE("handoff-check stream says how the provider ended a reply it reads who
     CHECK(capped.receipt.at("stop") == nlohmann::json{{"class", "truncated"}, {"reason", "length"}});
     CHECK(capped.receipt.at("route") == stopped.receipt.at("route"));
     CHECK(capped.exit_status == stopped.exit_status);
+    // A stop word is the provider's text: capped in the receipt.
+    const run_result long_word = run("sed 's/\"finish_reason\":\"stop\"/\"finish_reason\":\"" + std::string(1000, 'x') +
+                                         "\"/' '" + fixtures + "streams/openai_chat_stop.sse'",
+                                     "--sse openai");
+    REQUIRE_FALSE(long_word.receipt.is_discarded());
+    CHECK(long_word.receipt.at("stop").at("reason") == std::string(200, 'x'));
     // Raw text has no stop to tell.
     CHECK_FALSE(run(cat("worked_example/run1_token_cap.json"), "").receipt.contains("stop"));
 }

@@ -13,6 +13,7 @@
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/text.hpp>
 #include <handoff/handoff.hpp>
 
 #include <algorithm>   // max, min
@@ -74,7 +75,11 @@ inline std::string doomed_line(const handoff::stream_verdict& verdict) {
 /// complete, valid envelope is still accepted when the provider ended it at the token cap or
 /// refused it; the class says so, for the caller to act on (a refusal's text is the provider's).
 inline void add_stop(std::string& line, const handoff::provider_stream& events) {
-    const nlohmann::json stop = {{"class", handoff::to_string(events.stop())}, {"reason", events.stop_reason()}};
+    constexpr std::size_t max_reason_bytes = 200; // a stop word is a word; the provider's text, capped
+    const std::string& reason = events.stop_reason();
+    const nlohmann::json stop = {
+        {"class", handoff::to_string(events.stop())},
+        {"reason", reason.substr(0, handoff::detail::utf8_prefix_length(reason, max_reason_bytes))}};
     line.insert(line.size() - 1, ",\"stop\":" + stop.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
@@ -145,7 +150,11 @@ inline int run_stream(const stream_options& opts, std::istream& in) {
         events.emplace(*opts.sse);
     }
     if (!read_until_doomed(*in.rdbuf(), check, events)) {
-        std::cout << doomed_line(*check.doomed()) << "\n" << std::flush;
+        std::string line = doomed_line(*check.doomed());
+        if (events && !events->stop_reason().empty()) { // the stream had ended before the verdict
+            add_stop(line, *events);
+        }
+        std::cout << line << "\n" << std::flush;
         return exit_contract_failure;
     }
     const handoff::receipt<> receipt = check.finish();
