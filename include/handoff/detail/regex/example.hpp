@@ -29,8 +29,8 @@
 
 namespace handoff::detail::regex_impl {
 
-/// Steps the search takes at most (a state reached, a word of its marks cleared): patterns
-/// people write need a few hundred, and a hostile program gives up within milliseconds.
+/// Steps the search takes at most (each state it reaches, new or not): patterns
+/// people write need a few hundred, and a hostile one gives up in well under a second.
 inline constexpr std::size_t max_example_steps = std::size_t{1} << 19;
 
 /// The character a consuming instruction offers: its literal, or the first code point of its set
