@@ -23,18 +23,11 @@ namespace handoff {
 
 namespace detail::stream {
 
-/// The string at `path` (keys, and 0 for the first item of an array), or nullptr.
+/// The string at `path` (object keys), or nullptr.
 [[nodiscard]] HANDOFF_INLINE const std::string* string_path(const nlohmann::json& v,
                                                             std::initializer_list<std::string_view> path) {
     const nlohmann::json* at = &v;
     for (const std::string_view step : path) {
-        if (step == "0") {
-            if (!at->is_array() || at->empty()) {
-                return nullptr;
-            }
-            at = &(*at)[0];
-            continue;
-        }
         const auto it = at->is_object() ? at->find(step) : at->end();
         if (it == at->end()) {
             return nullptr;
