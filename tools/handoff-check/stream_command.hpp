@@ -58,6 +58,13 @@ struct stream_options {
     bool strict = false;
 };
 
+/// `line`, one receipt object, with the member `name` added last (untrusted text in `value`
+/// written as JSON, invalid UTF-8 replaced).
+inline void add_member(std::string& line, std::string_view name, const nlohmann::json& value) {
+    line.insert(line.size() - 1, ",\"" + std::string(name) +
+                                     "\":" + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 /// The receipt line of a doomed reply: REPAIR at the verdict's step, its one problem, and
 /// "doomed_at".
 inline std::string doomed_line(const handoff::stream_verdict& verdict) {
@@ -67,7 +74,7 @@ inline std::string doomed_line(const handoff::stream_verdict& verdict) {
     receipt.problems.push_back(verdict.what);
     std::string line;
     handoff::append_json(line, receipt, std::string_view("-"));
-    line.insert(line.size() - 1, ",\"doomed_at\":" + std::to_string(verdict.offset)); // before the last '}'
+    add_member(line, "doomed_at", verdict.offset);
     return line;
 }
 
@@ -80,7 +87,7 @@ inline void add_stop(std::string& line, const handoff::provider_stream& events) 
     const nlohmann::json stop = {
         {"class", handoff::to_string(events.stop())},
         {"reason", reason.substr(0, handoff::detail::utf8_prefix_length(reason, max_reason_bytes))}};
-    line.insert(line.size() - 1, ",\"stop\":" + stop.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add_member(line, "stop", stop);
 }
 
 /// `line` with the salvage of a reply cut at the token cap added.
@@ -88,7 +95,7 @@ inline void add_salvage(std::string& line, const handoff::stream_salvage& salvag
     const nlohmann::json s = {{"partial_result", salvage.partial_result},
                               {"complete_items", salvage.complete_items},
                               {"largest_array", salvage.largest_array}};
-    line.insert(line.size() - 1, ",\"salvage\":" + s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    add_member(line, "salvage", s);
 }
 
 /// The receiver the options describe; throws handoff::schema_error for a bad schema file.
