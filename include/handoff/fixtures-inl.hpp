@@ -416,7 +416,7 @@ HANDOFF_INLINE fixture_set make_fixtures(const nlohmann::json& task_schema, cons
     const receiver<> receiver(detail::compiled_schema_access::compile(task_schema, scope.base_uri, scope.registry,
                                                                       scope.folders(), checked.receiving.schema),
                               checked.receiving);
-    return detail::fixtures_for(receiver, detail::bundled_schema(task_schema, scope, checked.receiving.schema),
+    return detail::fixtures_for(receiver, detail::bundled_compiled(task_schema, scope, *receiver.task_schema()),
                                 checked);
 }
 

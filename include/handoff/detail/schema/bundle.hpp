@@ -265,14 +265,17 @@ private:
     bool left_as_written_ = false;
 };
 
-/// bundled_schema on `root` as read into `plain` (the same document as nlohmann::json).
+/// bundled_schema on `root` as read into `plain` (the same document as nlohmann::json);
+/// `compiled_in`: the dialect `root` compiled in, when it was compiled already with `scope`.
 template <class Json>
 [[nodiscard]] Json bundled_as(const Json& root, const nlohmann::json& plain, const ref_scope& scope,
-                              const schema_options& options) {
+                              const schema_options& options, std::optional<schema_dialect> compiled_in) {
     try {
         schema_options read = options;
-        read.dialect =
-            compiled_schema_access::compile(plain, scope.base_uri, scope.registry, scope.folders(), options).dialect();
+        read.dialect = compiled_in ? compiled_in
+                                   : compiled_schema_access::compile(plain, scope.base_uri, scope.registry,
+                                                                     scope.folders(), options)
+                                         .dialect();
         ref_scope in_dialect = scope;
         in_dialect.dialect = read.dialect;
         const schema_bundler bundler(plain, in_dialect);
@@ -295,10 +298,16 @@ template <class Json>
 template <class Json>
 [[nodiscard]] Json bundled_schema(const Json& root, const ref_scope& scope, const schema_options& options) {
     if constexpr (std::is_same_v<Json, nlohmann::json>) {
-        return bundled_as(root, root, scope, options);
+        return bundled_as(root, root, scope, options, std::nullopt);
     } else {
-        return bundled_as(root, nlohmann::json(root), scope, options);
+        return bundled_as(root, nlohmann::json(root), scope, options, std::nullopt);
     }
+}
+
+/// The same for `root` already compiled as `compiled`, with `scope`'s documents: not compiled again.
+[[nodiscard]] inline nlohmann::json bundled_compiled(const nlohmann::json& root, const ref_scope& scope,
+                                                     const compiled_schema& compiled) {
+    return bundled_as(root, root, scope, compiled.options(), compiled.dialect());
 }
 
 } // namespace handoff::detail
