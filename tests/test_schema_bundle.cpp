@@ -162,6 +162,9 @@ TEST_CASE("the suite's schemas, bundled with its remotes, judge every case alone
         handoff::schema_options options;
         options.dialect = dialect;
         for (const auto& entry : fs::directory_iterator(suite / "tests" / folder)) {
+            if (!entry.is_regular_file()) {
+                continue; // optional/: cases no dialect requires
+            }
             for (const json& group : json::parse(handoff_test::read_file(entry.path().string()))) {
                 const json& schema = group.at("schema");
                 const json bundle = handoff::detail::bundled_schema(schema, {&registry, "", dialect}, options);

@@ -38,7 +38,13 @@ public:
         // Every limit lifted, by position: a limit added to parse_limits must be named here too,
         // or schema files would be held to its default.
         static_assert(sizeof(parse_limits) == 5 * sizeof(std::size_t), "lift the new parse_limits field here");
-        json_builder builder(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
+        return for_document(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
+    }
+
+    /// for_document within `limits`: for documents from an untrusted peer that are data, not
+    /// replies (a test case whose instances may hold integers beyond 64 bits).
+    [[nodiscard]] static json_builder for_document(const parse_limits& limits) {
+        json_builder builder(limits);
         builder.document_ = true;
         return builder;
     }
