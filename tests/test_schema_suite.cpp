@@ -62,7 +62,7 @@ const suite_dialect suite_dialects[] = {
     {handoff::schema_dialect::draft2020_12, "draft2020-12", 1299},
 };
 
-std::vector<fs::path> suite_files(const char* folder) {
+std::vector<fs::path> suite_files(const std::string& folder) {
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(suite_dir / "tests" / folder)) {
         if (entry.path().extension() == ".json") {
@@ -79,24 +79,25 @@ handoff::schema_registry suite_registry() {
     return registry;
 }
 
-} // namespace
-
-TEST_CASE("every required case of the JSON Schema Test Suite is judged as the suite says, in every dialect",
-          "[schema][suite]") {
-    const suite_dialect& d = GENERATE(from_range(std::begin(suite_dialects), std::end(suite_dialects)));
-    REQUIRE(fs::is_directory(suite_dir / "tests" / d.folder)); // a missing corpus fails, never skips
-    const handoff::schema_registry registry = suite_registry();
-    const std::set<std::string> known = deviations();
-    handoff::schema_options options;
-    options.dialect = d.dialect;
-
+struct tally {
     std::size_t passed = 0;
     std::size_t failed = 0;
-    std::string wrong; // one line per case judged wrongly
-    for (const fs::path& file : suite_files(d.folder)) {
+    std::string wrong;           // one line per case judged wrongly
+    std::size_t known_wrong = 0; // cases of `known` judged wrongly, as they are known to be
+};
+
+/// Judges every case of `files` (a dialect's folder, or its optional/) by every judge, a case
+/// named "FOLDER/FILE: group / case" in `known` counting as passed.
+tally judge_files(const suite_dialect& d, const std::vector<fs::path>& files, const std::set<std::string>& known) {
+    const handoff::schema_registry registry = suite_registry();
+    handoff::schema_options options;
+    options.dialect = d.dialect;
+    tally t;
+    for (const fs::path& file : files) {
+        const std::string folder = fs::relative(file.parent_path(), suite_dir / "tests").generic_string();
         for (const json& group : json::parse(handoff_test::read_file(file.string()))) {
-            const std::string name = std::string(d.folder) + "/" + file.filename().string() + ": " +
-                                     group.at("description").get<std::string>();
+            const std::string name =
+                folder + "/" + file.filename().string() + ": " + group.at("description").get<std::string>();
             std::optional<handoff::compiled_schema> schema;
             std::string refused;
             try {
@@ -111,18 +112,63 @@ TEST_CASE("every required case of the JSON Schema Test Suite is judged as the su
                                             ? handoff_test::judged_wrongly(*schema, data, test.at("valid").get<bool>())
                                             : " refused: " + refused;
                 if (why.empty() || known.count(id) != 0) {
-                    ++passed;
+                    ++t.passed;
+                    t.known_wrong += why.empty() ? 0 : 1;
                 } else {
-                    ++failed;
-                    wrong += id + ":" + why + "\n";
+                    ++t.failed;
+                    t.wrong += id + ":" + why + "\n";
                 }
             }
         }
     }
-    std::cout << to_string(d.dialect) << " suite: " << passed << " of " << passed + failed << " cases\n";
-    CHECK(passed + failed == d.cases);
-    INFO(wrong);
-    REQUIRE(failed == 0);
+    return t;
+}
+
+} // namespace
+
+TEST_CASE("every required case of the JSON Schema Test Suite is judged as the suite says, in every dialect",
+          "[schema][suite]") {
+    const suite_dialect& d = GENERATE(from_range(std::begin(suite_dialects), std::end(suite_dialects)));
+    REQUIRE(fs::is_directory(suite_dir / "tests" / d.folder)); // a missing corpus fails, never skips
+    const tally t = judge_files(d, suite_files(d.folder), deviations());
+    std::cout << to_string(d.dialect) << " suite: " << t.passed << " of " << t.passed + t.failed << " cases\n";
+    CHECK(t.passed + t.failed == d.cases);
+    INFO(t.wrong);
+    REQUIRE(t.failed == 0);
+}
+
+TEST_CASE("the suite's optional cases, formats aside, are judged as the suite says but for three documented readings",
+          "[schema][suite]") {
+    // Optional: what a dialect allows an implementation to leave out. handoff reads three things
+    // otherwise (docs/json-schema.md): draft-07's contentEncoding and contentMediaType are
+    // annotations, as from 2019-09 on (the content is not decoded); draft-04's "integer" holds
+    // 1.0 as every later dialect does, where draft-04 says an integer has no fraction; and a
+    // 2019-09/2020-12 keyword in a draft-07 document is refused, not ignored.
+    const std::set<std::string> left_out = {
+        "draft2019-09/optional/cross-draft.json: refs to historic drafts are processed as historic drafts / missing "
+        "bar is valid",
+        "draft7/optional/content.json: validation of string-encoded content based on media type / an invalid JSON "
+        "document",
+        "draft7/optional/content.json: validation of binary string-encoding / an invalid base64 string (% is not a "
+        "valid character)",
+        "draft7/optional/content.json: validation of binary-encoded media type documents / a validly-encoded invalid "
+        "JSON document",
+        "draft7/optional/content.json: validation of binary-encoded media type documents / an invalid base64 string "
+        "that is valid JSON",
+        "draft4/optional/zeroTerminatedFloats.json: some languages do not distinguish between different types of "
+        "numeric value / a float is not an integer even without fractional part",
+    };
+    const suite_dialect& d = GENERATE(from_range(std::begin(suite_dialects), std::end(suite_dialects)));
+    const std::string folder = std::string(d.folder) + "/optional";
+    const std::vector<fs::path> files = suite_files(folder);
+    REQUIRE(files.size() >= 6); // a missing corpus fails, never skips
+    const tally t = judge_files(d, files, left_out);
+    std::cout << to_string(d.dialect) << " optional: " << t.passed << " of " << t.passed + t.failed << " cases\n";
+    INFO(t.wrong);
+    REQUIRE(t.failed == 0);
+    const auto listed_here = std::count_if(left_out.begin(), left_out.end(),
+                                           [&](const std::string& id) { return id.rfind(folder + "/", 0) == 0; });
+    CHECK(t.known_wrong == static_cast<std::size_t>(listed_here)); // each is still left out, none stale
 }
 
 TEST_CASE("a suite schema without $schema is read in the dialect of its folder only when told", "[schema][suite]") {
