@@ -9,6 +9,7 @@
 #include "support/every_judge.hpp"
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/schema/format_check.hpp>
 #include <handoff/handoff.hpp>
 #include <handoff/schema_registry.hpp>
 
@@ -88,10 +89,12 @@ struct tally {
 
 /// Judges every case of `files` (a dialect's folder, or its optional/) by every judge, a case
 /// named "FOLDER/FILE: group / case" in `known` counting as passed.
-tally judge_files(const suite_dialect& d, const std::vector<fs::path>& files, const std::set<std::string>& known) {
+tally judge_files(const suite_dialect& d, const std::vector<fs::path>& files, const std::set<std::string>& known,
+                  bool assert_formats = false) {
     const handoff::schema_registry registry = suite_registry();
     handoff::schema_options options;
     options.dialect = d.dialect;
+    options.assert_formats = assert_formats;
     tally t;
     for (const fs::path& file : files) {
         const std::string folder = fs::relative(file.parent_path(), suite_dir / "tests").generic_string();
@@ -169,6 +172,26 @@ TEST_CASE("the suite's optional cases, formats aside, are judged as the suite sa
     const auto listed_here = std::count_if(left_out.begin(), left_out.end(),
                                            [&](const std::string& id) { return id.rfind(folder + "/", 0) == 0; });
     CHECK(t.known_wrong == static_cast<std::size_t>(listed_here)); // each is still left out, none stale
+}
+
+TEST_CASE("the suite's optional format cases of every format handoff asserts pass when formats assert",
+          "[schema][suite][format]") {
+    // Each format of the table the validator asserts from, and "unknown" (any other name passes).
+    const suite_dialect& d = GENERATE(from_range(std::begin(suite_dialects), std::end(suite_dialects)));
+    const fs::path folder = suite_dir / "tests" / d.folder / "optional" / "format";
+    std::vector<fs::path> files;
+    for (const auto& row : handoff::detail::asserted_formats) {
+        if (fs::exists(folder / (std::string(row.name) + ".json"))) {
+            files.push_back(folder / (std::string(row.name) + ".json"));
+        }
+    }
+    files.push_back(folder / "unknown.json");
+    REQUIRE(files.size() >= 3); // date-time, ipv4 and ipv6 exist from draft-04 on
+    const tally t = judge_files(d, files, {}, true);
+    std::cout << to_string(d.dialect) << " optional formats: " << t.passed << " of " << t.passed + t.failed
+              << " cases\n";
+    INFO(t.wrong);
+    REQUIRE(t.failed == 0);
 }
 
 TEST_CASE("a suite schema without $schema is read in the dialect of its folder only when told", "[schema][suite]") {

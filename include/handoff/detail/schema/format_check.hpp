@@ -5,8 +5,9 @@
 // bytes, so a format never costs more than a short string does:
 // - date, time, date-time: RFC 3339 section 5.6 (full-date, full-time, date-time): a four-digit
 //   year, a day that exists in its month and year (29 February in leap years only), hours
-//   00-23, minutes 00-59, seconds 00-60, an optional fraction, then Z, z or +HH:MM / -HH:MM;
-//   T or t between date and time (the validation vocabulary names RFC 3339, 2020-12 7.3.1).
+//   00-23, minutes 00-59, seconds 00-60 (60 only at 23:59 UTC), an optional fraction, then Z, z
+//   or +HH:MM / -HH:MM; T or t between date and time (the validation vocabulary names RFC 3339,
+//   2020-12 7.3.1).
 // - ipv4: RFC 2673 section 3.2's dotted-quad, four decimal octets 0-255 without leading zeros.
 // - ipv6: RFC 4291 section 2.2, eight groups of one to four hex digits, one "::" standing for
 //   one or more zero groups, the last two groups optionally written as a dotted-quad.
@@ -114,10 +115,34 @@ namespace format_detail {
            expect(s, at, '-') && digits(s, at, 2, 1, 31, &day) && day <= days_in_month(year, month);
 }
 
-/// HH:MM:SS[.fraction](Z|z|+HH:MM|-HH:MM)
+/// (Z|z|+HH:MM|-HH:MM), as minutes east of UTC in `offset`.
+[[nodiscard]] inline bool time_offset(std::string_view s, std::size_t& at, int& offset) {
+    offset = 0;
+    if (expect(s, at, 'Z') || expect(s, at, 'z')) {
+        return true;
+    }
+    const bool west = at < s.size() && s[at] == '-';
+    if (!expect(s, at, '+') && !expect(s, at, '-')) {
+        return false;
+    }
+    int hours = 0;
+    int minutes = 0;
+    if (!digits(s, at, 2, 0, 23, &hours) || !expect(s, at, ':') || !digits(s, at, 2, 0, 59, &minutes)) {
+        return false;
+    }
+    offset = (west ? -1 : 1) * (hours * 60 + minutes);
+    return true;
+}
+
+/// HH:MM:SS[.fraction](Z|z|+HH:MM|-HH:MM). A leap second (:60) is the last second of a UTC day,
+/// so its clock must read 23:59 once the offset is taken away (RFC 3339 section 5.7:
+/// "1990-12-31T15:59:60-08:00" is one).
 [[nodiscard]] inline bool time(std::string_view s, std::size_t& at) {
-    if (!digits(s, at, 2, 0, 23) || !expect(s, at, ':') || !digits(s, at, 2, 0, 59) || !expect(s, at, ':') ||
-        !digits(s, at, 2, 0, 60)) {
+    int hour = 0;
+    int minute = 0;
+    int second = 0;
+    if (!digits(s, at, 2, 0, 23, &hour) || !expect(s, at, ':') || !digits(s, at, 2, 0, 59, &minute) ||
+        !expect(s, at, ':') || !digits(s, at, 2, 0, 60, &second)) {
         return false;
     }
     if (expect(s, at, '.')) {
@@ -129,13 +154,13 @@ namespace format_detail {
             return false;
         }
     }
-    if (expect(s, at, 'Z') || expect(s, at, 'z')) {
-        return true;
-    }
-    if (!expect(s, at, '+') && !expect(s, at, '-')) {
+    int offset = 0;
+    if (!time_offset(s, at, offset)) {
         return false;
     }
-    return digits(s, at, 2, 0, 23) && expect(s, at, ':') && digits(s, at, 2, 0, 59);
+    constexpr int minutes_a_day = 24 * 60;
+    const int utc_minute = ((hour * 60 + minute - offset) % minutes_a_day + minutes_a_day) % minutes_a_day;
+    return second < 60 || utc_minute == minutes_a_day - 1;
 }
 
 /// A decimal octet 0-255 without a leading zero.
