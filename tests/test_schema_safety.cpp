@@ -260,7 +260,7 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     asserting.assert_formats = true;
     const json schema = json::parse(
         R"({"properties": {"d": {"format": "date"}, "t": {"format": "time"}, "dt": {"format": "date-time"},
-                           "e": {"format": "email"}}})");
+                           "e": {"format": "email"}, "h": {"format": "hostname"}}})");
     // By default format is an annotation, as every dialect says (validation 2020-12, 7.2.1).
     CHECK(compiled_schema::from_json(schema).is_valid({{"d", "2024-02-30"}}));
     const compiled_schema s = compiled_schema::from_json(schema, asserting);
@@ -274,7 +274,9 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     CHECK_FALSE(s.is_valid({{"t", "25:00:00Z"}}));
     CHECK(s.is_valid({{"dt", "2022-07-18T16:52:45Z"}}));
     CHECK_FALSE(s.is_valid({{"dt", "2022-06-31T16:52:45Z"}}));
-    CHECK(s.is_valid({{"e", "not checked"}})); // every other format is an annotation
+    CHECK_FALSE(s.is_valid({{"e", "not an address"}}));
+    CHECK(s.is_valid({{"e", "joe.bloggs@example.com"}}));
+    CHECK(s.is_valid({{"h", "not checked"}})); // a format not asserted is an annotation
     CHECK(s.is_valid({{"d", 5}}));             // formats constrain strings only
     CHECK_FALSE(s.is_valid({{"t", "16:52:45|01:00"}}));
     CHECK(validate(s, {{"d", "2024-02-30"}})[0].message ==

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The formats handoff asserts, each checked by hand in one pass over at most max_format_length
-// bytes, so a format never costs more than a short string does:
+// The formats handoff asserts, each checked by hand in one pass, a string longer than its
+// format's grammar allows refused before it is read, so a format costs what a scan does:
 // - date, time, date-time: RFC 3339 section 5.6 (full-date, full-time, date-time): a four-digit
 //   year, a day that exists in its month and year (29 February in leap years only), hours
 //   00-23, minutes 00-59, seconds 00-60 (60 only at 23:59 UTC), an optional fraction, then Z, z
@@ -12,6 +12,12 @@
 // - ipv6: RFC 4291 section 2.2, eight groups of one to four hex digits, one "::" standing for
 //   one or more zero groups, the last two groups optionally written as a dotted-quad.
 // - uuid: RFC 4122 section 3's string form, 8-4-4-4-12 hex digits in either case.
+// - email: RFC 5321 section 4.1.2's Mailbox (the validation vocabulary names it, 2020-12
+//   7.3.2): a dot-string or quoted local part of at most 64 octets, "@", a domain of
+//   letter/digit/hyphen labels or an [IPv4] / [IPv6:...] literal; 254 octets in all.
+// - duration: RFC 3339 appendix A (2020-12 7.3.1): P, then weeks alone, or years, months, days
+//   and/or T with hours, minutes, seconds, each run without a gap; whole numbers only.
+// - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
 // Every other format is an annotation.
 
 #include <array>       // array
@@ -21,25 +27,39 @@
 
 namespace handoff::detail {
 
-enum class format_kind : std::uint8_t { none, date, time, date_time, ipv4, ipv6, uuid };
+enum class format_kind : std::uint8_t { none, date, time, date_time, ipv4, ipv6, uuid, email, duration, json_pointer };
 
-/// The longest string that can be an asserted format (bytes).
+/// The longest string of the formats whose grammar bounds them (dates, times, addresses,
+/// UUIDs: bytes); a longer one is refused before it is read.
 inline constexpr std::size_t max_format_length = 128;
 
-/// Each asserted format: its name in a schema, and what a failing string is told it must be.
+/// The longest e-mail address: a path of RFC 5321 section 4.5.3.1.3 holds 256 octets, two of
+/// them its angle brackets.
+inline constexpr std::size_t max_email_length = 254;
+
+/// No bound but the string's own: a grammar that repeats (a duration's digits, a pointer's
+/// tokens) is read in one pass however long it is.
+inline constexpr std::size_t unbounded_format = static_cast<std::size_t>(-1);
+
+/// Each asserted format: its name in a schema, what a failing string is told it must be, and
+/// the longest string that can be one.
 struct format_row {
     format_kind kind;
     std::string_view name;
     std::string_view description;
+    std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 6> asserted_formats{{
-    {format_kind::date, "date", "date (YYYY-MM-DD)"},
-    {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)"},
-    {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)"},
-    {format_kind::ipv4, "ipv4", "IPv4 address (four decimal octets, 0-255)"},
-    {format_kind::ipv6, "ipv6", "IPv6 address (RFC 4291 text form)"},
-    {format_kind::uuid, "uuid", "UUID (8-4-4-4-12 hex digits)"},
+inline constexpr std::array<format_row, 9> asserted_formats{{
+    {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
+    {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
+    {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
+    {format_kind::ipv4, "ipv4", "IPv4 address (four decimal octets, 0-255)", max_format_length},
+    {format_kind::ipv6, "ipv6", "IPv6 address (RFC 4291 text form)", max_format_length},
+    {format_kind::uuid, "uuid", "UUID (8-4-4-4-12 hex digits)", max_format_length},
+    {format_kind::email, "email", "e-mail address (local-part@domain, RFC 5321)", max_email_length},
+    {format_kind::duration, "duration", "duration (P1Y2M3DT4H5M6S or P2W, RFC 3339 appendix A)", unbounded_format},
+    {format_kind::json_pointer, "json-pointer", "JSON pointer (\"\" or /token/..., RFC 6901)", unbounded_format},
 }};
 
 [[nodiscard]] constexpr format_kind format_of(std::string_view name) noexcept {
@@ -51,13 +71,18 @@ inline constexpr std::array<format_row, 6> asserted_formats{{
     return format_kind::none;
 }
 
-[[nodiscard]] constexpr std::string_view format_description(format_kind kind) noexcept {
+/// The row of `kind` (none: no name, no bound).
+[[nodiscard]] constexpr format_row format_row_of(format_kind kind) noexcept {
     for (const format_row& row : asserted_formats) {
         if (row.kind == kind) {
-            return row.description;
+            return row;
         }
     }
-    return {};
+    return {format_kind::none, {}, {}, unbounded_format};
+}
+
+[[nodiscard]] constexpr std::string_view format_description(format_kind kind) noexcept {
+    return format_row_of(kind).description;
 }
 
 namespace format_detail {
@@ -241,6 +266,136 @@ namespace format_detail {
     return true;
 }
 
+[[nodiscard]] inline bool alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/// RFC 5321 Dot-string: atoms of atext joined by single dots.
+[[nodiscard]] inline bool dot_string(std::string_view s, std::size_t& at) {
+    constexpr std::string_view atext_signs = "!#$%&'*+-/=?^_`{|}~";
+    for (;;) {
+        const std::size_t start = at;
+        while (at < s.size() && (alpha(s[at]) || digit(s[at]) || atext_signs.find(s[at]) != std::string_view::npos)) {
+            ++at;
+        }
+        if (at == start) {
+            return false;
+        }
+        if (!expect(s, at, '.')) {
+            return true;
+        }
+    }
+}
+
+/// RFC 5321 Quoted-string: printable ASCII between double quotes, `\` quoting any of it.
+[[nodiscard]] inline bool quoted_string(std::string_view s, std::size_t& at) {
+    if (!expect(s, at, '"')) {
+        return false;
+    }
+    const auto printable = [](char c) { return c >= ' ' && c <= '~'; };
+    while (at < s.size() && printable(s[at])) {
+        if (s[at] == '"') {
+            ++at;
+            return true;
+        }
+        at += s[at] == '\\' && at + 1 < s.size() && printable(s[at + 1]) ? 2 : 1;
+    }
+    return false;
+}
+
+/// RFC 5321 Domain: labels of letters, digits and inner hyphens, joined by dots.
+[[nodiscard]] inline bool domain(std::string_view s, std::size_t& at) {
+    for (;;) {
+        const std::size_t start = at;
+        while (at < s.size() && (alpha(s[at]) || digit(s[at]) || s[at] == '-')) {
+            ++at;
+        }
+        if (at == start || s[start] == '-' || s[at - 1] == '-') {
+            return false;
+        }
+        if (!expect(s, at, '.')) {
+            return true;
+        }
+    }
+}
+
+/// RFC 5321 address-literal: [IPv4] or [IPv6:address] (the only tag IANA registers).
+[[nodiscard]] inline bool address_literal(std::string_view s, std::size_t& at) {
+    const std::size_t close = s.find(']', at);
+    if (!expect(s, at, '[') || close == std::string_view::npos) {
+        return false;
+    }
+    constexpr std::string_view ipv6_tag = "IPv6:";
+    std::string_view inner = s.substr(at, close - at);
+    const bool six = inner.substr(0, ipv6_tag.size()) == ipv6_tag;
+    inner.remove_prefix(six ? ipv6_tag.size() : 0);
+    std::size_t read = 0;
+    at = close + 1;
+    return (six ? ipv6(inner, read) : ipv4(inner, read)) && read == inner.size();
+}
+
+/// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal.
+[[nodiscard]] inline bool email(std::string_view s, std::size_t& at) {
+    constexpr std::size_t max_local_part = 64; // RFC 5321 section 4.5.3.1.1
+    const std::size_t start = at;
+    if (!(at < s.size() && s[at] == '"' ? quoted_string(s, at) : dot_string(s, at)) || at - start > max_local_part ||
+        !expect(s, at, '@')) {
+        return false;
+    }
+    return at < s.size() && s[at] == '[' ? address_literal(s, at) : domain(s, at);
+}
+
+/// Parts "digits unit" whose units follow one another in `units` without a gap: RFC 3339
+/// appendix A lets years be followed by months and months by days, never years by days.
+[[nodiscard]] inline bool unit_run(std::string_view s, std::size_t& at, std::string_view units) {
+    std::size_t next = 0; // the unit the next part must have, once a part was read
+    bool any = false;
+    while (at < s.size() && digit(s[at])) {
+        while (at < s.size() && digit(s[at])) {
+            ++at;
+        }
+        const std::size_t unit = at < s.size() ? units.find(s[at]) : std::string_view::npos;
+        if (unit == std::string_view::npos || (any && unit != next)) {
+            return false;
+        }
+        ++at;
+        next = unit + 1;
+        any = true;
+    }
+    return any;
+}
+
+/// RFC 3339 appendix A duration: P, then weeks alone, or date units (Y M D) and/or T and time
+/// units (H M S), each run without a gap.
+[[nodiscard]] inline bool duration(std::string_view s, std::size_t& at) {
+    if (!expect(s, at, 'P')) {
+        return false;
+    }
+    if (std::size_t weeks = at; unit_run(s, weeks, "W") && weeks == s.size()) {
+        at = weeks;
+        return true;
+    }
+    const bool has_date = at < s.size() && digit(s[at]);
+    if (has_date && !unit_run(s, at, "YMD")) {
+        return false;
+    }
+    if (expect(s, at, 'T')) {
+        return unit_run(s, at, "HMS");
+    }
+    return has_date;
+}
+
+/// RFC 6901: "" or "/"-led reference tokens, a "~" always escaping "0" or "1".
+[[nodiscard]] inline bool json_pointer(std::string_view s, std::size_t& at) {
+    if (at < s.size() && s[at] != '/') {
+        return false;
+    }
+    for (; at < s.size(); ++at) {
+        if (s[at] == '~' && (at + 1 == s.size() || (s[at + 1] != '0' && s[at + 1] != '1'))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace format_detail
 
 /// Whether `s` is a valid `kind` (none: always).
@@ -248,7 +403,7 @@ namespace format_detail {
     if (kind == format_kind::none) {
         return true;
     }
-    if (s.size() > max_format_length) {
+    if (s.size() > format_row_of(kind).max_length) {
         return false;
     }
     std::size_t at = 0;
@@ -263,6 +418,9 @@ namespace format_detail {
     case format_kind::ipv4: ok = format_detail::ipv4(s, at); break;
     case format_kind::ipv6: ok = format_detail::ipv6(s, at); break;
     case format_kind::uuid: ok = format_detail::uuid(s, at); break;
+    case format_kind::email: ok = format_detail::email(s, at); break;
+    case format_kind::duration: ok = format_detail::duration(s, at); break;
+    case format_kind::json_pointer: ok = format_detail::json_pointer(s, at); break;
     case format_kind::none: break;
     }
     return ok && at == s.size();

@@ -391,6 +391,7 @@ private:
             {"date-time", "2026-01-01T00:00:00Z"},
             {"date", "2026-01-01"},
             {"time", "00:00:00Z"},
+            {"duration", "P1D"},
             {"email", "user@example.com"},
             {"hostname", "example.com"},
             {"ipv4", "192.0.2.1"},
@@ -398,6 +399,7 @@ private:
             {"uri", "https://example.com/"},
             {"uri-reference", "https://example.com/"},
             {"uuid", "00000000-0000-4000-8000-000000000000"},
+            {"json-pointer", "/example"},
         };
         for (const example& e : examples) {
             if (e.format == format) {
