@@ -248,6 +248,8 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
         deep,
         "{\"cmd\": \"run\", \"seq\": \"\xff\"}",
         R"({"cmd": "run", "seq": 1e999})",
+        "\xEF\xBB\xBF" + run_ok, // a byte order mark before it
+        R"({"cmd": "run", "seq": 7, "seq": 8, "case": {"schema": {}, "tests": [{"instance": 1}]}})",
         R"({"cmd": "run", "seq": 5, "case": {"schema": {}, "tests": [{"description": "no instance"}]}})",
         R"({"cmd": "run", "seq": 6, "output": "annotations", "case": {"schema": {}, "tests": [{"instance": 1}]}})",
         run_ok,
@@ -256,7 +258,7 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
     };
     const harness_run ran = run_harness("hostile", lines);
     CHECK(ran.exit_status == 0);
-    REQUIRE(ran.responses.size() == 15);
+    REQUIRE(ran.responses.size() == 17);
     const auto errored_with = [&](std::size_t i, const json& seq) {
         INFO(i << ": " << ran.responses[i].dump());
         CHECK(ran.responses[i].at("errored") == true);
@@ -275,12 +277,14 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
     errored_with(9, nullptr);  // nesting over the harness's bound
     errored_with(10, nullptr); // not UTF-8
     errored_with(11, nullptr); // a number out of range
-    CHECK(ran.responses[12].at("seq") == 5);
-    CHECK(ran.responses[12].at("results")[0].at("errored") == true);
+    errored_with(12, nullptr); // a byte order mark
+    errored_with(13, nullptr); // a repeated key
+    CHECK(ran.responses[14].at("seq") == 5);
+    CHECK(ran.responses[14].at("results")[0].at("errored") == true);
     CHECK(
-        ran.responses[13] ==
+        ran.responses[15] ==
         json{{"seq", 6}, {"results", {{{"skipped", true}, {"message", "handoff reports validity, not annotations"}}}}});
-    CHECK(ran.responses[14] == json{{"seq", 9}, {"results", {{{"valid", true}}}}});
+    CHECK(ran.responses[16] == json{{"seq", 9}, {"results", {{{"valid", true}}}}});
 }
 
 TEST_CASE("handoff-bowtie reads integers beyond 64 bits as the nearest double: the suite's optional bignum cases",

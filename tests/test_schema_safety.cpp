@@ -348,6 +348,29 @@ TEST_CASE("format ipv4, ipv6 and uuid are checked by their RFCs' text forms when
     CHECK(s.is_valid({{"v6", 6}})); // formats constrain strings only
 }
 
+TEST_CASE("format email holds RFC 5321's bounds: 64-byte local parts, 63-byte labels, 254 bytes in all",
+          "[schema-safety][format]") {
+    const auto email = [](const std::string& s) {
+        return handoff::detail::check_format(handoff::detail::format_kind::email, s);
+    };
+    const std::string local(64, 'a');
+    const std::string label(63, 'b');
+    const std::string longest = local + "@" + label + "." + std::string(63, 'c') + "." + std::string(61, 'd');
+    REQUIRE(longest.size() == 254);
+    for (const std::string& good : {local + "@x.y", "a@" + label + ".c", longest, std::string("a@[001.2.3.4]"),
+                                    std::string("a@[ipv6:::1]"), std::string("\"a\\\\b\"@x.y")}) {
+        CAPTURE(good);
+        CHECK(email(good));
+    }
+    for (const std::string& bad :
+         {local + "a@x.y", "a@" + label + "b.c", longest + "d", std::string("a@-b.c"), std::string("a@b-.c"),
+          std::string("\"a\\\"@x.y"), std::string("a@[1.2.3.4]x"), std::string("a@[1.2.3.4"),
+          std::string("a@[256.2.3.4]"), std::string("a@[IPv7:::1]"), std::string("a@"), std::string("@b.c")}) {
+        CAPTURE(bad);
+        CHECK_FALSE(email(bad));
+    }
+}
+
 TEST_CASE("the value generator's example of every asserted format is one", "[schema-safety][format]") {
     handoff::schema_options asserting;
     asserting.assert_formats = true;

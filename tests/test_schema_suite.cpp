@@ -50,17 +50,19 @@ std::set<std::string> deviations() {
 
 struct suite_dialect {
     handoff::schema_dialect dialect;
-    const char* folder; // under tests/
-    std::size_t cases;  // every required case of the folder, refRemote.json's included
+    const char* folder;         // under tests/
+    std::size_t cases;          // every required case of the folder, refRemote.json's included
+    std::size_t optional_cases; // every case of optional/*.json
+    std::size_t format_cases;   // every case of optional/format/ of the asserted formats and unknown.json
 };
 
 /// The five dialects of the suite, and how many required cases each has.
 const suite_dialect suite_dialects[] = {
-    {handoff::schema_dialect::draft04, "draft4", 618},
-    {handoff::schema_dialect::draft06, "draft6", 839},
-    {handoff::schema_dialect::draft07, "draft7", 927},
-    {handoff::schema_dialect::draft2019_09, "draft2019-09", 1259},
-    {handoff::schema_dialect::draft2020_12, "draft2020-12", 1299},
+    {handoff::schema_dialect::draft04, "draft4", 618, 100, 143},
+    {handoff::schema_dialect::draft06, "draft6", 839, 106, 183},
+    {handoff::schema_dialect::draft07, "draft7", 927, 118, 311},
+    {handoff::schema_dialect::draft2019_09, "draft2019-09", 1259, 158, 391},
+    {handoff::schema_dialect::draft2020_12, "draft2020-12", 1299, 162, 398},
 };
 
 std::vector<fs::path> suite_files(const std::string& folder) {
@@ -167,6 +169,7 @@ TEST_CASE("the suite's optional cases, formats aside, are judged as the suite sa
     REQUIRE(files.size() >= 6); // a missing corpus fails, never skips
     const tally t = judge_files(d, files, left_out);
     std::cout << to_string(d.dialect) << " optional: " << t.passed << " of " << t.passed + t.failed << " cases\n";
+    CHECK(t.passed + t.failed == d.optional_cases);
     INFO(t.wrong);
     REQUIRE(t.failed == 0);
     const auto listed_here = std::count_if(left_out.begin(), left_out.end(),
@@ -190,6 +193,7 @@ TEST_CASE("the suite's optional format cases of every format handoff asserts pas
     const tally t = judge_files(d, files, {}, true);
     std::cout << to_string(d.dialect) << " optional formats: " << t.passed << " of " << t.passed + t.failed
               << " cases\n";
+    CHECK(t.passed + t.failed == d.format_cases);
     INFO(t.wrong);
     REQUIRE(t.failed == 0);
 }

@@ -213,11 +213,19 @@ json answer_run(const json& request, const session& state) {
 
 /// The response to one line, or nothing for `stop` (then `stop` is set).
 std::optional<json> answer(std::string_view line, session& state, bool& stop) {
-    // Read as a document, not as a reply: a test's instance may be an integer beyond 64 bits
-    // (the suite's optional bignum cases), kept as the nearest double as every JSON reader
-    // without big numbers keeps it; a reply's reader refuses one instead.
-    handoff::detail::json_builder builder = handoff::detail::json_builder::for_document(line_limits);
-    if (const auto failure = handoff::detail::read_json(line, builder)) {
+    // Read as a reply is read (bounded, strict, no repeated key), but for a test's instance that
+    // is an integer beyond 64 bits (the suite's optional bignum cases), kept as the nearest
+    // double as every JSON reader without big numbers keeps it, where a reply's is refused.
+    handoff::decode_options options;
+    options.strict = true;
+    options.limits = line_limits;
+    handoff::decode_result located;
+    const std::optional<std::string_view> text = handoff::detail::locate_json(line, options, located);
+    if (!text) {
+        return errored(nullptr, "not a JSON request: " + located.problems.front().message);
+    }
+    handoff::detail::json_builder builder = handoff::detail::json_builder::for_data(line_limits);
+    if (const auto failure = handoff::detail::read_json(*text, builder)) {
         return errored(nullptr, "not a JSON request: " + failure->message);
     }
     const json request = builder.take_value();

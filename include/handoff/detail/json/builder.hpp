@@ -38,14 +38,19 @@ public:
         // Every limit lifted, by position: a limit added to parse_limits must be named here too,
         // or schema files would be held to its default.
         static_assert(sizeof(parse_limits) == 5 * sizeof(std::size_t), "lift the new parse_limits field here");
-        return for_document(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
+        json_builder builder(parse_limits{unlimited, unlimited, unlimited, unlimited, unlimited});
+        builder.keep_last_key_ = true;
+        builder.big_integers_as_doubles_ = true;
+        return builder;
     }
 
-    /// for_document within `limits`: for documents from an untrusted peer that are data, not
-    /// replies (a test case whose instances may hold integers beyond 64 bits).
-    [[nodiscard]] static json_builder for_document(const parse_limits& limits) {
+    /// A builder for data that is not a reply but comes from a peer (a test case whose instances
+    /// may be integers beyond 64 bits): a reply's rules, but such an integer read as the nearest
+    /// double, as JSON readers without big numbers read it. The text's size is its caller's to
+    /// bound (detail::locate_json).
+    [[nodiscard]] static json_builder for_data(const parse_limits& limits) {
         json_builder builder(limits);
-        builder.document_ = true;
+        builder.big_integers_as_doubles_ = true;
         return builder;
     }
 
@@ -58,7 +63,7 @@ public:
         next_item();
         // nlohmann falls back to a double for integer literals beyond 64 bits; that would
         // silently round items_expected, so refuse it.
-        if (!document_ && text.find_first_of(".eE") == std::string::npos) {
+        if (!big_integers_as_doubles_ && text.find_first_of(".eE") == std::string::npos) {
             return fail(codes::parse_number_range, "integer " + quote_untrusted(text, 40) + " does not fit in 64 bits");
         }
         return add(json(v));
@@ -93,7 +98,7 @@ public:
                                                       std::to_string(limits_.max_container_items) +
                                                       " keys is over the limit");
         }
-        if (!document_ && top.value->contains(k)) {
+        if (!keep_last_key_ && top.value->contains(k)) {
             return fail(codes::parse_duplicate_key,
                         "duplicate key " + quote_untrusted(k) +
                             ": each key may appear once, so every reader sees the same value");
@@ -259,7 +264,8 @@ private:
     std::vector<frame> stack_;
     std::size_t values_ = 0;
     bool failed_ = false;
-    bool document_ = false;
+    bool keep_last_key_ = false;           // a repeated key's last value kept, not refused
+    bool big_integers_as_doubles_ = false; // an integer beyond 64 bits read as a double, not refused
     problem problem_;
 };
 

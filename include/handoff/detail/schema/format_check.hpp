@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-// The formats handoff asserts, each checked by hand in one pass, a string longer than its
-// format's grammar allows refused before it is read, so a format costs what a scan does:
+// The formats handoff asserts, each checked by hand in one pass (a string over its format's
+// length bound refused before it is read), so a format costs what a scan does:
 // - date, time, date-time: RFC 3339 section 5.6 (full-date, full-time, date-time): a four-digit
 //   year, a day that exists in its month and year (29 February in leap years only), hours
 //   00-23, minutes 00-59, seconds 00-60 (60 only at 23:59 UTC), an optional fraction, then Z, z
@@ -13,13 +13,14 @@
 //   one or more zero groups, the last two groups optionally written as a dotted-quad.
 // - uuid: RFC 4122 section 3's string form, 8-4-4-4-12 hex digits in either case.
 // - email: RFC 5321 section 4.1.2's Mailbox (the validation vocabulary names it, 2020-12
-//   7.3.2): a dot-string or quoted local part of at most 64 octets, "@", a domain of
-//   letter/digit/hyphen labels or an [IPv4] / [IPv6:...] literal; 254 octets in all.
+//   7.3.2; in every dialect): a dot-string or quoted local part of at most 64 octets, "@", a
+//   domain of letter/digit/hyphen labels or an [IPv4] / [IPv6:...] literal; 254 octets in all.
 // - duration: RFC 3339 appendix A (2020-12 7.3.1): P, then weeks alone, or years, months, days
 //   and/or T with hours, minutes, seconds, each run without a gap; whole numbers only.
 // - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
 // Every other format is an annotation.
 
+#include <algorithm>   // equal
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -29,8 +30,8 @@ namespace handoff::detail {
 
 enum class format_kind : std::uint8_t { none, date, time, date_time, ipv4, ipv6, uuid, email, duration, json_pointer };
 
-/// The longest string of the formats whose grammar bounds them (dates, times, addresses,
-/// UUIDs: bytes); a longer one is refused before it is read.
+/// The longest date, time, IP address or UUID (bytes); a longer string is refused before it is
+/// read. Only a time's fraction of a second could be longer, and no writer writes one so long.
 inline constexpr std::size_t max_format_length = 128;
 
 /// The longest e-mail address: a path of RFC 5321 section 4.5.3.1.3 holds 256 octets, two of
@@ -301,14 +302,16 @@ namespace format_detail {
     return false;
 }
 
-/// RFC 5321 Domain: labels of letters, digits and inner hyphens, joined by dots.
+/// RFC 5321 Domain: labels of letters, digits and inner hyphens, 63 bytes at most each (RFC 1035
+/// section 2.3.4), joined by dots.
 [[nodiscard]] inline bool domain(std::string_view s, std::size_t& at) {
+    constexpr std::size_t max_label = 63;
     for (;;) {
         const std::size_t start = at;
         while (at < s.size() && (alpha(s[at]) || digit(s[at]) || s[at] == '-')) {
             ++at;
         }
-        if (at == start || s[start] == '-' || s[at - 1] == '-') {
+        if (at == start || at - start > max_label || s[start] == '-' || s[at - 1] == '-') {
             return false;
         }
         if (!expect(s, at, '.')) {
@@ -317,19 +320,38 @@ namespace format_detail {
     }
 }
 
-/// RFC 5321 address-literal: [IPv4] or [IPv6:address] (the only tag IANA registers).
+/// RFC 5321 IPv4-address-literal: four Snum (one to three digits, 0-255) joined by dots.
+[[nodiscard]] inline bool snum_quad(std::string_view s, std::size_t& at) {
+    for (int i = 0; i < 4; ++i) {
+        const std::size_t start = at;
+        int v = 0;
+        while (at < s.size() && digit(s[at]) && at - start < 3) {
+            v = v * 10 + (s[at++] - '0');
+        }
+        if (at == start || v > 255 || (i < 3 && !expect(s, at, '.'))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// RFC 5321 address-literal: [IPv4] or [IPv6:address], the tag in any case as ABNF strings are
+/// (RFC 5234 section 2.3); IPv6 is the only tag IANA registers.
 [[nodiscard]] inline bool address_literal(std::string_view s, std::size_t& at) {
     const std::size_t close = s.find(']', at);
     if (!expect(s, at, '[') || close == std::string_view::npos) {
         return false;
     }
-    constexpr std::string_view ipv6_tag = "IPv6:";
     std::string_view inner = s.substr(at, close - at);
-    const bool six = inner.substr(0, ipv6_tag.size()) == ipv6_tag;
+    constexpr std::string_view ipv6_tag = "ipv6:";
+    const bool six = inner.size() > ipv6_tag.size() &&
+                     std::equal(ipv6_tag.begin(), ipv6_tag.end(), inner.begin(), [](char tag, char c) {
+                         return tag == (c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+                     });
     inner.remove_prefix(six ? ipv6_tag.size() : 0);
     std::size_t read = 0;
     at = close + 1;
-    return (six ? ipv6(inner, read) : ipv4(inner, read)) && read == inner.size();
+    return (six ? ipv6(inner, read) : snum_quad(inner, read)) && read == inner.size();
 }
 
 /// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal.
