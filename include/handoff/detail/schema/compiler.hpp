@@ -202,7 +202,7 @@ private:
             // 2020-12's format-assertion asserts however it is listed: a vocabulary's boolean only
             // tells implementations that do not know it whether to go on (core 2020-12, section
             // 8.1.2). 2019-09's format vocabulary asserts only when required (validation 2019-09,
-            // section 7.2.1).
+            // section 7.2).
             const bool format_2019 = it.key() == "https://json-schema.org/draft/2019-09/vocab/format";
             if (known->bit == vocab_format_assertion || (required && format_2019)) {
                 out.assert_formats = true;
