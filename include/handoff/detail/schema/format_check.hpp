@@ -189,21 +189,25 @@ namespace format_detail {
     return second < 60 || utc_minute == minutes_a_day - 1;
 }
 
-/// A decimal octet 0-255 without a leading zero.
-[[nodiscard]] inline bool octet(std::string_view s, std::size_t& at) {
+/// A decimal octet 0-255 of one to three digits, without a leading zero unless `leading_zeros`
+/// (RFC 5321's Snum takes them; RFC 2673's dotted-quad does not).
+[[nodiscard]] inline bool octet(std::string_view s, std::size_t& at, bool leading_zeros) {
     const std::size_t start = at;
     int v = 0;
     while (at < s.size() && digit(s[at]) && at - start < 3) {
         v = v * 10 + (s[at++] - '0');
     }
     const std::size_t length = at - start;
-    return length > 0 && v <= 255 && (length == 1 || s[start] != '0');
+    return length > 0 && v <= 255 && (leading_zeros || length == 1 || s[start] != '0');
 }
 
-[[nodiscard]] inline bool ipv4(std::string_view s, std::size_t& at) {
-    return octet(s, at) && expect(s, at, '.') && octet(s, at) && expect(s, at, '.') && octet(s, at) &&
-           expect(s, at, '.') && octet(s, at);
+/// Four octets joined by dots.
+[[nodiscard]] inline bool dotted_quad(std::string_view s, std::size_t& at, bool leading_zeros) {
+    return octet(s, at, leading_zeros) && expect(s, at, '.') && octet(s, at, leading_zeros) && expect(s, at, '.') &&
+           octet(s, at, leading_zeros) && expect(s, at, '.') && octet(s, at, leading_zeros);
 }
+
+[[nodiscard]] inline bool ipv4(std::string_view s, std::size_t& at) { return dotted_quad(s, at, false); }
 
 /// One to four hex digits; advances `at` past them.
 [[nodiscard]] inline bool hex_group(std::string_view s, std::size_t& at) {
@@ -320,21 +324,6 @@ namespace format_detail {
     }
 }
 
-/// RFC 5321 IPv4-address-literal: four Snum (one to three digits, 0-255) joined by dots.
-[[nodiscard]] inline bool snum_quad(std::string_view s, std::size_t& at) {
-    for (int i = 0; i < 4; ++i) {
-        const std::size_t start = at;
-        int v = 0;
-        while (at < s.size() && digit(s[at]) && at - start < 3) {
-            v = v * 10 + (s[at++] - '0');
-        }
-        if (at == start || v > 255 || (i < 3 && !expect(s, at, '.'))) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /// RFC 5321 address-literal: [IPv4] or [IPv6:address], the tag in any case as ABNF strings are
 /// (RFC 5234 section 2.3); IPv6 is the only tag IANA registers.
 [[nodiscard]] inline bool address_literal(std::string_view s, std::size_t& at) {
@@ -351,7 +340,7 @@ namespace format_detail {
     inner.remove_prefix(six ? ipv6_tag.size() : 0);
     std::size_t read = 0;
     at = close + 1;
-    return (six ? ipv6(inner, read) : snum_quad(inner, read)) && read == inner.size();
+    return (six ? ipv6(inner, read) : dotted_quad(inner, read, true)) && read == inner.size();
 }
 
 /// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal.
