@@ -371,6 +371,48 @@ TEST_CASE("format email holds RFC 5321's bounds: 64-byte local parts, 63-byte la
     }
 }
 
+TEST_CASE("format uri and uri-reference follow RFC 3986's grammar in one pass", "[schema-safety][format]") {
+    const auto uri = [](const std::string& s) {
+        return handoff::detail::check_format(handoff::detail::format_kind::uri, s);
+    };
+    const auto reference = [](const std::string& s) {
+        return handoff::detail::check_format(handoff::detail::format_kind::uri_reference, s);
+    };
+    for (const std::string& good :
+         {std::string("https://user:pw@example.com:8443/a/b;c?q=1&r=%2F#frag/?"), std::string("urn:isbn:0451450523"),
+          std::string("http://[v7.fe80::a+b]/"), std::string("http://[::1]:/"), std::string("s+v-1.x:"),
+          std::string("file:///etc/hosts")}) {
+        CAPTURE(good);
+        CHECK(uri(good));
+        CHECK(reference(good)); // a URI is a URI reference
+    }
+    for (const std::string& bad :
+         {std::string("http://[v.x]/"), std::string("http://[v1x]/"), std::string("http://[v1.%41]/"),
+          std::string("http://[::1/"), std::string("http://a b/"), std::string("http://x/%4"),
+          std::string("http://x/#a#b"), std::string("-x:y"), std::string("x:y\n")}) {
+        CAPTURE(bad);
+        CHECK_FALSE(uri(bad));
+    }
+    CHECK(reference("a/b:c"));           // a colon after the first segment
+    CHECK_FALSE(reference("a:b c"));     // a scheme, then a space
+    CHECK_FALSE(reference("//a:b@c@d")); // one "@" in an authority
+    SECTION("a megabyte-long URI is read in one pass") {
+        const auto started = std::chrono::steady_clock::now();
+        CHECK(uri("https://example.com/" + std::string(1024 * 1024, 'a')));
+        CHECK_FALSE(uri("https://example.com/" + std::string(1024 * 1024, 'a') + "%"));
+        CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
+    }
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s = compiled_schema::from_json(
+        json::parse(R"({"properties": {"link": {"format": "uri"}, "ref": {"format": "uri-reference"}}})"), asserting);
+    CHECK(s.is_valid({{"link", "https://example.com/"}, {"ref", "../up"}}));
+    CHECK(validate(s, {{"link", "/relative"}})[0].message ==
+          "/partial_result/link: must be a valid URI (scheme:hier-part[?query][#fragment], RFC 3986) (got "
+          "\"/relative\")");
+    CHECK(compiled_schema::from_json(json::parse(R"({"format": "uri"})")).is_valid("not a uri")); // an annotation
+}
+
 TEST_CASE("the value generator's example of every asserted format is one", "[schema-safety][format]") {
     handoff::schema_options asserting;
     asserting.assert_formats = true;

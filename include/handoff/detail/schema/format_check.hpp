@@ -20,7 +20,7 @@
 // - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
 // Every other format is an annotation.
 
-#include <algorithm>   // equal
+#include <algorithm>   // all_of, equal, min
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -28,7 +28,20 @@
 
 namespace handoff::detail {
 
-enum class format_kind : std::uint8_t { none, date, time, date_time, ipv4, ipv6, uuid, email, duration, json_pointer };
+enum class format_kind : std::uint8_t {
+    none,
+    date,
+    time,
+    date_time,
+    ipv4,
+    ipv6,
+    uuid,
+    email,
+    duration,
+    json_pointer,
+    uri,
+    uri_reference
+};
 
 /// The longest date, time, IP address or UUID (bytes); a longer string is refused before it is
 /// read. Only a time's fraction of a second could be longer, and no writer writes one so long.
@@ -51,7 +64,7 @@ struct format_row {
     std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 9> asserted_formats{{
+inline constexpr std::array<format_row, 11> asserted_formats{{
     {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
     {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
     {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
@@ -61,6 +74,9 @@ inline constexpr std::array<format_row, 9> asserted_formats{{
     {format_kind::email, "email", "e-mail address (local-part@domain, RFC 5321)", max_email_length},
     {format_kind::duration, "duration", "duration (P1Y2M3DT4H5M6S or P2W, RFC 3339 appendix A)", unbounded_format},
     {format_kind::json_pointer, "json-pointer", "JSON pointer (\"\" or /token/..., RFC 6901)", unbounded_format},
+    {format_kind::uri, "uri", "URI (scheme:hier-part[?query][#fragment], RFC 3986)", unbounded_format},
+    {format_kind::uri_reference, "uri-reference", "URI reference (a URI or a relative reference, RFC 3986)",
+     unbounded_format},
 }};
 
 [[nodiscard]] constexpr format_kind format_of(std::string_view name) noexcept {
@@ -407,6 +423,127 @@ namespace format_detail {
     return true;
 }
 
+/// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra`, or a
+/// percent-encoded octet (a "%" before anything but two hex digits is none).
+[[nodiscard]] inline bool uri_char(std::string_view s, std::size_t& at, std::string_view extra) {
+    constexpr std::string_view marks = "-._~!$&'()*+,;="; // unreserved's and sub-delims' signs
+    if (at >= s.size()) {
+        return false;
+    }
+    const char c = s[at];
+    if (c == '%') {
+        const bool encoded = at + 2 < s.size() && hex_value(s[at + 1]) >= 0 && hex_value(s[at + 2]) >= 0;
+        at += encoded ? 3 : 0;
+        return encoded;
+    }
+    const bool in_class =
+        alpha(c) || digit(c) || marks.find(c) != std::string_view::npos || extra.find(c) != std::string_view::npos;
+    at += in_class ? 1 : 0;
+    return in_class;
+}
+
+/// As many characters of uri_char's class as follow.
+inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra) {
+    while (uri_char(s, at, extra)) {
+    }
+}
+
+/// RFC 3986 section 3.2.2 IP-literal between brackets: an IPv6 address or an IPvFuture.
+[[nodiscard]] inline bool ip_literal(std::string_view s, std::size_t& at) {
+    const std::size_t close = s.find(']', at);
+    if (!expect(s, at, '[') || close == std::string_view::npos) {
+        return false;
+    }
+    const std::string_view inner = s.substr(at, close - at);
+    at = close + 1;
+    std::size_t read = 0;
+    if (inner.empty() || (inner[0] != 'v' && inner[0] != 'V')) {
+        return ipv6(inner, read) && read == inner.size();
+    }
+    // IPvFuture: "v", hex digits, ".", then unreserved, sub-delims and ":" (nothing encoded).
+    const std::size_t dot = inner.find('.');
+    if (dot == std::string_view::npos || dot < 2 || inner.find('%') != std::string_view::npos ||
+        !std::all_of(inner.begin() + 1, inner.begin() + static_cast<std::ptrdiff_t>(dot),
+                     [](char c) { return hex_value(c) >= 0; })) {
+        return false;
+    }
+    read = dot + 1;
+    uri_run(inner, read, ":");
+    return read > dot + 1 && read == inner.size();
+}
+
+/// RFC 3986 section 3.2: [userinfo "@"] host [":" port], up to the first "/", "?" or "#".
+[[nodiscard]] inline bool authority(std::string_view s, std::size_t& at) {
+    const std::size_t end = std::min(s.find_first_of("/?#", at), s.size());
+    const std::string_view part = s.substr(at, end - at);
+    std::size_t read = 0;
+    if (const std::size_t sign = part.find('@'); sign != std::string_view::npos) {
+        uri_run(part, read, ":");
+        if (read != sign) {
+            return false;
+        }
+        ++read;
+    }
+    if (read < part.size() && part[read] == '[') {
+        if (!ip_literal(part, read)) {
+            return false;
+        }
+    } else {
+        uri_run(part, read, ""); // reg-name, which an IPv4 address also is
+    }
+    if (expect(part, read, ':')) {
+        while (read < part.size() && digit(part[read])) {
+            ++read;
+        }
+    }
+    at = end;
+    return read == part.size();
+}
+
+/// RFC 3986 sections 3.3-3.5: the path, then "?" query and "#" fragment. After a scheme or an
+/// authority any path of segments goes; a relative path's first segment holds no ":" (section
+/// 4.2: it would read as a scheme).
+[[nodiscard]] inline bool path_query_fragment(std::string_view s, std::size_t& at, bool relative_path) {
+    if (relative_path) {
+        uri_run(s, at, "@");
+        if (at < s.size() && s[at] == ':') {
+            return false;
+        }
+    }
+    uri_run(s, at, ":@/");
+    if (expect(s, at, '?')) {
+        uri_run(s, at, ":@/?");
+    }
+    if (expect(s, at, '#')) {
+        uri_run(s, at, ":@/?");
+    }
+    return at == s.size();
+}
+
+/// RFC 3986 URI (`scheme ":" hier-part ...`), or with `reference` a URI-reference: a URI or a
+/// relative reference (section 4.1).
+[[nodiscard]] inline bool uri(std::string_view s, std::size_t& at, bool reference) {
+    const auto scheme_char = [](char c) { return alpha(c) || digit(c) || c == '+' || c == '-' || c == '.'; };
+    std::size_t scheme_end = at < s.size() && alpha(s[at]) ? at + 1 : at;
+    while (scheme_end > at && scheme_end < s.size() && scheme_char(s[scheme_end])) {
+        ++scheme_end;
+    }
+    const bool has_scheme = scheme_end > at && scheme_end < s.size() && s[scheme_end] == ':';
+    if (!has_scheme && !reference) {
+        return false;
+    }
+    at = has_scheme ? scheme_end + 1 : at;
+    const bool network_path = s.compare(at, 2, "//") == 0;
+    if (network_path) {
+        at += 2;
+        if (!authority(s, at)) {
+            return false;
+        }
+    }
+    const bool relative_path = !has_scheme && !network_path && at < s.size() && s[at] != '/';
+    return path_query_fragment(s, at, relative_path);
+}
+
 } // namespace format_detail
 
 /// Whether `s` is a valid `kind` (none: always).
@@ -432,6 +569,8 @@ namespace format_detail {
     case format_kind::email: ok = format_detail::email(s, at); break;
     case format_kind::duration: ok = format_detail::duration(s, at); break;
     case format_kind::json_pointer: ok = format_detail::json_pointer(s, at); break;
+    case format_kind::uri: ok = format_detail::uri(s, at, false); break;
+    case format_kind::uri_reference: ok = format_detail::uri(s, at, true); break;
     case format_kind::none: break;
     }
     return ok && at == s.size();
