@@ -52,6 +52,19 @@ handoff::problem_list validate(const compiled_schema& s, const json& value) {
     return s.validate(value, "/partial_result", step::task_schema);
 }
 
+/// A 2020-12 schema of `count` definitions, each an object whose "next" is the next one.
+json definition_chain(int count) {
+    json defs = json::object();
+    for (int i = 0; i < count; ++i) {
+        json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
+        if (i + 1 < count) {
+            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
+        }
+        defs["d" + std::to_string(i)] = std::move(d);
+    }
+    return {{"$schema", "https://json-schema.org/draft/2020-12/schema"}, {"$ref", "#/$defs/d0"}, {"$defs", defs}};
+}
+
 const std::string bound_message_tail =
     " characters long, over the 4096 that a pattern is ever run on (schema_options::max_pattern_subject), so it "
     "fails the pattern at ";
@@ -235,7 +248,61 @@ TEST_CASE("the longest string a pattern may see is matched on a 256 KiB stack", 
     pthread_attr_destroy(&attr);
     CHECK(job.valid);
 }
+namespace {
+
+struct compile_on_small_stack {
+    const json* schema;
+    std::optional<compiled_schema> compiled;
+};
+
+void* compile_on_thread(void* arg) {
+    auto* job = static_cast<compile_on_small_stack*>(arg);
+    job->compiled = compiled_schema::from_json(*job->schema);
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("a chain of 20,000 $refs compiles on a 256 KiB stack: each target is compiled from a list",
+          "[schema-safety][refs]") {
+    const json schema = definition_chain(20'000);
+    compile_on_small_stack job{&schema, std::nullopt};
+    pthread_attr_t attr;
+    REQUIRE(pthread_attr_init(&attr) == 0);
+    REQUIRE(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, &attr, compile_on_thread, &job) == 0);
+    REQUIRE(pthread_join(thread, nullptr) == 0);
+    pthread_attr_destroy(&attr);
+    REQUIRE(job.compiled.has_value());
+    const compiled_schema& s = *job.compiled;
+    CHECK(s.is_valid({{"n", 1}, {"next", {{"n", 2}, {"next", {{"n", 3}}}}}}));
+    const auto problems = validate(s, {{"next", {{"next", {{"n", "three"}}}}}});
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].pointer == "/partial_result/next/next/n");
+}
+
 #endif
+
+TEST_CASE("a long chain of $refs is judged as far as a value goes, and the walk's bound speaks in place",
+          "[schema-safety][refs]") {
+    // Refused at compile time ("nests deeper than 512 levels") while refs counted as nesting.
+    const compiled_schema chain = compiled_schema::from_json(definition_chain(1000));
+    CHECK_FALSE(chain.is_valid({{"next", {{"n", 1.5}}}}));
+    CHECK(chain.is_valid({{"next", {{"next", json::object()}}}}));
+    // Each definition applies the next to the same value: the walk stops at its depth bound
+    // with a problem that says so, never on the thread's stack.
+    json defs = json::object();
+    for (int i = 0; i < 1000; ++i) {
+        defs["d" + std::to_string(i)] =
+            i + 1 < 1000 ? json{{"allOf", {{{"$ref", "#/definitions/d" + std::to_string(i + 1)}}}}} : json::object();
+    }
+    const compiled_schema in_place = compiled_schema::from_json(
+        {{"$schema", "http://json-schema.org/draft-07/schema#"}, {"$ref", "#/definitions/d0"}, {"definitions", defs}});
+    const auto problems = validate(in_place, json::object());
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems[0].message, Catch::Matchers::Contains("nest deeper than 256 levels"));
+}
 
 TEST_CASE("maxLength and minLength count every character, an escaped NUL too", "[schema-safety][length]") {
     const compiled_schema s =

@@ -27,8 +27,8 @@
 
 namespace handoff::detail {
 
-/// Schemas (and chains of `$ref`s) nest at most this deep; deeper is a schema_error, never a
-/// stack overflow.
+/// Subschemas nest at most this deep inside their document; deeper is a schema_error, never a
+/// stack overflow. A chain of `$ref`s does not count: each target is compiled from the top.
 inline constexpr int max_schema_depth = 512;
 
 /// A schema compiles to at most this many subschemas (each costs a node of some hundred bytes):
@@ -72,6 +72,7 @@ public:
         const reading inside = reading_of(root, around, resolver_.root_where(""));
         plain_reading_ = reading{inside.dialect, vocab_official, assert_formats_};
         const node_index top = compile_at(root, resolver_.root_base(), resolver_.root_where(""), 0, around);
+        compile_pending();
         if (uses_dynamic_scope_) {
             compile_resources_in_scope(around);
         }
@@ -95,7 +96,8 @@ public:
         return out;
     }
 
-    /// Compiles the schema at `where`, or returns the node already compiled for it.
+    /// Compiles the schema at `where` (nested `depth` levels inside its document), or returns the
+    /// node already compiled for it.
     [[nodiscard]] node_index compile_at(const nlohmann::json& s, const std::string& parent_base,
                                         const std::string& where, int depth, const reading& around) {
         if (const auto it = memo_.find(&s); it != memo_.end()) {
@@ -104,6 +106,31 @@ public:
         if (depth > max_schema_depth) {
             throw schema_error(where, "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels");
         }
+        const node_index self = add_node(s, parent_base, where);
+        if (s.is_object()) {
+            fill(self, s, parent_base, where, depth, around);
+        }
+        return self;
+    }
+
+    [[nodiscard]] schema_node& node(node_index i) { return nodes_[static_cast<std::size_t>(i)]; }
+    [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const std::string& pattern, const std::string& where);
+
+private:
+    /// A `$ref` target waiting to be compiled: its node is made when the reference is read, its
+    /// keywords later, from a list, so a chain of references however long never deepens the
+    /// compiler's stack.
+    struct pending_target {
+        node_index self;
+        const nlohmann::json* schema;
+        std::string parent_base;
+        std::string where;
+        reading around;
+    };
+
+    /// A new node for schema `s` (an object or a boolean), remembered by its address.
+    [[nodiscard]] node_index add_node(const nlohmann::json& s, const std::string& parent_base,
+                                      const std::string& where) {
         if (!s.is_object() && !s.is_boolean()) {
             throw schema_error(where, "a schema must be an object or a boolean, not " + std::string(s.type_name()));
         }
@@ -115,11 +142,16 @@ public:
         nodes_.emplace_back();
         nodes_.back().where = where;
         nodes_.back().resource = resource_of(parent_base);
-        memo_.emplace(&s, self);
         if (s.is_boolean()) {
-            nodes_[static_cast<std::size_t>(self)].boolean = s.get<bool>();
-            return self;
+            nodes_.back().boolean = s.get<bool>();
         }
+        memo_.emplace(&s, self);
+        return self;
+    }
+
+    /// Compiles the keywords of schema object `s` into node `self`.
+    void fill(node_index self, const nlohmann::json& s, const std::string& parent_base, const std::string& where,
+              int depth, const reading& around) {
         const reading r = reading_of(s, around, where);
         one_reading_ = one_reading_ && r.dialect == plain_reading_.dialect &&
                        r.vocabularies == plain_reading_.vocabularies &&
@@ -129,20 +161,38 @@ public:
         const keyword_context ctx{*this, self, s, base, where, depth, r.dialect, r.vocabularies, r.assert_formats};
         if (const auto ref = s.find("$ref"); ref != s.end() && ref_overrides_siblings(r.dialect)) {
             node(self).ref = compile_ref(ctx, *ref, "$ref"); // every sibling of $ref is ignored
-            return self;
+            return;
         }
         compile_keywords(ctx);
         if (r.dialect == schema_dialect::draft04) {
             keywords::exclusive_bounds_of_draft04(ctx);
         }
         compile_refs(ctx);
+    }
+
+    /// The node of `$ref` target `s`: made now, its keywords compiled by compile_pending().
+    [[nodiscard]] node_index defer(const nlohmann::json& s, const std::string& parent_base, const std::string& where,
+                                   const reading& around) {
+        if (const auto it = memo_.find(&s); it != memo_.end()) {
+            return it->second;
+        }
+        const node_index self = add_node(s, parent_base, where);
+        if (s.is_object()) {
+            pending_.push_back(pending_target{self, &s, parent_base, where, around});
+        }
         return self;
     }
 
-    [[nodiscard]] schema_node& node(node_index i) { return nodes_[static_cast<std::size_t>(i)]; }
-    [[nodiscard]] std::shared_ptr<const ecma_regex> regex(const std::string& pattern, const std::string& where);
+    /// Compiles every deferred target, and the targets they refer to, each from the top of its
+    /// own nesting.
+    void compile_pending() {
+        while (!pending_.empty()) {
+            const pending_target next = std::move(pending_.back());
+            pending_.pop_back();
+            fill(next.self, *next.schema, next.parent_base, next.where, 0, next.around);
+        }
+    }
 
-private:
     /// The reading inside `s`: its `$schema`, if it has one, names the dialect (an official
     /// metaschema) or a metaschema whose `$vocabulary` says which keywords apply (core 2020-12,
     /// section 8.1.2); anything else is refused.
@@ -229,7 +279,7 @@ private:
         const schema_location target = resolver_.locate(ref.get_ref<const std::string&>(), ctx.base, ctx.where);
         const reading around{dialect_inside(*target.schema, ctx.dialect).value_or(ctx.dialect), ctx.vocabularies,
                              ctx.assert_formats};
-        return compile_at(*target.schema, target.parent_base, target.where, ctx.depth + 1, around);
+        return defer(*target.schema, target.parent_base, target.where, around);
     }
 
     /// From 2019-09 on: `$ref` applies beside the other keywords; `$dynamicRef` (2020-12, core
@@ -291,6 +341,7 @@ private:
             const reading inside{dialect_inside(*root->schema, around.dialect).value_or(around.dialect), vocab_official,
                                  assert_formats_};
             static_cast<void>(compile_at(*root->schema, root->parent_base, root->where, 0, inside));
+            compile_pending();
         }
     }
 
@@ -456,6 +507,7 @@ private:
     bool assert_formats_;
     std::vector<schema_node> nodes_;
     std::unordered_map<const nlohmann::json*, node_index> memo_;
+    std::vector<pending_target> pending_;
     std::unordered_map<std::string, std::shared_ptr<const ecma_regex>> regexes_;
     std::vector<std::string> resources_;
     std::map<std::string, std::int32_t> resource_ids_;
