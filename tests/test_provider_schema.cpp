@@ -9,6 +9,7 @@
 #include "support/schema_walk.hpp"
 
 #include <handoff/detail/provider/listed_names.hpp>
+#include <handoff/detail/provider/schema_stats.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -837,6 +838,49 @@ TEST_CASE("OpenAI's schema lists every one of thousands of properties as require
     CHECK(sent.at("required").at(4999) == "p4999");
     CHECK(sent.at("properties").at("p7").at("type") == "string");                                   // listed before
     CHECK(sent.at("properties").at("p8").at("type") == nlohmann::ordered_json({"string", "null"})); // made nullable
+}
+
+TEST_CASE("a chain of thousands of definitions is sent whole, in order, each $ref at its definition",
+          "[provider_schema][refs]") {
+    nlohmann::ordered_json defs = nlohmann::ordered_json::object();
+    constexpr int count = 5000;
+    for (int i = 0; i < count; ++i) {
+        nlohmann::ordered_json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
+        if (i + 1 < count) {
+            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
+        }
+        defs["d" + std::to_string(i)] = std::move(d);
+    }
+    const nlohmann::ordered_json task = {{"$ref", "#/$defs/d0"}, {"$defs", defs}};
+    for (const provider target : {provider::openai, provider::anthropic, provider::llama_cpp}) {
+        CAPTURE(handoff::to_string(target));
+        const auto r = handoff::provider_schema(target, &task);
+        const nlohmann::ordered_json& sent = r.schema.at("$defs");
+        REQUIRE(sent.size() == count);
+        CHECK(sent.begin().key() == "d0");
+        const nlohmann::ordered_json& middle = sent.at("d2500").at("properties").at("next");
+        const std::string ref = middle.contains("$ref") ? middle.at("$ref").get<std::string>()
+                                                        : middle.at("anyOf").at(0).at("$ref").get<std::string>();
+        CHECK(ref == "#/$defs/d2501");
+        REQUIRE(r.definitions.size() == count);
+        CHECK(r.definitions[2500].origin == "/properties/partial_result/anyOf/0/$defs/d2500");
+    }
+}
+
+TEST_CASE("definitions on a cycle are counted in one pass, a chain of any length without recursion",
+          "[provider_schema][refs]") {
+    using handoff::detail::vertices_on_cycles;
+    CHECK(vertices_on_cycles({}) == 0);
+    CHECK(vertices_on_cycles({{0}}) == 1);                  // refers to itself
+    CHECK(vertices_on_cycles({{1}, {0}, {0}}) == 2);        // a pair, and one pointing into it
+    CHECK(vertices_on_cycles({{1}, {2}, {}, {3, 0}}) == 1); // a chain, and one looping to itself
+    std::vector<std::vector<std::size_t>> ring(200'000);
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+        ring[i].push_back((i + 1) % ring.size());
+    }
+    CHECK(vertices_on_cycles(ring) == 200'000);
+    ring.back().clear(); // now a chain
+    CHECK(vertices_on_cycles(ring) == 0);
 }
 
 } // namespace test_provider_schema

@@ -60,10 +60,18 @@ namespace detail {
     if (sent.contains(root)) {
         add(sent.at(root));
     }
-    const auto defs = sent.find("$defs");
+    std::set<std::string> from_task;
     for (const hoisted_definition& d : origins) {
-        if (d.origin.rfind(task, 0) == 0 && defs != sent.end() && defs->contains(d.name)) {
-            add((*defs)[d.name]);
+        if (d.origin.rfind(task, 0) == 0) {
+            from_task.insert(d.name);
+        }
+    }
+    // One pass over the definitions: an ordered_json object finds a key by reading from the start.
+    if (const auto defs = sent.find("$defs"); defs != sent.end() && defs->is_object() && !from_task.empty()) {
+        for (const auto& item : defs->items()) {
+            if (from_task.count(item.key()) != 0) {
+                add(item.value());
+            }
         }
     }
     return total;
@@ -132,7 +140,9 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
     rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema, options.schema);
-    rewrite.origins = &origins;
+    for (const detail::hoisted_definition& d : origins) {
+        rewrite.origin_by_name.emplace(d.name, d.origin);
+    }
     result.schema = rewrite.rewrite(merged, "");
     if (profile.siblings == detail::ref_siblings::inlined) {
         result.schema = detail::openapi_schema(result.schema, origins, add_note);

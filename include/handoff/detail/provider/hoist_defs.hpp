@@ -14,6 +14,7 @@
 // that resolves nowhere in the document is removed and reported: the receiver resolves it (or
 // refuses the schema), the provider could not.
 
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/schema_note.hpp>
@@ -63,12 +64,10 @@ public:
         if (defs_.empty()) {
             return sent;
         }
-        Json all = Json(Json::value_t::object);
         for (std::size_t i = 0; i < defs_.size(); ++i) {
-            all[defs_[i].first] = std::move(defs_[i].second);
             sent.push_back(hoisted_definition{defs_[i].first, origins_[i]});
         }
-        root_["$defs"] = std::move(all);
+        root_["$defs"] = object_of_members(std::move(defs_)); // unique_name made the names differ
         return sent;
     }
 

@@ -9,6 +9,7 @@
 // `propertyOrdering`, not the order of `properties`. This pass turns the rewritten JSON Schema
 // (keyword matrix already applied) into that form.
 
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/hoist_defs.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
@@ -19,7 +20,7 @@
 #include <algorithm> // find
 #include <cstddef>   // size_t
 #include <string>    // string
-#include <utility>   // move
+#include <utility>   // move, pair
 #include <vector>    // vector
 
 namespace handoff::detail {
@@ -64,13 +65,13 @@ public:
             } else if (key == "anyOf" && it.value().is_array()) {
                 out["anyOf"] = branches_of(it.value(), nullable);
             } else if (key == "properties" && it.value().is_object()) {
-                Json properties = Json(Json::value_t::object);
+                std::vector<std::pair<std::string, Json>> properties;
                 Json order = Json(Json::value_t::array);
                 for (auto p = it.value().begin(); p != it.value().end(); ++p) {
-                    properties[p.key()] = convert(p.value());
+                    properties.emplace_back(p.key(), convert(p.value()));
                     order.push_back(Json(p.key()));
                 }
-                out["properties"] = std::move(properties);
+                out["properties"] = object_of_members(std::move(properties));
                 out["propertyOrdering"] = std::move(order);
             } else if (key == "items") {
                 out["items"] = convert(it.value());

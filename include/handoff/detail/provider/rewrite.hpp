@@ -13,6 +13,7 @@
 // that decide them (normalized, cell_of, keeps_keyword, accepts_null, listed_names), never
 // building a rewrite, so a file that receives instantiates neither ordered_json nor rewriter.
 
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/hoist_defs.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
@@ -27,10 +28,11 @@
 #include <algorithm>   // find, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
+#include <map>         // map
 #include <string>      // string
 #include <string_view> // string_view
 #include <type_traits> // is_same_v
-#include <utility>     // move
+#include <utility>     // move, pair
 #include <vector>      // vector
 
 namespace handoff::detail {
@@ -69,7 +71,8 @@ struct rewriter {
     const provider_profile& profile;
     const Sink& sink;
     rewrite_options options{};
-    const std::vector<hoisted_definition>* origins = nullptr;
+    /// Each hoisted definition's origin, by its name under the root `$defs`.
+    std::map<std::string, std::string> origin_by_name{};
 
     void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, const Json& value,
               std::string text) const {
@@ -78,11 +81,9 @@ struct rewriter {
 
     /// Where notes about the member `key` of the keyword at `pointer` point.
     [[nodiscard]] std::string member_pointer(const std::string& pointer, const std::string& key) const {
-        if (origins != nullptr && pointer == "/$defs") {
-            for (const hoisted_definition& d : *origins) {
-                if (d.name == key) {
-                    return d.origin;
-                }
+        if (pointer == "/$defs") {
+            if (const auto it = origin_by_name.find(key); it != origin_by_name.end()) {
+                return it->second;
             }
         }
         return pointer_child(pointer, key);
@@ -92,11 +93,12 @@ struct rewriter {
     [[nodiscard]] Json descend(const std::string& keyword, const Json& value, const std::string& pointer) const {
         switch (descent_of(keyword, value)) {
         case descent::members: {
-            Json out = Json(Json::value_t::object);
+            std::vector<std::pair<std::string, Json>> members;
+            members.reserve(value.size());
             for (const auto& item : value.items()) {
-                out[item.key()] = rewrite(item.value(), member_pointer(pointer, item.key()));
+                members.emplace_back(item.key(), rewrite(item.value(), member_pointer(pointer, item.key())));
             }
-            return out;
+            return object_of_members(std::move(members));
         }
         case descent::items: {
             Json out = Json(Json::value_t::array);

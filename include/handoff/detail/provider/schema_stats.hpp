@@ -12,13 +12,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // max, find
+#include <algorithm>   // find, max, min
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
 #include <map>         // map
 #include <set>         // set
 #include <string>      // string, to_string
 #include <string_view> // string_view
+#include <utility>     // pair
 #include <vector>      // vector
 
 namespace handoff::detail {
@@ -169,6 +170,59 @@ inline void referenced_definitions(const nlohmann::ordered_json& node, std::set<
     }
 }
 
+/// How many vertices of the graph `edges` (each vertex's successors) lie on a cycle: in a
+/// strongly connected component of two or more, or with an edge to itself. Tarjan's algorithm,
+/// with its own stack so that a chain of any length leaves the thread's stack alone; linear time.
+[[nodiscard]] inline std::uint64_t vertices_on_cycles(const std::vector<std::vector<std::size_t>>& edges) {
+    constexpr std::size_t unvisited = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> index(edges.size(), unvisited);
+    std::vector<std::size_t> low(edges.size(), 0);
+    std::vector<bool> on_stack(edges.size(), false);
+    std::vector<std::size_t> component;                  // Tarjan's stack
+    std::vector<std::pair<std::size_t, std::size_t>> at; // the search path: vertex, next edge
+    std::size_t counter = 0;
+    std::uint64_t cyclic = 0;
+    const auto enter = [&](std::size_t v) {
+        index[v] = low[v] = counter++;
+        component.push_back(v);
+        on_stack[v] = true;
+        at.emplace_back(v, 0);
+    };
+    for (std::size_t root = 0; root < edges.size(); ++root) {
+        if (index[root] == unvisited) {
+            enter(root);
+        }
+        while (!at.empty()) {
+            const std::size_t v = at.back().first;
+            if (at.back().second < edges[v].size()) {
+                const std::size_t w = edges[v][at.back().second++];
+                if (index[w] == unvisited) {
+                    enter(w);
+                } else if (on_stack[w]) {
+                    low[v] = std::min(low[v], index[w]);
+                }
+                continue;
+            }
+            at.pop_back();
+            if (!at.empty()) {
+                low[at.back().first] = std::min(low[at.back().first], low[v]);
+            }
+            if (low[v] != index[v]) {
+                continue;
+            }
+            std::uint64_t size = 0;
+            for (std::size_t w = unvisited; w != v; ++size) {
+                w = component.back();
+                component.pop_back();
+                on_stack[w] = false;
+            }
+            const bool self_loop = std::find(edges[v].begin(), edges[v].end(), v) != edges[v].end();
+            cyclic += size > 1 || self_loop ? size : 0;
+        }
+    }
+    return cyclic;
+}
+
 /// How many root definitions reach themselves through `$ref`s: a definition hoisted to the root
 /// (hoist_defs.hpp) recurses through its name, not through an ancestor's pointer.
 [[nodiscard]] inline std::uint64_t cyclic_definitions(const nlohmann::ordered_json& schema) {
@@ -176,28 +230,21 @@ inline void referenced_definitions(const nlohmann::ordered_json& node, std::set<
     if (defs == schema.end() || !defs->is_object()) {
         return 0;
     }
-    std::map<std::string, std::set<std::string>> edges;
+    std::map<std::string, std::size_t> vertex_of;
     for (const auto& item : defs->items()) {
-        referenced_definitions(item.value(), edges[item.key()]);
+        vertex_of.emplace(item.key(), vertex_of.size());
     }
-    std::uint64_t cyclic = 0;
-    for (const auto& start : edges) {
-        std::set<std::string> seen;
-        std::vector<std::string> todo(start.second.begin(), start.second.end());
-        while (!todo.empty() && seen.count(start.first) == 0) {
-            const std::string next = todo.back();
-            todo.pop_back();
-            if (!seen.insert(next).second) {
-                continue;
-            }
-            const auto out = edges.find(next);
-            if (out != edges.end()) {
-                todo.insert(todo.end(), out->second.begin(), out->second.end());
+    std::vector<std::vector<std::size_t>> edges(vertex_of.size());
+    for (const auto& item : defs->items()) {
+        std::set<std::string> names;
+        referenced_definitions(item.value(), names);
+        for (const std::string& name : names) {
+            if (const auto to = vertex_of.find(name); to != vertex_of.end()) {
+                edges[vertex_of.at(item.key())].push_back(to->second);
             }
         }
-        cyclic += seen.count(start.first);
     }
-    return cyclic;
+    return vertices_on_cycles(edges);
 }
 
 [[nodiscard]] inline schema_stats measure_schema(const nlohmann::ordered_json& schema) {
