@@ -6,13 +6,15 @@
 
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/handoff.hpp>
 
 #include <algorithm>  // sort
 #include <chrono>     // steady_clock
 #include <filesystem> // directory_iterator
+#include <iterator>   // next, prev
 #include <stdexcept>  // runtime_error
-#include <string>     // string
+#include <string>     // string, to_string
 #include <vector>     // vector
 
 namespace test_conformance { // this file's own names: see "unity build" in tests/CMakeLists.txt
@@ -98,6 +100,31 @@ TEST_CASE("strict mode parses every y_ file except the duplicated keys it refuse
         }
     }
     CHECK(refused_duplicates == 2);
+}
+
+TEST_CASE("parse_ordered reads every corpus file as ordered_json::parse does, and a wide object in linear time",
+          "[conformance][json]") {
+    for (const corpus_file& f : corpus()) {
+        INFO(f.name);
+        const nlohmann::ordered_json ours = handoff::detail::parse_ordered(f.text);
+        const nlohmann::ordered_json theirs = nlohmann::ordered_json::parse(f.text, nullptr, false);
+        REQUIRE(ours.is_discarded() == theirs.is_discarded());
+        if (!theirs.is_discarded()) {
+            CHECK(ours.dump() == theirs.dump()); // key order, and a repeated key's place and value
+        }
+    }
+    std::string wide = "{";
+    for (int i = 0; i < 60'000; ++i) {
+        wide += (i == 0 ? "\"k" : ",\"k") + std::to_string(i) + "\":" + std::to_string(i);
+    }
+    wide += ",\"k7\":\"last\"}";
+    const auto started = std::chrono::steady_clock::now();
+    const nlohmann::ordered_json read = handoff::detail::parse_ordered(wide);
+    CHECK(std::chrono::steady_clock::now() - started < per_file_limit); // parse() takes seconds
+    REQUIRE(read.size() == 60'000);
+    CHECK(std::next(read.begin(), 7).key() == "k7");
+    CHECK(read.at("k7") == "last");
+    CHECK(std::prev(read.end()).key() == "k59999");
 }
 
 TEST_CASE("strict mode refuses every n_ file with a parse problem", "[conformance]") {

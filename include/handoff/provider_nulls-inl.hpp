@@ -4,6 +4,7 @@
 // remove_nulled_optionals()' definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
@@ -107,7 +108,7 @@ HANDOFF_INLINE std::string remove_nulled_optionals(std::string_view reply_text, 
     if (sent.count(schema_note_kind::made_nullable) == 0) {
         return std::string(reply_text);
     }
-    nlohmann::ordered_json reply = nlohmann::ordered_json::parse(reply_text, nullptr, false);
+    nlohmann::ordered_json reply = detail::parse_ordered(reply_text);
     if (reply.is_discarded()) {
         return std::string(reply_text);
     }

@@ -4,6 +4,7 @@
 // provider_schema()'s definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/detail/provider/hoist_defs.hpp>
 #include <handoff/detail/provider/openapi_schema.hpp>
 #include <handoff/detail/provider/rewrite.hpp>
@@ -165,7 +166,7 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     if (task_schema == nullptr) {
         return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr), options);
     }
-    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(task_schema->dump());
+    const nlohmann::ordered_json ordered = detail::parse_ordered(task_schema->dump());
     return provider_schema(target, &ordered, options);
 }
 

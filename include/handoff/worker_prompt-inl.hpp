@@ -5,6 +5,7 @@
 // <handoff/src.hpp> otherwise (config.hpp). The schema describer is a template on the JSON
 // type; only the two instantiations worker_prompt_text names are ever made.
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/worker_prompt.hpp>
 
 #include <handoff/detail/schema/access.hpp>
@@ -312,7 +313,7 @@ private:
 
 /// The embedded envelope schema in its author's order (fields are listed as written).
 [[nodiscard]] HANDOFF_INLINE const nlohmann::ordered_json& ordered_envelope_schema() {
-    static const nlohmann::ordered_json document = nlohmann::ordered_json::parse(envelope_schema_text, nullptr, false);
+    static const nlohmann::ordered_json document = detail::parse_ordered(envelope_schema_text);
     return document;
 }
 

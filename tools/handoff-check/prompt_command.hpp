@@ -6,6 +6,7 @@
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/handoff.hpp>
 
 #include <iostream>    // cin, cout, cerr
@@ -106,7 +107,7 @@ inline int run_prompt(int argc, char** argv) {
     try {
         registry.emplace(schema_registry_of(args.schema_dirs));
         // The prompt keeps the author's field order.
-        prompt = handoff::worker_prompt(nlohmann::ordered_json::parse(*text, nullptr, false), *registry, base_uri,
+        prompt = handoff::worker_prompt(handoff::detail::parse_ordered(*text), *registry, base_uri,
                                         prompt_options);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check prompt: " << e.what() << "\n";

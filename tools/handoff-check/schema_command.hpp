@@ -8,6 +8,7 @@
 #include "exit_status.hpp"
 #include "schema_dirs.hpp"
 
+#include <handoff/detail/json/ordered_parse.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/provider_schema.hpp>
@@ -110,7 +111,7 @@ inline std::optional<nlohmann::ordered_json> read_task_schema(const std::string&
         return std::nullopt;
     }
     // Valid JSON by now (the check parsed it): only its type can be wrong.
-    auto schema = nlohmann::ordered_json::parse(*text, nullptr, false);
+    auto schema = handoff::detail::parse_ordered(*text);
     if (schema.is_discarded() || !schema.is_object()) {
         std::cerr << "handoff-check schema: schema file " << path << " is not a JSON Schema object\n";
         return std::nullopt;
