@@ -202,6 +202,27 @@ TEST_CASE("The generator follows local refs, merges allOf, picks the first anyOf
     CHECK(result.at("ratio").get<double>() > 0.0);
 }
 
+TEST_CASE("A merge of allOf and $ref siblings leaves the definitions behind: 20,000 of them, 30 levels deep",
+          "[testing][fixtures]") {
+    // Each level once copied the whole definitions object into its merge (and into the memo's
+    // key): gigabytes for a large schema. Definitions constrain no value; refs resolve in the
+    // whole document.
+    nlohmann::json definitions = nlohmann::json::object();
+    for (int i = 0; i < 20'000; ++i) {
+        definitions["unused" + std::to_string(i)] = {{"type", "string"}, {"minLength", i}};
+    }
+    for (int i = 0; i < 29; ++i) {
+        definitions["level" + std::to_string(i)] = {
+            {"allOf", {{{"$ref", "#/definitions/level" + std::to_string(i + 1)}}}}};
+    }
+    definitions["level29"] = {
+        {"type", "object"}, {"required", {"id"}}, {"properties", {{"id", {{"type", "integer"}, {"minimum", 7}}}}}};
+    const nlohmann::json schema = {{"allOf", {{{"$ref", "#/definitions/level0"}}}}, {"definitions", definitions}};
+    const handoff::fixture_set set = fixtures_for(schema);
+    REQUIRE_FALSE(set.files.empty());
+    CHECK(nlohmann::json::parse(set.files.front().text).at("partial_result") == nlohmann::json{{"id", 7}});
+}
+
 TEST_CASE("The generator writes 2020-12 tuples place by place and the properties dependentRequired asks for",
           "[testing][fixtures][dialects]") {
     const nlohmann::json schema = nlohmann::json::parse(R"({

@@ -139,12 +139,12 @@ private:
             if (ref_overrides_siblings(*options_.dialect) || schema.size() == 1) {
                 return generate(*target, ref->get<std::string>().substr(1), depth + 1);
             }
-            nlohmann::json merged = schema; // from 2019-09 on, the siblings of $ref apply too
+            nlohmann::json merged = constraints_of(schema); // from 2019-09 on, the siblings of $ref apply too
             merged.erase("$ref");
             return generate(merge(merged, *target), pointer_child(at, "$ref"), depth + 1);
         }
         if (const auto all = schema.find("allOf"); all != schema.end() && all->is_array()) {
-            nlohmann::json merged = schema;
+            nlohmann::json merged = constraints_of(schema);
             merged.erase("allOf");
             for (const nlohmann::json& branch : *all) {
                 merged = merge(merged, branch);
@@ -153,6 +153,18 @@ private:
         }
         const std::vector<nlohmann::json> candidates = candidates_for(schema, at, depth);
         return first_fit(schema, candidates, at);
+    }
+
+    /// `schema` without the definitions it holds: they constrain no value (a `$ref` is resolved
+    /// in the whole document), and a merge carried down every level would copy them each time.
+    static nlohmann::json constraints_of(const nlohmann::json& schema) {
+        nlohmann::json out = nlohmann::json::object();
+        for (auto it = schema.begin(); it != schema.end(); ++it) {
+            if (it.key() != "$defs" && it.key() != "definitions") {
+                out[it.key()] = it.value();
+            }
+        }
+        return out;
     }
 
     /// `v` again: its values counted as made.
