@@ -107,8 +107,7 @@ inline int run_prompt(int argc, char** argv) {
     try {
         registry.emplace(schema_registry_of(args.schema_dirs));
         // The prompt keeps the author's field order.
-        prompt = handoff::worker_prompt(handoff::detail::parse_ordered(*text), *registry, base_uri,
-                                        prompt_options);
+        prompt = handoff::worker_prompt(handoff::detail::parse_ordered(*text), *registry, base_uri, prompt_options);
     } catch (const handoff::schema_error& e) {
         std::cerr << "handoff-check prompt: " << e.what() << "\n";
         return exit_usage;
