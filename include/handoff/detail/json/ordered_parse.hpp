@@ -18,7 +18,8 @@ namespace handoff::detail {
 /// nlohmann::ordered_json that ordered_json::parse builds, in time linear in an object's
 /// members: parse() looks each key up from its object's first member, the square of the
 /// object's size in all (seconds for one of 60,000 members, and a reply may hold one).
-class ordered_builder final : public nlohmann::json_sax<nlohmann::ordered_json> {
+class ordered_builder final // NOLINT(bugprone-exception-escape): as compiled_schema_state, a json member
+    : public nlohmann::json_sax<nlohmann::ordered_json> {
 public:
     using json = nlohmann::ordered_json;
 
@@ -101,7 +102,8 @@ private:
 [[nodiscard]] inline nlohmann::ordered_json parse_ordered(std::string_view text) {
     ordered_builder builder;
     if (!nlohmann::ordered_json::sax_parse(text.begin(), text.end(), &builder)) {
-        return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
+        nlohmann::ordered_json discarded(nlohmann::ordered_json::value_t::discarded); // never braces: a list
+        return discarded;
     }
     return builder.take_value();
 }

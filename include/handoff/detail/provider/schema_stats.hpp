@@ -174,7 +174,7 @@ inline void referenced_definitions(const nlohmann::ordered_json& node, std::set<
 /// strongly connected component of two or more, or with an edge to itself. Tarjan's algorithm,
 /// with its own stack so that a chain of any length leaves the thread's stack alone; linear time.
 [[nodiscard]] inline std::uint64_t vertices_on_cycles(const std::vector<std::vector<std::size_t>>& edges) {
-    constexpr std::size_t unvisited = static_cast<std::size_t>(-1);
+    constexpr auto unvisited = static_cast<std::size_t>(-1);
     std::vector<std::size_t> index(edges.size(), unvisited);
     std::vector<std::size_t> low(edges.size(), 0);
     std::vector<bool> on_stack(edges.size(), false);
