@@ -204,6 +204,12 @@ TEST_CASE("a character whose UTF-16 halves arrive in two events is joined, not d
     CHECK(lone.problem() ==
           "an event held half of a UTF-16 surrogate pair that the next did not complete: U+FFFD stands for it in the "
           "reply");
+    // A lone half in a stop word (which the receipt's "stop" shows) is U+FFFD too, never the
+    // stand-in the event was mended with.
+    handoff::provider_stream stopped(handoff::provider::openai);
+    static_cast<void>(
+        stopped.push("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\\ud800x\\udc00\"}]}\n\n"));
+    CHECK(stopped.stop_reason() == "stop\xEF\xBF\xBDx\xEF\xBF\xBD");
     // A character of the stand-ins' own range in the text is never taken for a half: beside a
     // waiting half it stays itself; in an event that would need mending, nothing is mended.
     const std::string own_char = "\xF3\xB0\x80\x80"; // U+F0000, the stand-in of U+D800

@@ -103,6 +103,7 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         return text;
     }
     const bool chat = payload->contains("choices");
+    const std::string stop_before = mended ? stop_reason_ : std::string();
     switch (source_) {
     case provider::openai:
         if (chat) {
@@ -122,6 +123,11 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         }
         break;
     case provider::json_schema: set_problem("json_schema names no provider stream"); break;
+    }
+    if (mended && stop_reason_ != stop_before) {
+        // A stop word is a string of its own: a lone half in it reads as U+FFFD, as in the text.
+        detail::stream::surrogate_joiner word;
+        stop_reason_ = word.join(stop_reason_, true) + word.finish();
     }
     if (!mended && !halves_.waiting()) {
         return text;
