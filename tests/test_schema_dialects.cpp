@@ -275,4 +275,19 @@ TEST_CASE("dependencies applies in 2019-09 and 2020-12 too, as their metaschemas
     CHECK_FALSE(compiled_schema::from_json(schema, in(schema_dialect::draft2019_09)).accepts({{"card", 1}}));
 }
 
+TEST_CASE("a subschema is read in its own resource's dialect, whichever reference reaches it first",
+          "[schema][dialects][refs]") {
+    // "u" lies in a 2020-12 document; a draft-07 resource refers to it, and so does the 2020-12
+    // root, in every order. Read as draft-07, its dependentRequired would be refused.
+    for (const char* file :
+         {"ref_before_draft07.schema.json", "draft07_first.schema.json", "place_first.schema.json"}) {
+        CAPTURE(file);
+        const compiled_schema s =
+            compiled_schema::from_json(handoff_test::read_fixture_json(std::string("schemas/dialect_mix/") + file));
+        CHECK(s.is_valid({{"t", {{"u", {{"a", 1}, {"b", 2}}}}}}));
+        CHECK_FALSE(s.is_valid({{"t", {{"u", {{"a", 1}}}}}}));
+        CHECK_FALSE(s.is_valid({{"b", {{"a", 1}}}})); // through the draft-07 resource's $ref
+    }
+}
+
 } // namespace test_schema_dialects

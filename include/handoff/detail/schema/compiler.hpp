@@ -22,6 +22,7 @@
 #include <map>           // map
 #include <string>        // string
 #include <unordered_map> // unordered_map
+#include <unordered_set> // unordered_set
 #include <utility>       // move
 #include <vector>        // vector
 
@@ -100,11 +101,20 @@ public:
     /// node already compiled for it.
     [[nodiscard]] node_index compile_at(const nlohmann::json& s, const std::string& parent_base,
                                         const std::string& where, int depth, const reading& around) {
-        if (const auto it = memo_.find(&s); it != memo_.end()) {
-            return it->second;
+        const auto memo = memo_.find(&s);
+        const bool awaiting = memo != memo_.end() && awaiting_.count(memo->second) != 0;
+        if (memo != memo_.end() && !awaiting) {
+            return memo->second;
         }
         if (depth > max_schema_depth) {
             throw schema_error(where, "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels");
+        }
+        if (awaiting) {
+            // A `$ref` target reached in place before its turn: read as the schema around it
+            // reads it (its resource's dialect), not as the first reference to it happened to.
+            awaiting_.erase(memo->second);
+            fill(memo->second, s, parent_base, where, depth, around);
+            return memo->second;
         }
         const node_index self = add_node(s, parent_base, where);
         if (s.is_object()) {
@@ -119,7 +129,8 @@ public:
 private:
     /// A `$ref` target waiting to be compiled: its node is made when the reference is read, its
     /// keywords later, from a list, so a chain of references however long never deepens the
-    /// compiler's stack.
+    /// compiler's stack. A target that the walk of its own document reaches first is compiled
+    /// there, in the reading of the schema around it.
     struct pending_target {
         node_index self;
         const nlohmann::json* schema;
@@ -179,6 +190,7 @@ private:
         const node_index self = add_node(s, parent_base, where);
         if (s.is_object()) {
             pending_.push_back(pending_target{self, &s, parent_base, where, around});
+            awaiting_.insert(self);
         }
         return self;
     }
@@ -189,7 +201,9 @@ private:
         while (!pending_.empty()) {
             const pending_target next = std::move(pending_.back());
             pending_.pop_back();
-            fill(next.self, *next.schema, next.parent_base, next.where, 0, next.around);
+            if (awaiting_.erase(next.self) != 0) { // else compiled in place meanwhile
+                fill(next.self, *next.schema, next.parent_base, next.where, 0, next.around);
+            }
         }
     }
 
@@ -508,6 +522,7 @@ private:
     std::vector<schema_node> nodes_;
     std::unordered_map<const nlohmann::json*, node_index> memo_;
     std::vector<pending_target> pending_;
+    std::unordered_set<node_index> awaiting_; // the nodes of pending_ not compiled yet
     std::unordered_map<std::string, std::shared_ptr<const ecma_regex>> regexes_;
     std::vector<std::string> resources_;
     std::map<std::string, std::int32_t> resource_ids_;
