@@ -883,4 +883,33 @@ TEST_CASE("definitions on a cycle are counted in one pass, a chain of any length
     CHECK(vertices_on_cycles(ring) == 0);
 }
 
+TEST_CASE("Gemini's responseSchema inlines a chain of definitions 256 deep and cuts it there, saying so",
+          "[provider_schema][refs]") {
+    nlohmann::ordered_json defs = nlohmann::ordered_json::object();
+    constexpr int count = 1000;
+    for (int i = 0; i < count; ++i) {
+        nlohmann::ordered_json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
+        if (i + 1 < count) {
+            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
+        }
+        defs["d" + std::to_string(i)] = std::move(d);
+    }
+    const nlohmann::ordered_json task = {{"$ref", "#/$defs/d0"}, {"$defs", defs}};
+    const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
+    const auto cut = std::find_if(r.notes.begin(), r.notes.end(), [](const handoff::schema_note& n) {
+        return n.keyword == "$ref" && n.note.find("too deeply nested") != std::string::npos;
+    });
+    REQUIRE(cut != r.notes.end());
+    CHECK(cut->pointer == "/properties/partial_result/anyOf/0/$defs/d256"); // the definition left out
+    // The sent schema holds the chain down to the cut: no $ref, no $defs (Gemini reads neither).
+    const nlohmann::ordered_json* level = &r.schema.at("properties").at("partial_result");
+    int depth = 0;
+    while (level->contains("properties") && level->at("properties").contains("next")) {
+        level = &level->at("properties").at("next");
+        ++depth;
+    }
+    CHECK(depth == 256);
+    CHECK(r.schema.dump().find("$ref") == std::string::npos);
+}
+
 } // namespace test_provider_schema

@@ -19,6 +19,7 @@
 
 #include <algorithm> // find
 #include <cstddef>   // size_t
+#include <map>       // map
 #include <string>    // string
 #include <utility>   // move, pair
 #include <vector>    // vector
@@ -38,11 +39,25 @@ namespace handoff::detail {
 /// exponentially: past this many, a `$ref` is cut like a recursive one.
 inline constexpr std::size_t max_inlined_refs = 4096;
 
+/// Each inlined `$ref` inside another deepens the conversion's recursion: past this many, one is
+/// cut like a recursive one, so a chain of thousands of definitions never reaches the stack's end.
+inline constexpr std::size_t max_inlined_depth = 256;
+
 template <class Json, class Note>
 class openapi_converter {
 public:
     openapi_converter(const Json& root, const std::vector<hoisted_definition>& origins, const Note& note)
-        : root_(root), origins_(origins), note_(note) {}
+        : root_(root), note_(note) {
+        for (const hoisted_definition& d : origins) {
+            origin_of_.emplace(d.name, d.origin);
+        }
+        // By name once: an ordered_json object finds a key by reading from its first member.
+        if (const auto defs = root.find("$defs"); defs != root.end() && defs->is_object()) {
+            for (auto it = defs->begin(); it != defs->end(); ++it) {
+                definitions_.emplace(it.key(), &it.value());
+            }
+        }
+    }
 
     [[nodiscard]] Json convert(const Json& node) {
         if (!node.is_object()) {
@@ -90,31 +105,30 @@ public:
 
 private:
     const Json& root_;
-    const std::vector<hoisted_definition>& origins_;
     const Note& note_;
+    std::map<std::string, std::string> origin_of_;   // a definition's place in the schema as given
+    std::map<std::string, const Json*> definitions_; // the root's `$defs`, by name
     std::vector<std::string> inlining_;
     std::size_t inlined_ = 0;
 
     [[nodiscard]] Json inline_ref(const Json& ref) {
         const std::vector<std::string> tokens =
             ref.is_string() ? pointer_tokens(ref.template get<std::string>().substr(1)) : std::vector<std::string>{};
-        const auto defs = root_.find("$defs");
-        if (tokens.size() != 2 || defs == root_.end() || !defs->contains(tokens[1])) {
+        const auto target = tokens.size() == 2 ? definitions_.find(tokens[1]) : definitions_.end();
+        if (target == definitions_.end()) {
             return Json(Json::value_t::object);
         }
         const std::string& name = tokens[1];
-        if (std::find(inlining_.begin(), inlining_.end(), name) != inlining_.end() || ++inlined_ > max_inlined_refs) {
-            std::string origin = name;
-            for (const hoisted_definition& d : origins_) {
-                origin = d.name == name ? d.origin : origin;
-            }
-            note_(schema_note_kind::not_enforced, origin, "$ref", ref,
-                  "Gemini responseSchema has no $ref: a recursive (or too often repeated) schema is cut here, "
-                  "where any value is accepted; the receiver still checks it");
+        if (std::find(inlining_.begin(), inlining_.end(), name) != inlining_.end() || ++inlined_ > max_inlined_refs ||
+            inlining_.size() == max_inlined_depth) {
+            const auto origin = origin_of_.find(name);
+            note_(schema_note_kind::not_enforced, origin == origin_of_.end() ? name : origin->second, "$ref", ref,
+                  "Gemini responseSchema has no $ref: a recursive (or too often repeated, or too deeply nested) "
+                  "schema is cut here, where any value is accepted; the receiver still checks it");
             return Json(Json::value_t::object);
         }
         inlining_.push_back(name);
-        Json out = convert((*defs)[name]);
+        Json out = convert(*target->second);
         inlining_.pop_back();
         return out;
     }
