@@ -12,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>   // equal
 #include <cstddef>     // size_t
 #include <map>         // map
 #include <string>      // string
@@ -54,20 +53,26 @@ HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const
 [[nodiscard]] HANDOFF_INLINE nulled_places nulled_places_of(const provider_schema_result& sent) {
     nulled_places places;
     std::map<std::string, std::size_t> definitions;
-    std::vector<std::pair<std::vector<std::string>, std::size_t>> bases{{{}, 0}};
+    std::map<std::string, std::size_t> origins{{"", 0}}; // each base's pointer, the root's ""
     for (const schema_definition& d : sent.definitions) {
         const std::size_t place = places.add_place();
         definitions.emplace(d.name, place);
-        bases.emplace_back(pointer_tokens(d.origin), place);
+        origins.emplace(d.origin, place);
     }
     for (const schema_note& note : sent.notes) {
         if (note.kind != schema_note_kind::made_nullable) {
             continue;
         }
+        // Each prefix of the note's pointer that is a base's: a lookup a token, not a pass over
+        // every definition.
         const std::vector<std::string> tokens = pointer_tokens(note.pointer);
-        for (const auto& [base, place] : bases) {
-            if (base.size() <= tokens.size() && std::equal(base.begin(), base.end(), tokens.begin())) {
-                add_noted_place(places, place, tokens, base.size());
+        std::string prefix;
+        for (std::size_t length = 0; length <= tokens.size(); ++length) {
+            if (const auto base = origins.find(prefix); base != origins.end()) {
+                add_noted_place(places, base->second, tokens, length);
+            }
+            if (length < tokens.size()) {
+                prefix = pointer_child(prefix, tokens[length]);
             }
         }
     }
@@ -80,10 +85,11 @@ HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const
         }
     };
     follow(follow, sent.schema, 0);
-    const auto defs = sent.schema.find("$defs");
-    for (auto it = definitions.begin(); it != definitions.end() && defs != sent.schema.end(); ++it) {
-        if (defs->is_object() && defs->contains(it->first)) {
-            follow(follow, (*defs)[it->first], it->second);
+    if (const auto defs = sent.schema.find("$defs"); defs != sent.schema.end() && defs->is_object()) {
+        for (auto it = defs->begin(); it != defs->end(); ++it) { // by name: one pass, no lookup from the first
+            if (const auto place = definitions.find(it.key()); place != definitions.end()) {
+                follow(follow, it.value(), place->second);
+            }
         }
     }
     return places;

@@ -15,6 +15,7 @@
 // schema it sent.
 
 #include <handoff/config.hpp>
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/provider.hpp>
 #include <handoff/schema.hpp>
@@ -143,14 +144,23 @@ void remove_nulls_at(Json& reply, const nulled_places& places) {
         if (!node.is_object()) {
             continue;
         }
-        std::vector<std::string> absent;
+        std::vector<bool> absent;
+        std::size_t absent_count = 0;
         for (auto it = node.begin(); it != node.end(); ++it) {
-            if (it.value().is_null() && places.nulled(at, it.key())) {
-                absent.push_back(it.key());
-            }
+            absent.push_back(it.value().is_null() && places.nulled(at, it.key()));
+            absent_count += absent.back() ? 1U : 0U;
         }
-        for (const std::string& key : absent) {
-            node.erase(key);
+        if (absent_count > 0) {
+            // Rebuilt once: an ordered_json object erases a key by moving every member after it.
+            std::vector<std::pair<std::string, Json>> kept;
+            kept.reserve(absent.size() - absent_count);
+            std::size_t k = 0;
+            for (auto it = node.begin(); it != node.end(); ++it, ++k) {
+                if (!absent[k]) {
+                    kept.emplace_back(it.key(), std::move(it.value()));
+                }
+            }
+            node = object_of_members(std::move(kept));
         }
         for (auto it = node.begin(); it != node.end(); ++it) {
             if (it.value().is_object() || it.value().is_array()) {
