@@ -18,6 +18,9 @@
 // - duration: RFC 3339 appendix A (2020-12 7.3.1): P, then weeks alone, or years, months, days
 //   and/or T with hours, minutes, seconds, each run without a gap; whole numbers only.
 // - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
+// - uri, uri-reference: RFC 3986 sections 3 and 4.1 (2020-12 7.3.5): a scheme, ":", an optional
+//   "//" authority, a path, "?" query and "#" fragment; or, for a reference, a relative one too
+//   (its first segment without ":"); ASCII only, "%" always before two hex digits.
 // Every other format is an annotation.
 
 #include <algorithm>   // all_of, equal, min
