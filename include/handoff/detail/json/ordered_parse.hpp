@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>       // size_t
+#include <memory>        // unique_ptr, make_unique
 #include <string>        // string
 #include <string_view>   // string_view
 #include <unordered_map> // unordered_map
@@ -64,13 +65,18 @@ public:
     [[nodiscard]] json take_value() { return std::move(root_); }
 
 private:
+    /// One open container. Small on purpose (a reply may nest a million arrays): an object's
+    /// key index is made only once it has members enough to need one.
     struct frame {
         bool object = false;
-        std::string key;                                    // of the member being read
-        std::vector<std::pair<std::string, json>> members;  // an object's, each key once
-        std::unordered_map<std::string, std::size_t> index; // a key's place in members
-        json::array_t items;                                // an array's
+        std::string key;                                                     // of the member being read
+        std::vector<std::pair<std::string, json>> members;                   // an object's, each key once
+        std::unique_ptr<std::unordered_map<std::string, std::size_t>> index; // a key's place in members
+        json::array_t items;                                                 // an array's
     };
+
+    /// Members an object finds a repeated key among by reading them, before it gets an index.
+    static constexpr std::size_t unindexed_members = 16;
 
     /// Puts a value where the parse is: the root, an array's end, or the member of the last
     /// key read. A repeated key keeps its first place and takes the last value, as parse() does.
@@ -84,13 +90,35 @@ private:
             top.items.push_back(std::move(v));
             return true;
         }
-        const auto [at, added] = top.index.emplace(top.key, top.members.size());
-        if (added) {
-            top.members.emplace_back(std::move(top.key), std::move(v));
-        } else {
-            top.members[at->second].second = std::move(v);
+        if (const std::size_t at = place_of(top); at != top.members.size()) {
+            top.members[at].second = std::move(v);
+            return true;
+        }
+        if (top.index) {
+            top.index->emplace(top.key, top.members.size());
+        }
+        top.members.emplace_back(std::move(top.key), std::move(v));
+        if (!top.index && top.members.size() == unindexed_members) {
+            top.index = std::make_unique<std::unordered_map<std::string, std::size_t>>();
+            for (std::size_t k = 0; k < top.members.size(); ++k) {
+                top.index->emplace(top.members[k].first, k);
+            }
         }
         return true;
+    }
+
+    /// Where `top.key` already is among the object's members, or their count.
+    [[nodiscard]] static std::size_t place_of(const frame& top) {
+        if (top.index) {
+            const auto it = top.index->find(top.key);
+            return it == top.index->end() ? top.members.size() : it->second;
+        }
+        for (std::size_t k = 0; k < top.members.size(); ++k) {
+            if (top.members[k].first == top.key) {
+                return k;
+            }
+        }
+        return top.members.size();
     }
 
     std::vector<frame> frames_;
