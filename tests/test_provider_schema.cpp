@@ -8,6 +8,7 @@
 #include "support/fixtures.hpp"
 #include "support/schema_walk.hpp"
 
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/provider/listed_names.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
 #include <handoff/envelope_schema.hpp>
@@ -224,6 +225,20 @@ bool noted(const handoff::provider_schema_result& r, const std::string& pointer,
         const std::string named = n.pointer + "/" + n.keyword;
         return path == named || path.rfind(named + "/", 0) == 0;
     });
+}
+
+/// A task schema of `count` definitions, each an object whose "next" is the next one, the root a
+/// `$ref` to the first.
+nlohmann::ordered_json definition_chain(int count) {
+    std::vector<std::pair<std::string, nlohmann::ordered_json>> defs;
+    for (int i = 0; i < count; ++i) {
+        nlohmann::ordered_json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
+        if (i + 1 < count) {
+            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
+        }
+        defs.emplace_back("d" + std::to_string(i), std::move(d));
+    }
+    return {{"$ref", "#/$defs/d0"}, {"$defs", handoff::detail::object_of_members(std::move(defs))}};
 }
 
 } // namespace
@@ -842,16 +857,8 @@ TEST_CASE("OpenAI's schema lists every one of thousands of properties as require
 
 TEST_CASE("a chain of thousands of definitions is sent whole, in order, each $ref at its definition",
           "[provider_schema][refs]") {
-    nlohmann::ordered_json defs = nlohmann::ordered_json::object();
     constexpr int count = 5000;
-    for (int i = 0; i < count; ++i) {
-        nlohmann::ordered_json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
-        if (i + 1 < count) {
-            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
-        }
-        defs["d" + std::to_string(i)] = std::move(d);
-    }
-    const nlohmann::ordered_json task = {{"$ref", "#/$defs/d0"}, {"$defs", defs}};
+    const nlohmann::ordered_json task = definition_chain(count);
     for (const provider target : {provider::openai, provider::anthropic, provider::llama_cpp}) {
         CAPTURE(handoff::to_string(target));
         const auto r = handoff::provider_schema(target, &task);
@@ -885,16 +892,8 @@ TEST_CASE("definitions on a cycle are counted in one pass, a chain of any length
 
 TEST_CASE("Gemini's responseSchema inlines a chain of definitions 256 deep and cuts it there, saying so",
           "[provider_schema][refs]") {
-    nlohmann::ordered_json defs = nlohmann::ordered_json::object();
     constexpr int count = 1000;
-    for (int i = 0; i < count; ++i) {
-        nlohmann::ordered_json d = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
-        if (i + 1 < count) {
-            d["properties"]["next"] = {{"$ref", "#/$defs/d" + std::to_string(i + 1)}};
-        }
-        defs["d" + std::to_string(i)] = std::move(d);
-    }
-    const nlohmann::ordered_json task = {{"$ref", "#/$defs/d0"}, {"$defs", defs}};
+    const nlohmann::ordered_json task = definition_chain(count);
     const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
     const auto cut = std::find_if(r.notes.begin(), r.notes.end(), [](const handoff::schema_note& n) {
         return n.keyword == "$ref" && n.note.find("too deeply nested") != std::string::npos;

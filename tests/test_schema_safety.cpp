@@ -226,6 +226,17 @@ struct on_small_stack {
     bool valid = true;
 };
 
+/// Runs `job(argument)` on a thread of 256 KiB of stack, and waits for it.
+void run_on_small_stack(void* (*job)(void*), void* argument) {
+    pthread_attr_t attr;
+    REQUIRE(pthread_attr_init(&attr) == 0);
+    REQUIRE(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, &attr, job, argument) == 0);
+    REQUIRE(pthread_join(thread, nullptr) == 0);
+    pthread_attr_destroy(&attr);
+}
+
 void* validate_on_thread(void* arg) {
     auto* job = static_cast<on_small_stack*>(arg);
     job->valid = job->schema->is_valid(job->value);
@@ -239,15 +250,10 @@ TEST_CASE("the longest string a pattern may see is matched on a 256 KiB stack", 
     // pattern only.
     const compiled_schema s = compiled_schema::from_json(string_schema("^((a|b)|(c|d))*e?$", nullptr));
     on_small_stack job{&s, {{"a", std::string(4096, 'a')}}};
-    pthread_attr_t attr;
-    REQUIRE(pthread_attr_init(&attr) == 0);
-    REQUIRE(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
-    pthread_t thread;
-    REQUIRE(pthread_create(&thread, &attr, validate_on_thread, &job) == 0);
-    REQUIRE(pthread_join(thread, nullptr) == 0);
-    pthread_attr_destroy(&attr);
+    run_on_small_stack(validate_on_thread, &job);
     CHECK(job.valid);
 }
+
 namespace {
 
 struct compile_on_small_stack {
@@ -267,13 +273,7 @@ TEST_CASE("a chain of 20,000 $refs compiles on a 256 KiB stack: each target is c
           "[schema-safety][refs]") {
     const json schema = definition_chain(20'000);
     compile_on_small_stack job{&schema, std::nullopt};
-    pthread_attr_t attr;
-    REQUIRE(pthread_attr_init(&attr) == 0);
-    REQUIRE(pthread_attr_setstacksize(&attr, 256 * 1024) == 0);
-    pthread_t thread;
-    REQUIRE(pthread_create(&thread, &attr, compile_on_thread, &job) == 0);
-    REQUIRE(pthread_join(thread, nullptr) == 0);
-    pthread_attr_destroy(&attr);
+    run_on_small_stack(compile_on_thread, &job);
     REQUIRE(job.compiled.has_value());
     const compiled_schema& s = *job.compiled;
     CHECK(s.is_valid({{"n", 1}, {"next", {{"n", 2}, {"next", {{"n", 3}}}}}}));
