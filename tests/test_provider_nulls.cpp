@@ -155,6 +155,19 @@ TEST_CASE("a reply of 10,000 nulled optionals and a schema of 10,000 definitions
     CHECK(cleaned.at("partial_result") == ojson{{"kept", "k"}, {"p7", ojson::object()}});
 }
 
+TEST_CASE("a null is removed under a copy whose $ref names its target unescaped", "[provider_nulls]") {
+    // "#/properties/a~b" reads "~b" as it is; the copy's origin keeps the text, the notes
+    // the escaped pointer: both are matched written the same way.
+    const ojson task = {{"type", "object"},
+                        {"properties",
+                         {{"a~b", {{"type", "object"}, {"properties", {{"x", {{"type", "string"}}}}}}},
+                          {"other", {{"$ref", "#/properties/a~b"}}}}}};
+    const auto sent = handoff::provider_schema(handoff::provider::openai, &task);
+    const ojson cleaned = ojson::parse(handoff::remove_nulled_optionals(
+        std::string(R"({"partial_result": {"a~b": {"x": null}, "other": {"x": null}}})"), sent));
+    CHECK(cleaned.at("partial_result") == ojson{{"a~b", ojson::object()}, {"other", ojson::object()}});
+}
+
 TEST_CASE("a reply that is not JSON, or a schema with nothing made nullable, comes back unchanged",
           "[provider_nulls]") {
     const ojson task = ticket_schema();

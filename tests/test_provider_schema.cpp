@@ -10,6 +10,7 @@
 
 #include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/provider/listed_names.hpp>
+#include <handoff/detail/provider/openapi_schema.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider.hpp>
@@ -909,6 +910,31 @@ TEST_CASE("Gemini's responseSchema inlines a chain of definitions 256 deep and c
     }
     CHECK(depth == 256);
     CHECK(r.schema.dump().find("$ref") == std::string::npos);
+}
+
+TEST_CASE("Gemini's responseSchema cuts a schema nested 1024 levels through inlined definitions",
+          "[provider_schema][refs]") {
+    STATIC_REQUIRE(handoff::detail::max_converted_depth == 1024);
+    // 300 definitions, each nesting 60 levels before it refers to the next: 256 references deep
+    // is 15,000 levels of conversion, past any stack.
+    std::vector<std::pair<std::string, nlohmann::ordered_json>> defs;
+    for (int i = 0; i < 300; ++i) {
+        nlohmann::ordered_json inner = {{"type", "object"}};
+        if (i + 1 < 300) {
+            inner["properties"] = {{"next", {{"$ref", "#/$defs/d" + std::to_string(i + 1)}}}};
+        }
+        for (int level = 0; level < 60; ++level) {
+            inner = {{"type", "object"}, {"properties", {{"p", std::move(inner)}}}};
+        }
+        defs.emplace_back("d" + std::to_string(i), std::move(inner));
+    }
+    const nlohmann::ordered_json task = {{"$ref", "#/$defs/d0"},
+                                         {"$defs", handoff::detail::object_of_members(std::move(defs))}};
+    const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
+    CHECK(std::any_of(r.notes.begin(), r.notes.end(), [](const handoff::schema_note& n) {
+        return n.note.find("nested " + std::to_string(handoff::detail::max_converted_depth) + " levels deep") !=
+               std::string::npos;
+    }));
 }
 
 } // namespace test_provider_schema

@@ -57,7 +57,12 @@ HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const
     for (const schema_definition& d : sent.definitions) {
         const std::size_t place = places.add_place();
         definitions.emplace(d.name, place);
-        origins.emplace(d.origin, place);
+        // Written as the prefixes below are: a copy's origin is a user's `$ref` text.
+        std::string canonical;
+        for (const std::string& token : pointer_tokens(d.origin)) {
+            canonical = pointer_child(canonical, token);
+        }
+        origins.emplace(canonical, place);
     }
     for (const schema_note& note : sent.notes) {
         if (note.kind != schema_note_kind::made_nullable) {

@@ -40,14 +40,19 @@ namespace handoff::detail {
 inline constexpr std::size_t max_inlined_refs = 4096;
 
 /// Each inlined `$ref` inside another deepens the conversion's recursion: past this many, one is
-/// cut like a recursive one, so a chain of thousands of definitions never reaches the stack's end.
+/// cut like a recursive one.
 inline constexpr std::size_t max_inlined_depth = 256;
+
+/// The conversion recurses once per nested schema, through inlined definitions too: past this
+/// depth a schema is cut like a recursive one, so no chain of nested definitions reaches the
+/// stack's end.
+inline constexpr std::size_t max_converted_depth = 1024;
 
 template <class Json, class Note>
 class openapi_converter {
 public:
     openapi_converter(const Json& root, const std::vector<hoisted_definition>& origins, const Note& note)
-        : root_(root), note_(note) {
+        : note_(note) {
         for (const hoisted_definition& d : origins) {
             origin_of_.emplace(d.name, d.origin);
         }
@@ -63,6 +68,16 @@ public:
         if (!node.is_object()) {
             return node;
         }
+        if (depth_ == max_converted_depth) {
+            const auto origin = inlining_.empty() ? origin_of_.end() : origin_of_.find(inlining_.back());
+            note_(schema_note_kind::not_enforced, origin == origin_of_.end() ? std::string() : origin->second, "$ref",
+                  Json(inlining_.empty() ? std::string() : inlining_.back()),
+                  "Gemini responseSchema has no $ref: a schema nested " + std::to_string(max_converted_depth) +
+                      " levels deep through inlined definitions is cut here, where any value is accepted; the "
+                      "receiver still checks it");
+            return Json(Json::value_t::object);
+        }
+        const depth_guard deeper(depth_);
         if (const auto ref = node.find("$ref"); ref != node.end()) {
             return inline_ref(*ref);
         }
@@ -104,8 +119,19 @@ public:
     }
 
 private:
-    const Json& root_;
+    /// Counts one level of convert() for as long as it lives.
+    struct depth_guard {
+        explicit depth_guard(std::size_t& depth) : depth_(depth) { ++depth_; }
+        depth_guard(const depth_guard&) = delete;
+        depth_guard& operator=(const depth_guard&) = delete;
+        depth_guard(depth_guard&&) = delete;
+        depth_guard& operator=(depth_guard&&) = delete;
+        ~depth_guard() { --depth_; }
+        std::size_t& depth_;
+    };
+
     const Note& note_;
+    std::size_t depth_ = 0;
     std::map<std::string, std::string> origin_of_;   // a definition's place in the schema as given
     std::map<std::string, const Json*> definitions_; // the root's `$defs`, by name
     std::vector<std::string> inlining_;

@@ -543,7 +543,9 @@ private:
             return b->is_boolean() && !b->get<bool>() ? nlohmann::json(false) : a;
         }
         for (auto it = b->begin(); it != b->end(); ++it) {
-            merge_keyword(a, it.key(), it.value());
+            if (it.key() != "$defs" && it.key() != "definitions") { // no constraint (constraints_of)
+                merge_keyword(a, it.key(), it.value());
+            }
         }
         return a;
     }
