@@ -28,8 +28,8 @@
 
 namespace handoff::detail {
 
-/// Subschemas nest at most this deep inside their document; deeper is a schema_error, never a
-/// stack overflow. A chain of `$ref`s does not count: each target is compiled from the top.
+/// Subschemas nest at most this deep below the root, or below a `$ref` target compiled on its
+/// own; deeper is a schema_error, never a stack overflow. A chain of `$ref`s does not count.
 inline constexpr int max_schema_depth = 512;
 
 /// A schema compiles to at most this many subschemas (each costs a node of some hundred bytes):
