@@ -60,7 +60,7 @@ HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const
         // Written as the prefixes below are: a copy's origin is a user's `$ref` text.
         std::string canonical;
         for (const std::string& token : pointer_tokens(d.origin)) {
-            canonical = pointer_child(canonical, token);
+            append_pointer_token(canonical, token);
         }
         origins.emplace(canonical, place);
     }
@@ -77,7 +77,7 @@ HANDOFF_INLINE void add_noted_place(nulled_places& places, std::size_t at, const
                 add_noted_place(places, base->second, tokens, length);
             }
             if (length < tokens.size()) {
-                prefix = pointer_child(prefix, tokens[length]);
+                append_pointer_token(prefix, tokens[length]);
             }
         }
     }

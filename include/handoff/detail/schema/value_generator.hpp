@@ -141,13 +141,13 @@ private:
             }
             nlohmann::json merged = constraints_of(schema); // from 2019-09 on, the siblings of $ref apply too
             merged.erase("$ref");
-            return generate(merge(merged, constraints_of(*target)), pointer_child(at, "$ref"), depth + 1);
+            return generate(merge(merged, *target), pointer_child(at, "$ref"), depth + 1);
         }
         if (const auto all = schema.find("allOf"); all != schema.end() && all->is_array()) {
             nlohmann::json merged = constraints_of(schema);
             merged.erase("allOf");
             for (const nlohmann::json& branch : *all) {
-                merged = merge(merged, constraints_of(branch));
+                merged = merge(merged, branch);
             }
             return generate(merged, pointer_child(at, "allOf"), depth + 1);
         }
@@ -155,15 +155,18 @@ private:
         return first_fit(schema, candidates, at);
     }
 
-    /// `schema` without the definitions it holds: they constrain no value (a `$ref` is resolved
-    /// in the whole document), and a merge carried down every level would copy them each time.
+    /// Whether `keyword` holds definitions: they constrain no value (a `$ref` is resolved in the
+    /// whole document), and a merge carried down every level would copy them each time.
+    static bool holds_definitions(std::string_view keyword) { return keyword == "$defs" || keyword == "definitions"; }
+
+    /// `schema` without the definitions it holds.
     static nlohmann::json constraints_of(const nlohmann::json& schema) {
         if (!schema.is_object()) {
             return schema; // true or false
         }
         nlohmann::json out = nlohmann::json::object();
         for (auto it = schema.begin(); it != schema.end(); ++it) {
-            if (it.key() != "$defs" && it.key() != "definitions") {
+            if (!holds_definitions(it.key())) {
                 out[it.key()] = it.value();
             }
         }
@@ -543,7 +546,7 @@ private:
             return b->is_boolean() && !b->get<bool>() ? nlohmann::json(false) : a;
         }
         for (auto it = b->begin(); it != b->end(); ++it) {
-            if (it.key() != "$defs" && it.key() != "definitions") { // no constraint (constraints_of)
+            if (!holds_definitions(it.key())) {
                 merge_keyword(a, it.key(), it.value());
             }
         }
