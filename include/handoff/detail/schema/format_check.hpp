@@ -23,6 +23,8 @@
 //   (its first segment without ":"); ASCII only, "%" always before two hex digits.
 // Every other format is an annotation.
 
+#include <handoff/detail/text.hpp>
+
 #include <algorithm>   // all_of, equal, min
 #include <array>       // array
 #include <cstddef>     // size_t
@@ -108,16 +110,6 @@ inline constexpr std::array<format_row, 11> asserted_formats{{
 namespace format_detail {
 
 [[nodiscard]] inline bool digit(char c) noexcept { return c >= '0' && c <= '9'; }
-
-[[nodiscard]] inline int hex_value(char c) noexcept {
-    if (digit(c)) {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
 
 /// `count` digits at s[at] forming a number in [lo, hi]; advances `at`.
 [[nodiscard]] inline bool digits(std::string_view s, std::size_t& at, std::size_t count, int lo, int hi,
@@ -231,7 +223,7 @@ namespace format_detail {
 /// One to four hex digits; advances `at` past them.
 [[nodiscard]] inline bool hex_group(std::string_view s, std::size_t& at) {
     const std::size_t start = at;
-    while (at < s.size() && at - start < 4 && hex_value(s[at]) >= 0) {
+    while (at < s.size() && at - start < 4 && hex_digit_value(s[at]) >= 0) {
         ++at;
     }
     return at > start;
@@ -282,7 +274,7 @@ namespace format_detail {
             return false;
         }
         for (std::size_t i = 0; i < runs[r]; ++i, ++at) {
-            if (at >= s.size() || hex_value(s[at]) < 0) {
+            if (at >= s.size() || hex_digit_value(s[at]) < 0) {
                 return false;
             }
         }
@@ -435,7 +427,7 @@ namespace format_detail {
     }
     const char c = s[at];
     if (c == '%') {
-        const bool encoded = at + 2 < s.size() && hex_value(s[at + 1]) >= 0 && hex_value(s[at + 2]) >= 0;
+        const bool encoded = at + 2 < s.size() && hex_digit_value(s[at + 1]) >= 0 && hex_digit_value(s[at + 2]) >= 0;
         at += encoded ? 3 : 0;
         return encoded;
     }
@@ -467,7 +459,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
     const std::size_t dot = inner.find('.');
     if (dot == std::string_view::npos || dot < 2 || inner.find('%') != std::string_view::npos ||
         !std::all_of(inner.begin() + 1, inner.begin() + static_cast<std::ptrdiff_t>(dot),
-                     [](char c) { return hex_value(c) >= 0; })) {
+                     [](char c) { return hex_digit_value(c) >= 0; })) {
         return false;
     }
     read = dot + 1;
