@@ -141,12 +141,11 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
     rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema, options.schema);
-    for (const detail::hoisted_definition& d : origins) {
-        rewrite.origin_by_name.emplace(d.name, d.origin);
-    }
+    const detail::definition_origins origin_by_name = detail::origins_by_name(origins);
+    rewrite.origin_by_name = &origin_by_name;
     result.schema = rewrite.rewrite(merged, "");
     if (profile.siblings == detail::ref_siblings::inlined) {
-        result.schema = detail::openapi_schema(result.schema, origins, add_note);
+        result.schema = detail::openapi_schema(result.schema, origin_by_name, add_note);
     }
     detail::drop_repeated_notes(result.notes);
     detail::check_limits(target, result.schema, origins, result);

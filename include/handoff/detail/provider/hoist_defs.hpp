@@ -37,6 +37,17 @@ namespace handoff::detail {
 /// given, of the schema it holds (notes about it point there).
 using hoisted_definition = handoff::schema_definition;
 
+/// Each hoisted definition's origin, by its name under the root `$defs`.
+using definition_origins = std::map<std::string, std::string>;
+
+[[nodiscard]] inline definition_origins origins_by_name(const std::vector<hoisted_definition>& definitions) {
+    definition_origins out;
+    for (const hoisted_definition& d : definitions) {
+        out.emplace(d.name, d.origin);
+    }
+    return out;
+}
+
 /// Each copy costs the size of its target, so a schema with many refs into itself could grow
 /// without bound: past this many copies a `$ref` is removed and reported instead.
 inline constexpr std::size_t max_ref_copies = 256;

@@ -51,11 +51,8 @@ inline constexpr std::size_t max_converted_depth = 1024;
 template <class Json, class Note>
 class openapi_converter {
 public:
-    openapi_converter(const Json& root, const std::vector<hoisted_definition>& origins, const Note& note)
-        : note_(note) {
-        for (const hoisted_definition& d : origins) {
-            origin_of_.emplace(d.name, d.origin);
-        }
+    openapi_converter(const Json& root, const definition_origins& origins, const Note& note)
+        : note_(note), origin_of_(origins) {
         // By name once: an ordered_json object finds a key by reading from its first member.
         if (const auto defs = root.find("$defs"); defs != root.end() && defs->is_object()) {
             for (auto it = defs->begin(); it != defs->end(); ++it) {
@@ -132,7 +129,7 @@ private:
 
     const Note& note_;
     std::size_t depth_ = 0;
-    std::map<std::string, std::string> origin_of_;   // a definition's place in the schema as given
+    const definition_origins& origin_of_;            // a definition's place in the schema as given
     std::map<std::string, const Json*> definitions_; // the root's `$defs`, by name
     std::vector<std::string> inlining_;
     std::size_t inlined_ = 0;
@@ -239,8 +236,7 @@ private:
 
 /// `schema` (rewritten for gemini_openapi) in the Schema object's form; see the top of this file.
 template <class Json, class Note>
-[[nodiscard]] Json openapi_schema(const Json& schema, const std::vector<hoisted_definition>& origins,
-                                  const Note& note) {
+[[nodiscard]] Json openapi_schema(const Json& schema, const definition_origins& origins, const Note& note) {
     return openapi_converter<Json, Note>(schema, origins, note).convert(schema);
 }
 

@@ -28,7 +28,6 @@
 #include <algorithm>   // find, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
-#include <map>         // map
 #include <string>      // string
 #include <string_view> // string_view
 #include <type_traits> // is_same_v
@@ -72,7 +71,7 @@ struct rewriter {
     const Sink& sink;
     rewrite_options options{};
     /// Each hoisted definition's origin, by its name under the root `$defs`.
-    std::map<std::string, std::string> origin_by_name{};
+    const definition_origins* origin_by_name = nullptr;
 
     void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, const Json& value,
               std::string text) const {
@@ -81,8 +80,8 @@ struct rewriter {
 
     /// Where notes about the member `key` of the keyword at `pointer` point.
     [[nodiscard]] std::string member_pointer(const std::string& pointer, const std::string& key) const {
-        if (pointer == "/$defs") {
-            if (const auto it = origin_by_name.find(key); it != origin_by_name.end()) {
+        if (origin_by_name != nullptr && pointer == "/$defs") {
+            if (const auto it = origin_by_name->find(key); it != origin_by_name->end()) {
                 return it->second;
             }
         }
