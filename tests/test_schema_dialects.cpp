@@ -278,15 +278,45 @@ TEST_CASE("dependencies applies in 2019-09 and 2020-12 too, as their metaschemas
 TEST_CASE("a subschema is read in its own resource's dialect, whichever reference reaches it first",
           "[schema][dialects][refs]") {
     // "u" lies in a 2020-12 document; a draft-07 resource refers to it, and so does the 2020-12
-    // root, in every order. Read as draft-07, its dependentRequired would be refused.
-    for (const char* file :
-         {"ref_before_draft07.schema.json", "draft07_first.schema.json", "place_first.schema.json"}) {
-        CAPTURE(file);
+    // root. Properties compile in key order, and each file puts another of the three first: the
+    // place itself, the draft-07 resource, the 2020-12 reference. Read as draft-07, its
+    // dependentRequired would be refused.
+    struct row {
+        const char* file;
+        const char* place;
+        const char* draft07;
+    };
+    for (const row& r : {row{"ref_before_draft07.schema.json", "t", "b"}, row{"draft07_first.schema.json", "t", "a"},
+                         row{"place_first.schema.json", "a", "t"}}) {
+        CAPTURE(r.file);
         const compiled_schema s =
-            compiled_schema::from_json(handoff_test::read_fixture_json(std::string("schemas/dialect_mix/") + file));
-        CHECK(s.is_valid({{"t", {{"u", {{"a", 1}, {"b", 2}}}}}}));
-        CHECK_FALSE(s.is_valid({{"t", {{"u", {{"a", 1}}}}}}));
-        CHECK_FALSE(s.is_valid({{"b", {{"a", 1}}}})); // through the draft-07 resource's $ref
+            compiled_schema::from_json(handoff_test::read_fixture_json(std::string("schemas/dialect_mix/") + r.file));
+        CHECK(s.is_valid({{r.place, {{"u", {{"a", 1}, {"b", 2}}}}}}));
+        CHECK_FALSE(s.is_valid({{r.place, {{"u", {{"a", 1}}}}}}));
+        CHECK_FALSE(s.is_valid({{r.draft07, {{"a", 1}}}})); // through the draft-07 resource's $ref
+    }
+}
+
+TEST_CASE("a $ref target no walk reaches reads as its place says, whichever reference is compiled first",
+          "[schema][dialects][refs]") {
+    // A place under an unknown keyword, `$defs` in a draft-07 resource, a registered document
+    // without `$schema`: each case referred to from a draft-07 resource and from 2020-12, in both
+    // orders, with the verdicts the place's dialect gives; then a place in a draft-07 document
+    // that only 2020-12 names, and a document without `$schema` that only 2020-12 names.
+    const json cases = handoff_test::read_fixture_json("schemas/dialect_mix/unreached_targets.json");
+    REQUIRE(cases.size() == 8);
+    for (const json& c : cases) {
+        INFO(c["description"].get<std::string>());
+        handoff::schema_registry registry;
+        const json documents = c.value("registry", json::object());
+        for (const auto& [uri, document] : documents.items()) {
+            registry.add(uri, document);
+        }
+        const compiled_schema s = compiled_schema::from_json(c["schema"], registry);
+        for (const json& t : c["tests"]) {
+            INFO(t["data"].dump());
+            CHECK(s.is_valid(t["data"]) == t["valid"].get<bool>());
+        }
     }
 }
 

@@ -138,7 +138,7 @@ schema_registry::locate(const std::string& absolute_reference) const {
         return detail::walk_pointer(*root, document, detail::location_of(document, ""), parts.fragment);
     }
     if (const detail::schema_location* by_id = ids_.find(document)) {
-        return detail::walk_pointer(*by_id->schema, by_id->parent_base, by_id->where, parts.fragment);
+        return detail::walk_pointer(*by_id, parts.fragment);
     }
     return std::nullopt;
 }

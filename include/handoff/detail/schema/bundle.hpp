@@ -8,7 +8,7 @@
 // below the root are removed, since no `$ref` reads them any more. Targets are found by
 // ref_follower, as the validator finds them, and the walk goes where the validator's compiler
 // goes: from the root, and from every target, each read in the dialect the compiler reads it in
-// (its own `$schema`, else that of the place the `$ref` stands), never into the keywords beside a
+// (the last `$schema` on the way to it in its document, else the root's), never into the keywords beside a
 // `$ref` that a dialect before 2019-09 ignores. This is JSON Schema's bundling (2020-12 core,
 // section 9.3, "Compound Documents") without embedded `$id`s, which provider decoders do not read.
 //
@@ -144,7 +144,7 @@ private:
         }
         const auto ref = s.find("$ref");
         if (ref != s.end() && ref->is_string()) {
-            rewrite(ref->get_ref<const std::string&>(), base, dialect, copy, pointer);
+            rewrite(ref->get_ref<const std::string&>(), base, copy, pointer);
         }
         if (ref != s.end() && ref_alone) {
             return; // the keywords beside it are not read
@@ -157,13 +157,15 @@ private:
     /// Rewrites the `$ref` at `pointer` of copy `copy` to its target in the bundle, and has the
     /// target walked. A `$ref` that leads nowhere is left as written (the receiver refuses it,
     /// or never reads it).
-    void rewrite(const std::string& reference, const std::string& base, std::optional<schema_dialect> site,
-                 std::size_t copy, const std::string& pointer) {
+    void rewrite(const std::string& reference, const std::string& base, std::size_t copy, const std::string& pointer) {
         std::string error;
         const std::optional<schema_location> found = refs_.locate(reference, base, error);
         if (!found) {
             return;
         }
+        // As the compiler reads it: by the last `$schema` on the way to it, else as the root.
+        const std::optional<schema_dialect> site =
+            found->declaring != nullptr ? dialect_inside(*found->declaring, root_dialect_) : root_dialect_;
         const auto [uri, target] = split_where(found->where);
         std::string written;
         if (uri == refs_.document_uri()) {

@@ -2,7 +2,8 @@
 #pragma once
 
 // Schema JSON -> a vector of schema_node. Each schema object is compiled once (memoised by
-// address) in the dialect in force there (its own `$schema`, else the one around it), its
+// address) in the dialect in force where it stands (its own `$schema`, else the last one on the
+// way to it from its document's root, else the root schema's), whichever reference reaches it; its
 // keywords through one keyword list (keyword -> compile function), every `$ref` resolved to a node index
 // here, never at run time; a `$dynamicRef`/`$recursiveRef` keeps the targets the dynamic scope
 // may choose from. Whatever would make validation wrong or endless is a schema_error naming the
@@ -71,11 +72,12 @@ public:
     [[nodiscard]] compiled_nodes compile(const nlohmann::json& root, schema_dialect dialect) {
         const reading around{dialect, vocab_official, assert_formats_};
         const reading inside = reading_of(root, around, resolver_.root_where(""));
+        root_reading_ = inside;
         plain_reading_ = reading{inside.dialect, vocab_official, assert_formats_};
         const node_index top = compile_at(root, resolver_.root_base(), resolver_.root_where(""), 0, around);
         compile_pending();
         if (uses_dynamic_scope_) {
-            compile_resources_in_scope(around);
+            compile_resources_in_scope();
         }
         check_in_place_cycles();
         if (!uses_dynamic_scope_) {
@@ -291,9 +293,16 @@ private:
         }
         // An unresolvable reference is reported at the schema that holds it.
         const schema_location target = resolver_.locate(ref.get_ref<const std::string&>(), ctx.base, ctx.where);
-        const reading around{dialect_inside(*target.schema, ctx.dialect).value_or(ctx.dialect), ctx.vocabularies,
-                             ctx.assert_formats};
-        return defer(*target.schema, target.parent_base, target.where, around);
+        return defer(*target.schema, target.parent_base, target.where, reading_around(target));
+    }
+
+    /// The reading around the schema at `target`, wherever the reference to it stands: the last
+    /// `$schema` on the way to it from its document's root says it, or, in a document that
+    /// declares none, the root schema's. So each schema object has one reading, however the
+    /// compiler first reaches it.
+    [[nodiscard]] reading reading_around(const schema_location& target) {
+        return target.declaring != nullptr ? reading_of(*target.declaring, root_reading_, target.declaring_where)
+                                           : root_reading_;
     }
 
     /// From 2019-09 on: `$ref` applies beside the other keywords; `$dynamicRef` (2020-12, core
@@ -339,7 +348,7 @@ private:
 
     /// A resource in the dynamic scope may hold a `$dynamicAnchor` no `$ref` reached: every
     /// resource a compiled node belongs to is compiled whole.
-    void compile_resources_in_scope(const reading& around) {
+    void compile_resources_in_scope() {
         // By index, and the URI copied: compiling a resource may add resources to resources_.
         for (std::size_t r = 0; r < resources_.size(); ++r) { // NOLINT(modernize-loop-convert)
             const std::string uri = resources_[r];
@@ -352,9 +361,7 @@ private:
             } catch (const schema_error&) {
                 continue; // a base URI no document holds (a relative `$id` on an anonymous root)
             }
-            const reading inside{dialect_inside(*root->schema, around.dialect).value_or(around.dialect), vocab_official,
-                                 assert_formats_};
-            static_cast<void>(compile_at(*root->schema, root->parent_base, root->where, 0, inside));
+            static_cast<void>(compile_at(*root->schema, root->parent_base, root->where, 0, reading_around(*root)));
             compile_pending();
         }
     }
@@ -533,6 +540,9 @@ private:
     /// every object compiled so far was read so (compiled_nodes::one_reading).
     reading plain_reading_;
     bool one_reading_ = true;
+    /// How the root reads (its `$schema`, else the dialect it is compiled in): how a document
+    /// that declares no `$schema` reads.
+    reading root_reading_;
 };
 
 inline std::shared_ptr<const ecma_regex> schema_compiler::regex(const std::string& pattern, const std::string& where) {

@@ -29,11 +29,25 @@ namespace handoff::detail {
 
 /// A schema found by URI: the JSON, the base URI in force around it (its own `$id` not yet
 /// applied: compiling it applies that), and where it is, for messages ("uri#/pointer").
+/// `declaring` is the innermost object from its document's root to it (itself included) with a
+/// `$schema` member, at `declaring_where`: that member says how the schema reads, wherever the
+/// reference to it stands (nullptr: its document declares none).
 struct schema_location {
     const nlohmann::json* schema = nullptr;
     std::string parent_base;
     std::string where;
+    const nlohmann::json* declaring = nullptr;
+    std::string declaring_where;
 };
+
+/// The location of `s`, at `where`, after `declaring` (at `declaring_where`) on the way to it.
+[[nodiscard]] inline schema_location located(const nlohmann::json& s, std::string parent_base, std::string where,
+                                             const nlohmann::json* declaring, const std::string& declaring_where) {
+    const bool declares = s.is_object() && s.contains("$schema");
+    schema_location out{&s, std::move(parent_base), std::move(where), declares ? &s : declaring, {}};
+    out.declaring_where = declares ? out.where : declaring_where;
+    return out;
+}
 
 /// Keywords whose value is a schema, an array of schemas, or an object of schemas.
 enum class subschema_shape : std::uint8_t { single, array, map, single_or_array, map_or_array };
@@ -150,7 +164,7 @@ class id_index {
 public:
     void scan(const nlohmann::json& root, const std::string& base, const std::string& document_uri,
               std::optional<schema_dialect> dialect = std::nullopt) {
-        scan_at(root, base, document_uri, "", dialect, 0);
+        scan_at(root, base, document_uri, "", dialect, nullptr, 0);
     }
 
     [[nodiscard]] const schema_location* find(const std::string& uri) const {
@@ -159,14 +173,18 @@ public:
     }
 
 private:
+    /// `outer`: the location of the schema holding `s` (nullptr for a document's root).
     void scan_at(const nlohmann::json& s, const std::string& parent_base, const std::string& doc,
-                 const std::string& pointer, std::optional<schema_dialect> around, int depth) {
+                 const std::string& pointer, std::optional<schema_dialect> around, const schema_location* outer,
+                 int depth) {
         if (!s.is_object() || depth > 1000) {
             return; // deeper than any schema handoff compiles (the compiler reports that)
         }
         const std::optional<schema_dialect> dialect = dialect_inside(s, around);
         const std::string base = base_inside(s, parent_base, dialect);
-        const schema_location here{&s, parent_base, location_of(doc, pointer)};
+        const schema_location here =
+            located(s, parent_base, location_of(doc, pointer), outer != nullptr ? outer->declaring : nullptr,
+                    outer != nullptr ? outer->declaring_where : std::string());
         if (const nlohmann::json* id = id_member(s, dialect)) {
             const std::string full = resolve_uri(parent_base, id->get_ref<const std::string&>());
             const uri_split parts = split_fragment(full);
@@ -181,7 +199,7 @@ private:
             }
         }
         for_each_subschema(s, pointer, [&](const nlohmann::json& child, const std::string& at) {
-            scan_at(child, base, doc, at, dialect, depth + 1);
+            scan_at(child, base, doc, at, dialect, &here, depth + 1);
         });
     }
 
@@ -189,14 +207,16 @@ private:
 };
 
 /// Follows the JSON pointer `fragment` (percent-decoded, ~0 and ~1 unescaped, empty tokens
-/// allowed) from `root`, applying the `$id` of every schema passed on the way. nullopt when a
-/// token leads nowhere.
-/// `where` names `root` for messages ("uri#" for a document root, "uri#/pointer" inside one).
-[[nodiscard]] inline std::optional<schema_location> walk_pointer(const nlohmann::json& root, std::string base,
-                                                                 const std::string& where, std::string_view fragment,
+/// allowed) from the schema at `start`, applying the `$id` of every schema passed on the way,
+/// and noting the last `$schema`. nullopt when a token leads nowhere.
+[[nodiscard]] inline std::optional<schema_location> walk_pointer(const schema_location& start,
+                                                                 std::string_view fragment,
                                                                  std::optional<schema_dialect> dialect = std::nullopt) {
     const std::string pointer = percent_decode(fragment);
-    const nlohmann::json* at = &root;
+    const nlohmann::json* at = start.schema;
+    std::string base = start.parent_base;
+    const nlohmann::json* declaring = start.declaring;
+    std::string declaring_where = start.declaring_where;
     std::size_t i = 0;
     while (i < pointer.size()) {
         if (pointer[i] != '/') {
@@ -207,6 +227,10 @@ private:
         dialect = dialect_inside(*at, dialect);
         base = base_inside(*at, base, dialect);
         if (at->is_object()) {
+            if (at != declaring && at->contains("$schema")) {
+                declaring = at;
+                declaring_where = start.where + pointer.substr(0, i);
+            }
             const auto it = at->find(token);
             if (it == at->end()) {
                 return std::nullopt;
@@ -219,7 +243,15 @@ private:
         }
         i = end;
     }
-    return schema_location{at, std::move(base), where + pointer};
+    return located(*at, std::move(base), start.where + pointer, declaring, declaring_where);
+}
+
+/// The same from a document's `root`; `where` names it for messages ("uri#", or "" for a
+/// document given without a URI).
+[[nodiscard]] inline std::optional<schema_location> walk_pointer(const nlohmann::json& root, std::string base,
+                                                                 std::string where, std::string_view fragment,
+                                                                 std::optional<schema_dialect> dialect = std::nullopt) {
+    return walk_pointer(schema_location{&root, std::move(base), std::move(where), nullptr, {}}, fragment, dialect);
 }
 
 } // namespace handoff::detail

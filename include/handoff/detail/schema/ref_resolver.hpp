@@ -82,7 +82,7 @@ private:
             return walk_pointer(*root_, root_uri_, location_of(root_uri_, ""), fragment, dialect_);
         }
         if (const schema_location* by_id = local_ids_.find(document)) {
-            return walk_pointer(*by_id->schema, by_id->parent_base, by_id->where, fragment, dialect_);
+            return walk_pointer(*by_id, fragment, dialect_);
         }
         if (auto in_registry = registry().locate(absolute)) {
             return in_registry;
@@ -91,7 +91,7 @@ private:
             return walk_pointer(*it->second, document, location_of(document, ""), fragment);
         }
         if (const schema_location* by_id = loaded_ids_.find(document)) {
-            return walk_pointer(*by_id->schema, by_id->parent_base, by_id->where, fragment);
+            return walk_pointer(*by_id, fragment);
         }
         return std::nullopt;
     }
