@@ -480,6 +480,70 @@ TEST_CASE("format uri and uri-reference follow RFC 3986's grammar in one pass", 
     CHECK(compiled_schema::from_json(json::parse(R"({"format": "uri"})")).is_valid("not a uri")); // an annotation
 }
 
+TEST_CASE("format iri and iri-reference take RFC 3987's non-ASCII code points where a URI takes unreserved ones",
+          "[schema-safety][format]") {
+    using handoff::detail::format_kind;
+    const auto iri = [](const std::string& s) { return handoff::detail::check_format(format_kind::iri, s); };
+    const auto reference = [](const std::string& s) {
+        return handoff::detail::check_format(format_kind::iri_reference, s);
+    };
+    // U+00E9, U+4E2D, U+10000 (ucschar); U+E000 and U+F0000 (iprivate); U+FFFE (neither).
+    const std::string e_acute = "\xC3\xA9";
+    const std::string han = "\xE4\xB8\xAD";
+    const std::string linear_b = "\xF0\x90\x80\x80";
+    const std::string private_bmp = "\xEE\x80\x80";
+    const std::string private_plane = "\xF3\xB0\x80\x80";
+    const std::string non_character = "\xEF\xBF\xBE";
+    CHECK(iri("https://caf" + e_acute + ".example/" + han + "?q=" + linear_b + "#" + e_acute));
+    CHECK(iri("https://us" + e_acute + "r@example.com/"));
+    CHECK(iri("http://x/?" + private_bmp + private_plane)); // iprivate: in the query only
+    CHECK_FALSE(iri("http://x/" + private_bmp));
+    CHECK_FALSE(iri("http://x/#" + private_plane));
+    CHECK_FALSE(iri("http://x/" + non_character));
+    CHECK_FALSE(iri("http://x/\xC3"));         // a cut UTF-8 sequence
+    CHECK_FALSE(iri("http://x/\xC0\xAF"));     // an overlong one
+    CHECK_FALSE(iri("http://[" + han + "]/")); // an IP literal stays ASCII
+    CHECK_FALSE(iri(e_acute + ":x"));          // and so does the scheme
+    CHECK_FALSE(iri("/" + han));               // a relative reference is no IRI
+    CHECK(reference("/" + han));
+    CHECK(reference(han + "/a:b"));
+    CHECK_FALSE(reference(han + ":b")); // a first segment with ":" reads as a scheme
+    CHECK_FALSE(
+        handoff::detail::check_format(format_kind::uri, "https://caf" + e_acute + ".example/")); // a URI is ASCII
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s =
+        compiled_schema::from_json(json::parse(R"({"properties": {"at": {"format": "iri"}}})"), asserting);
+    CHECK(s.is_valid({{"at", "https://" + han + ".example/"}}));
+    CHECK(validate(s, {{"at", "no scheme"}})[0].message ==
+          "/partial_result/at: must be a valid IRI (a URI that may hold non-ASCII characters, RFC 3987) (got \"no "
+          "scheme\")");
+}
+
+TEST_CASE("format relative-json-pointer is a non-negative integer, then # or a JSON pointer",
+          "[schema-safety][format]") {
+    const auto relative = [](const std::string& s) {
+        return handoff::detail::check_format(handoff::detail::format_kind::relative_json_pointer, s);
+    };
+    for (const char* good : {"0", "1", "10", "0#", "12#", "0/", "3/a~0b/~1/0", "0//"}) {
+        CAPTURE(good);
+        CHECK(relative(good));
+    }
+    for (const char* bad :
+         {"", "#", "/a", "00", "01/a", "1##", "1#/a", "1/a~", "1/a~2", "-1", "+1/a", "1 /a", "1#\n"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(relative(bad));
+    }
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s = compiled_schema::from_json(
+        json::parse(R"({"properties": {"at": {"format": "relative-json-pointer"}}})"), asserting);
+    CHECK(s.is_valid({{"at", "2/items/0"}}));
+    CHECK(validate(s, {{"at", "/items"}})[0].message ==
+          "/partial_result/at: must be a valid relative JSON pointer (a non-negative integer, then # or a JSON "
+          "pointer) (got \"/items\")");
+}
+
 TEST_CASE("the value generator's example of every asserted format is one", "[schema-safety][format]") {
     handoff::schema_options asserting;
     asserting.assert_formats = true;

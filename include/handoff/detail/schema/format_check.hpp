@@ -18,9 +18,15 @@
 // - duration: RFC 3339 appendix A (2020-12 7.3.1): P, then weeks alone, or years, months, days
 //   and/or T with hours, minutes, seconds, each run without a gap; whole numbers only.
 // - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
+// - relative-json-pointer: draft-handrews-relative-json-pointer-01 section 3, the draft the
+//   validation vocabulary names from draft-07 to 2020-12 (7.3.7): a non-negative integer without
+//   a leading zero, then "#" or a JSON pointer.
 // - uri, uri-reference: RFC 3986 sections 3 and 4.1 (2020-12 7.3.5): a scheme, ":", an optional
 //   "//" authority, a path, "?" query and "#" fragment; or, for a reference, a relative one too
 //   (its first segment without ":"); ASCII only, "%" always before two hex digits.
+// - iri, iri-reference: RFC 3987 section 2.2, the same grammar with the code points of `ucschar`
+//   where a URI takes unreserved characters (user information, host name, path, query, fragment)
+//   and those of `iprivate` in the query too.
 // Every other format is an annotation.
 
 #include <handoff/detail/text.hpp>
@@ -44,8 +50,11 @@ enum class format_kind : std::uint8_t {
     email,
     duration,
     json_pointer,
+    relative_json_pointer,
     uri,
-    uri_reference
+    uri_reference,
+    iri,
+    iri_reference
 };
 
 /// The longest date, time, IP address or UUID (bytes); a longer string is refused before it is
@@ -69,7 +78,7 @@ struct format_row {
     std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 11> asserted_formats{{
+inline constexpr std::array<format_row, 14> asserted_formats{{
     {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
     {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
     {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
@@ -79,8 +88,13 @@ inline constexpr std::array<format_row, 11> asserted_formats{{
     {format_kind::email, "email", "e-mail address (local-part@domain, RFC 5321)", max_email_length},
     {format_kind::duration, "duration", "duration (P1Y2M3DT4H5M6S or P2W, RFC 3339 appendix A)", unbounded_format},
     {format_kind::json_pointer, "json-pointer", "JSON pointer (\"\" or /token/..., RFC 6901)", unbounded_format},
+    {format_kind::relative_json_pointer, "relative-json-pointer",
+     "relative JSON pointer (a non-negative integer, then # or a JSON pointer)", unbounded_format},
     {format_kind::uri, "uri", "URI (scheme:hier-part[?query][#fragment], RFC 3986)", unbounded_format},
     {format_kind::uri_reference, "uri-reference", "URI reference (a URI or a relative reference, RFC 3986)",
+     unbounded_format},
+    {format_kind::iri, "iri", "IRI (a URI that may hold non-ASCII characters, RFC 3987)", unbounded_format},
+    {format_kind::iri_reference, "iri-reference", "IRI reference (an IRI or a relative reference, RFC 3987)",
      unbounded_format},
 }};
 
@@ -418,14 +432,60 @@ namespace format_detail {
     return true;
 }
 
-/// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra`, or a
-/// percent-encoded octet (a "%" before anything but two hex digits is none).
-[[nodiscard]] inline bool uri_char(std::string_view s, std::size_t& at, std::string_view extra) {
+/// A non-negative integer without a leading zero, then "#" or a JSON pointer.
+[[nodiscard]] inline bool relative_json_pointer(std::string_view s, std::size_t& at) {
+    const std::size_t start = at;
+    while (at < s.size() && digit(s[at])) {
+        ++at;
+    }
+    if (at == start || (s[start] == '0' && at - start > 1)) {
+        return false;
+    }
+    return expect(s, at, '#') || json_pointer(s, at);
+}
+
+/// Which code points beyond ASCII a URI's character class takes: none (RFC 3986), RFC 3987's
+/// `ucschar` (an IRI's unreserved characters), or `ucschar` and `iprivate` (an IRI's query).
+enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
+
+/// RFC 3987 section 2.2's `ucschar`, or with `or_private` `iprivate` too: the non-ASCII code
+/// points an IRI holds unencoded. Neither takes a plane's last two code points (U+xFFFE, U+xFFFF).
+[[nodiscard]] constexpr bool iri_code_point(char32_t c, bool or_private) noexcept {
+    const auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
+    const bool ucschar = in(0xA0, 0xD7FF) || in(0xF900, 0xFDCF) || in(0xFDF0, 0xFFEF) ||
+                         (in(0x10000, 0xDFFFD) && (c & 0xFFFFU) <= 0xFFFDU) || in(0xE1000, 0xEFFFD);
+    const bool iprivate = in(0xE000, 0xF8FF) || (in(0xF0000, 0x10FFFD) && (c & 0xFFFFU) <= 0xFFFDU);
+    return ucschar || (or_private && iprivate);
+}
+
+/// The well-formed UTF-8 sequence at s[at] as a code point, and its length (0: none).
+[[nodiscard]] inline std::size_t code_point_at(std::string_view s, std::size_t at, char32_t& c) noexcept {
+    const std::size_t n = utf8_sequence_length(s.substr(at));
+    constexpr unsigned lead_bits[] = {0, 0x7FU, 0x1FU, 0x0FU, 0x07U};
+    c = n == 0 ? 0 : static_cast<unsigned char>(s[at]) & lead_bits[n];
+    for (std::size_t i = 1; i < n; ++i) {
+        c = (c << 6U) | (static_cast<unsigned char>(s[at + i]) & 0x3FU);
+    }
+    return n;
+}
+
+/// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra` (and
+/// the code points `wide` adds), or a percent-encoded octet (a "%" before anything but two hex
+/// digits is none).
+[[nodiscard]] inline bool uri_char(std::string_view s, std::size_t& at, std::string_view extra,
+                                   beyond_ascii wide = beyond_ascii::none) {
     constexpr std::string_view marks = "-._~!$&'()*+,;="; // unreserved's and sub-delims' signs
     if (at >= s.size()) {
         return false;
     }
     const char c = s[at];
+    if (static_cast<unsigned char>(c) >= 0x80U) {
+        char32_t point = 0;
+        const std::size_t n = wide == beyond_ascii::none ? 0 : code_point_at(s, at, point);
+        const bool taken = n != 0 && iri_code_point(point, wide == beyond_ascii::ucschar_or_private);
+        at += taken ? n : 0;
+        return taken;
+    }
     if (c == '%') {
         const bool encoded = at + 2 < s.size() && hex_digit_value(s[at + 1]) >= 0 && hex_digit_value(s[at + 2]) >= 0;
         at += encoded ? 3 : 0;
@@ -438,8 +498,9 @@ namespace format_detail {
 }
 
 /// As many characters of uri_char's class as follow.
-inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra) {
-    while (uri_char(s, at, extra)) {
+inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
+                    beyond_ascii wide = beyond_ascii::none) {
+    while (uri_char(s, at, extra, wide)) {
     }
 }
 
@@ -468,12 +529,12 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
 }
 
 /// RFC 3986 section 3.2: [userinfo "@"] host [":" port], up to the first "/", "?" or "#".
-[[nodiscard]] inline bool authority(std::string_view s, std::size_t& at) {
+[[nodiscard]] inline bool authority(std::string_view s, std::size_t& at, beyond_ascii wide) {
     const std::size_t end = std::min(s.find_first_of("/?#", at), s.size());
     const std::string_view part = s.substr(at, end - at);
     std::size_t read = 0;
     if (const std::size_t sign = part.find('@'); sign != std::string_view::npos) {
-        uri_run(part, read, ":");
+        uri_run(part, read, ":", wide);
         if (read != sign) {
             return false;
         }
@@ -484,7 +545,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
             return false;
         }
     } else {
-        uri_run(part, read, ""); // reg-name, which an IPv4 address also is
+        uri_run(part, read, "", wide); // reg-name, which an IPv4 address also is
     }
     if (expect(part, read, ':')) {
         while (read < part.size() && digit(part[read])) {
@@ -497,27 +558,29 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
 
 /// RFC 3986 sections 3.3-3.5: the path, then "?" query and "#" fragment. After a scheme or an
 /// authority any path of segments goes; a relative path's first segment holds no ":" (section
-/// 4.2: it would read as a scheme).
-[[nodiscard]] inline bool path_query_fragment(std::string_view s, std::size_t& at, bool relative_path) {
+/// 4.2: it would read as a scheme). An IRI's query also takes `iprivate`, its fragment not.
+[[nodiscard]] inline bool path_query_fragment(std::string_view s, std::size_t& at, bool relative_path,
+                                              beyond_ascii wide) {
     if (relative_path) {
-        uri_run(s, at, "@");
+        uri_run(s, at, "@", wide);
         if (at < s.size() && s[at] == ':') {
             return false;
         }
     }
-    uri_run(s, at, ":@/");
+    uri_run(s, at, ":@/", wide);
     if (expect(s, at, '?')) {
-        uri_run(s, at, ":@/?");
+        uri_run(s, at, ":@/?", wide == beyond_ascii::none ? wide : beyond_ascii::ucschar_or_private);
     }
     if (expect(s, at, '#')) {
-        uri_run(s, at, ":@/?");
+        uri_run(s, at, ":@/?", wide);
     }
     return at == s.size();
 }
 
 /// RFC 3986 URI (`scheme ":" hier-part ...`), or with `reference` a URI-reference: a URI or a
-/// relative reference (section 4.1).
-[[nodiscard]] inline bool uri(std::string_view s, std::size_t& at, bool reference) {
+/// relative reference (section 4.1); with `wide` (ucschar) an RFC 3987 IRI or IRI-reference.
+[[nodiscard]] inline bool uri(std::string_view s, std::size_t& at, bool reference,
+                              beyond_ascii wide = beyond_ascii::none) {
     const auto scheme_char = [](char c) { return alpha(c) || digit(c) || c == '+' || c == '-' || c == '.'; };
     std::size_t scheme_end = at < s.size() && alpha(s[at]) ? at + 1 : at;
     while (scheme_end > at && scheme_end < s.size() && scheme_char(s[scheme_end])) {
@@ -531,12 +594,12 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
     const bool network_path = s.compare(at, 2, "//") == 0;
     if (network_path) {
         at += 2;
-        if (!authority(s, at)) {
+        if (!authority(s, at, wide)) {
             return false;
         }
     }
     const bool relative_path = !has_scheme && !network_path && at < s.size() && s[at] != '/';
-    return path_query_fragment(s, at, relative_path);
+    return path_query_fragment(s, at, relative_path, wide);
 }
 
 } // namespace format_detail
@@ -564,8 +627,11 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra)
     case format_kind::email: ok = format_detail::email(s, at); break;
     case format_kind::duration: ok = format_detail::duration(s, at); break;
     case format_kind::json_pointer: ok = format_detail::json_pointer(s, at); break;
+    case format_kind::relative_json_pointer: ok = format_detail::relative_json_pointer(s, at); break;
     case format_kind::uri: ok = format_detail::uri(s, at, false); break;
     case format_kind::uri_reference: ok = format_detail::uri(s, at, true); break;
+    case format_kind::iri: ok = format_detail::uri(s, at, false, format_detail::beyond_ascii::ucschar); break;
+    case format_kind::iri_reference: ok = format_detail::uri(s, at, true, format_detail::beyond_ascii::ucschar); break;
     case format_kind::none: break;
     }
     return ok && at == s.size();

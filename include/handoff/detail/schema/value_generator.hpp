@@ -416,8 +416,11 @@ private:
             {"ipv6", "2001:db8::1"},
             {"uri", "https://example.com/"},
             {"uri-reference", "https://example.com/"},
+            {"iri", "https://example.com/"},
+            {"iri-reference", "https://example.com/"},
             {"uuid", "00000000-0000-4000-8000-000000000000"},
             {"json-pointer", "/example"},
+            {"relative-json-pointer", "0/example"},
         };
         for (const example& e : examples) {
             if (e.format == format) {
