@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes include/handoff/detail/regex/unicode_tables.hpp, the code point tables behind the regex
-engine's Unicode property escapes (\\p{...} and \\P{...}), from the Unicode Character Database.
+engine's Unicode property escapes (\\p{...} and \\P{...}), and
+include/handoff/detail/schema/idna_tables.hpp, those behind the `hostname` and `idn-hostname`
+formats (IDNA2008), from the Unicode Character Database.
 
     python3 scripts/generate-unicode-tables.py            # (re)write the header
     python3 scripts/generate-unicode-tables.py --check    # exit 1 when the committed header differs
@@ -24,6 +26,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 OUTPUT = REPO / "include/handoff/detail/regex/unicode_tables.hpp"
+IDNA_OUTPUT = REPO / "include/handoff/detail/schema/idna_tables.hpp"
 MAX_CODE_POINT = 0x10FFFF
 
 # ECMA-262's table "Binary Unicode property aliases and their canonical property names", by
@@ -51,6 +54,36 @@ BINARY_PROPERTY_FILES = [
     "extracted/DerivedBinaryProperties.txt",
     "emoji/emoji-data.txt",
 ]
+
+# The IDNA2008 header's files.
+IDNA_INPUT_FILES = [
+    "UnicodeData.txt",
+    "extracted/DerivedGeneralCategory.txt",
+    "PropList.txt",
+    "DerivedCoreProperties.txt",
+    "DerivedNormalizationProps.txt",
+    "HangulSyllableType.txt",
+    "Blocks.txt",
+    "Scripts.txt",
+    "extracted/DerivedCombiningClass.txt",
+    "extracted/DerivedJoiningType.txt",
+    "extracted/DerivedBidiClass.txt",
+]
+
+# RFC 5892 section 2.6, Exceptions (F): code points whose value the rules below would get wrong.
+IDNA_EXCEPTIONS = {
+    "PVALID": [0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007],
+    "CONTEXTO": [0x00B7, 0x0375, 0x05F3, 0x05F4, 0x30FB] + list(range(0x0660, 0x066A)) + list(range(0x06F0, 0x06FA)),
+    "DISALLOWED": [0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B],
+}
+# RFC 5892 section 2.8, IgnorableBlocks (H).
+IDNA_IGNORABLE_BLOCKS = ["Combining Diacritical Marks for Symbols", "Musical Symbols", "Ancient Greek Musical Notation"]
+# The scripts RFC 5892 appendix A's contextual rules name.
+IDNA_SCRIPTS = ["Greek", "Hebrew", "Hiragana", "Katakana", "Han"]
+# The bidirectional classes RFC 5893 section 2's rule names; any other class fails it.
+IDNA_BIDI_CLASSES = ["L", "R", "AL", "AN", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"]
+# The joining types RFC 5892 appendix A.1 names.
+IDNA_JOINING_TYPES = ["L", "D", "R", "T"]
 
 # Every file read, for the header's provenance line.
 INPUT_FILES = [
@@ -313,28 +346,204 @@ def render(ucd):
     ])
 
 
+def code_points(ranges):
+    return {c for first, last in ranges for c in range(first, last + 1)}
+
+
+def as_ranges(points):
+    return normalized((c, c) for c in points)
+
+
+def idna_derived_property(ucd, general_category):
+    """Code point -> "PVALID", "CONTEXTJ" or "CONTEXTO" by RFC 5892 section 3's rules, in their
+    order; every code point left out is DISALLOWED or UNASSIGNED. BackwardCompatible (G) is empty."""
+    binary = {}
+    for name in ("PropList.txt", "DerivedCoreProperties.txt", "DerivedNormalizationProps.txt"):
+        for fields, _ in data_lines(ucd / name):
+            if len(fields) == 2:
+                binary.setdefault(fields[1], []).append(parse_range(fields[0]))
+    blocks = {fields[1]: [parse_range(fields[0])] for fields, _ in data_lines(ucd / "Blocks.txt")}
+    hangul = ranges_by_value(ucd / "HangulSyllableType.txt")
+    exceptions = {c: value for value, cs in IDNA_EXCEPTIONS.items() for c in cs}
+    unassigned = code_points(subtract(general_category["Cn"], binary["Noncharacter_Code_Point"]))
+    ldh = code_points([(0x2D, 0x2D), (0x30, 0x39), (0x61, 0x7A)])
+    join_control = code_points(binary["Join_Control"])
+    unstable = code_points(binary["Changes_When_NFKC_Casefolded"])
+    ignorable = code_points(binary["Default_Ignorable_Code_Point"] + binary["White_Space"]
+                            + binary["Noncharacter_Code_Point"]
+                            + [r for b in IDNA_IGNORABLE_BLOCKS for r in blocks[b]])
+    old_jamo = code_points(hangul["L"] + hangul["V"] + hangul["T"])
+    letter_digits = code_points([r for gc in ("Ll", "Lu", "Lo", "Nd", "Lm", "Mn", "Mc") for r in general_category[gc]])
+    out = {}
+    for c in range(MAX_CODE_POINT + 1):
+        if c in exceptions:
+            value = exceptions[c]
+        elif c in unassigned:
+            value = "UNASSIGNED"
+        elif c in ldh:
+            value = "PVALID"
+        elif c in join_control:
+            value = "CONTEXTJ"
+        elif c in unstable or c in ignorable or c in old_jamo:
+            value = "DISALLOWED"
+        elif c in letter_digits:
+            value = "PVALID"
+        else:
+            value = "DISALLOWED"
+        if value in ("PVALID", "CONTEXTJ", "CONTEXTO"):
+            out[c] = value
+    return out
+
+
+def canonical_compositions(ucd):
+    """(first, second, composite) for each primary composite: a canonical decomposition into two
+    code points whose composite is not Full_Composition_Exclusion (UAX #15 section 3)."""
+    excluded = code_points([parse_range(f[0]) for f, _ in data_lines(ucd / "DerivedNormalizationProps.txt")
+                            if len(f) == 2 and f[1] == "Full_Composition_Exclusion"])
+    out = []
+    for fields, _ in data_lines(ucd / "UnicodeData.txt"):
+        parts = fields[5].split()
+        if len(parts) == 2 and not parts[0].startswith("<") and int(fields[0], 16) not in excluded:
+            out.append((int(parts[0], 16), int(parts[1], 16), int(fields[0], 16)))
+    return sorted(out)
+
+
+def valued_ranges(table, values):
+    """(first, last, index of value) runs of `table` (code point -> value), for values in `values`."""
+    runs = []
+    for c in sorted(table):
+        if table[c] not in values:
+            continue
+        v = values.index(table[c])
+        if runs and runs[-1][1] == c - 1 and runs[-1][2] == v:
+            runs[-1] = (runs[-1][0], c, v)
+        else:
+            runs.append((c, c, v))
+    return runs
+
+
+def per_code_point(path, field=1):
+    table = {}
+    for value, ranges in ranges_by_value(path, field).items():
+        for c in code_points(ranges):
+            table[c] = value
+    return table
+
+
+def cpp_runs(name, what, runs, value_type):
+    lines = [f"/// {what}", f"inline constexpr code_point_run<{value_type}> {name}[] = {{"]
+    cells = [f"{{0x{first:X}, 0x{last:X}, {v}}}," for first, last, v in runs]
+    lines += ["    " + " ".join(cells[i:i + 6]) for i in range(0, len(cells), 6)]
+    return lines + ["};", ""]
+
+
+def render_idna(ucd):
+    version = unicode_version(ucd)
+    general_category = general_categories(ucd)
+    derived = idna_derived_property(ucd, general_category)
+    values = ["PVALID", "CONTEXTJ", "CONTEXTO"]
+    nfc_no = code_points([parse_range(f[0]) for f, _ in data_lines(ucd / "DerivedNormalizationProps.txt")
+                          if len(f) == 3 and f[1] == "NFC_QC" and f[2] == "N"])
+    if nfc_no & set(derived):
+        sys.exit("a code point IDNA2008 admits is never NFC (NFC_QC=N): the NFC check would need it")
+    nfc_maybe = {c: "M" for c in code_points([parse_range(f[0]) for f, _ in
+                                               data_lines(ucd / "DerivedNormalizationProps.txt")
+                                               if len(f) == 3 and f[1] == "NFC_QC" and f[2] == "M"])}
+    combining = {c: int(v) for c, v in per_code_point(ucd / "extracted/DerivedCombiningClass.txt").items() if v != "0"}
+    ccc_runs = []
+    for c in sorted(combining):
+        if ccc_runs and ccc_runs[-1][1] == c - 1 and ccc_runs[-1][2] == combining[c]:
+            ccc_runs[-1] = (ccc_runs[-1][0], c, combining[c])
+        else:
+            ccc_runs.append((c, c, combining[c]))
+    marks = {c: "M" for gc in ("Mn", "Mc", "Me") for c in code_points(general_category[gc])}
+    script_table = {c: v for c, v in per_code_point(ucd / "Scripts.txt").items() if v in IDNA_SCRIPTS}
+    compositions = canonical_compositions(ucd)
+    body = (cpp_runs("derived_property", "RFC 5892 section 3: 0 PVALID, 1 CONTEXTJ, 2 CONTEXTO; any other code "
+                     "point is DISALLOWED or UNASSIGNED.", valued_ranges(derived, values), "std::uint8_t")
+            + cpp_runs("general_category_mark", "General_Category M (Mn, Mc, Me): no label begins with one "
+                       "(RFC 5891 section 4.2.3.2).", valued_ranges(marks, ["M"]), "std::uint8_t")
+            + cpp_runs("canonical_combining_class", "Canonical_Combining_Class, where it is not 0 (9 is Virama).",
+                       ccc_runs, "std::uint8_t")
+            + cpp_runs("joining_type", "Joining_Type: 0 L, 1 D, 2 R, 3 T (RFC 5892 appendix A.1); others left out.",
+                       valued_ranges(per_code_point(ucd / "extracted/DerivedJoiningType.txt"), IDNA_JOINING_TYPES),
+                       "std::uint8_t")
+            + cpp_runs("bidi_class", "Bidi_Class: 0 " + ", ".join(f"{i} {c}" for i, c in enumerate(IDNA_BIDI_CLASSES))[2:]
+                       + " (RFC 5893 section 2); any other class left out.",
+                       valued_ranges(per_code_point(ucd / "extracted/DerivedBidiClass.txt"), IDNA_BIDI_CLASSES),
+                       "std::uint8_t")
+            + cpp_runs("script", "Script: " + ", ".join(f"{i} {c}" for i, c in enumerate(IDNA_SCRIPTS))
+                       + " (RFC 5892 appendix A); others left out.", valued_ranges(script_table, IDNA_SCRIPTS),
+                       "std::uint8_t")
+            + cpp_runs("nfc_quick_check_maybe", "NFC_Quick_Check=Maybe: may compose with what precedes it.",
+                       valued_ranges(nfc_maybe, ["M"]), "std::uint8_t")
+            + ["/// Primary composites (UAX #15 section 3), by first then second code point.",
+               "inline constexpr composition canonical_compositions[] = {"]
+            + ["    " + " ".join(f"{{0x{a:X}, 0x{b:X}, 0x{c:X}}}," for a, b, c in compositions[i:i + 4])
+               for i in range(0, len(compositions), 4)]
+            + ["};", ""])
+    head = [
+        "// SPDX-License-Identifier: MIT AND Unicode-DFS-2016",
+        "#pragma once",
+        "",
+        f"// Generated by scripts/generate-unicode-tables.py from the Unicode Character Database {version}:",
+    ] + ["// " + line for line in textwrap.wrap(", ".join(IDNA_INPUT_FILES) + ".", 96)] + [
+        "// Do not edit: run `python3 scripts/generate-unicode-tables.py` to regenerate it.",
+        "//",
+    ] + [f"// {line}".rstrip() for line in UNICODE_NOTICE.splitlines()] + [
+        "",
+        "#include <cstdint> // uint8_t",
+        "",
+        "namespace handoff::detail::idna_tables {",
+        "",
+        "/// Code points first to last (inclusive) have `value`; runs sorted, disjoint.",
+        "template <class Value>",
+        "struct code_point_run {",
+        "    char32_t first;",
+        "    char32_t last;",
+        "    Value value;",
+        "};",
+        "",
+        "/// `first` followed by `second` composes to `composite`.",
+        "struct composition {",
+        "    char32_t first;",
+        "    char32_t second;",
+        "    char32_t composite;",
+        "};",
+        "",
+        "// clang-format off",
+    ]
+    return "\n".join(head + body + ["// clang-format on", "", "} // namespace handoff::detail::idna_tables", ""])
+
+
+def write_or_check(path, text, check, ucd):
+    if check:
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if current != text:
+            stated = re.search(r"Unicode Character Database (\S+):", current)
+            print(f"{path} (Unicode {stated.group(1) if stated else 'unknown'}) is not what "
+                  f"scripts/generate-unicode-tables.py generates from {ucd} (Unicode {unicode_version(ucd)}):"
+                  " run it and commit the result", file=sys.stderr)
+            return 1
+        return 0
+    path.write_text(text, encoding="utf-8")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ucd", type=pathlib.Path, default=pathlib.Path("/usr/share/unicode"),
                         help="directory of the Unicode Character Database files (default: %(default)s)")
-    parser.add_argument("--output", type=pathlib.Path, default=OUTPUT, help="header to write")
+    parser.add_argument("--output", type=pathlib.Path, default=OUTPUT, help="regex header to write")
+    parser.add_argument("--idna-output", type=pathlib.Path, default=IDNA_OUTPUT, help="IDNA header to write")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the header differs from a fresh generation")
     args = parser.parse_args()
     if not (args.ucd / "Scripts.txt").is_file():
         sys.exit(f"{args.ucd} holds no Unicode Character Database (install Debian's unicode-data, or pass --ucd)")
-    text = render(args.ucd)
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            stated = re.search(r"Unicode Character Database (\S+):", current)
-            print(f"{args.output} (Unicode {stated.group(1) if stated else 'unknown'}) is not what "
-                  f"scripts/generate-unicode-tables.py generates from {args.ucd} (Unicode {unicode_version(args.ucd)}):"
-                  " run it and commit the result", file=sys.stderr)
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    return 0
+    failed = write_or_check(args.output, render(args.ucd), args.check, args.ucd)
+    failed |= write_or_check(args.idna_output, render_idna(args.ucd), args.check, args.ucd)
+    return failed
 
 
 if __name__ == "__main__":

@@ -327,7 +327,7 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     asserting.assert_formats = true;
     const json schema = json::parse(
         R"({"properties": {"d": {"format": "date"}, "t": {"format": "time"}, "dt": {"format": "date-time"},
-                           "e": {"format": "email"}, "h": {"format": "hostname"}}})");
+                           "e": {"format": "email"}, "h": {"format": "uri-template"}}})");
     // By default format is an annotation, as every dialect says (validation 2020-12, 7.2.1).
     CHECK(compiled_schema::from_json(schema).is_valid({{"d", "2024-02-30"}}));
     const compiled_schema s = compiled_schema::from_json(schema, asserting);
@@ -343,8 +343,8 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     CHECK_FALSE(s.is_valid({{"dt", "2022-06-31T16:52:45Z"}}));
     CHECK_FALSE(s.is_valid({{"e", "not an address"}}));
     CHECK(s.is_valid({{"e", "joe.bloggs@example.com"}}));
-    CHECK(s.is_valid({{"h", "not checked"}})); // a format not asserted is an annotation
-    CHECK(s.is_valid({{"d", 5}}));             // formats constrain strings only
+    CHECK(s.is_valid({{"h", "{not checked"}})); // a format not asserted is an annotation
+    CHECK(s.is_valid({{"d", 5}}));              // formats constrain strings only
     CHECK_FALSE(s.is_valid({{"t", "16:52:45|01:00"}}));
     CHECK(validate(s, {{"d", "2024-02-30"}})[0].message ==
           "/partial_result/d: must be a valid date (YYYY-MM-DD) (got \"2024-02-30\")");
@@ -518,6 +518,83 @@ TEST_CASE("format iri and iri-reference take RFC 3987's non-ASCII code points wh
     CHECK(validate(s, {{"at", "no scheme"}})[0].message ==
           "/partial_result/at: must be a valid IRI (a URI that may hold non-ASCII characters, RFC 3987) (got \"no "
           "scheme\")");
+}
+
+TEST_CASE("Punycode decodes and encodes RFC 3492's samples, and refuses what encodes nothing",
+          "[schema-safety][format][idna]") {
+    namespace punycode = handoff::detail::idna::punycode;
+    // RFC 3492 section 7.1, samples (A) Arabic, (L) and (M) Japanese; and "bucher" with u-umlaut.
+    const std::pair<std::u32string, std::string> samples[] = {
+        {U"\u0644\u064A\u0647\u0645\u0627\u0628\u062A\u0643\u0644\u0645\u0648\u0634\u0639\u0631\u0628\u064A\u061F",
+         "egbpdaj6bu4bxfgehfvwxn"},
+        {U"3\u5E74B\u7D44\u91D1\u516B\u5148\u751F", "3B-ww4c5e180e575a65lsy2b"},
+        {U"\u5B89\u5BA4\u5948\u7F8E\u6075-with-SUPER-MONKEYS", "-with-SUPER-MONKEYS-pc58ag80a8qai00g7n9n"},
+        {U"b\u00FCcher", "bcher-kva"},
+    };
+    for (const auto& [points, code] : samples) {
+        CAPTURE(code);
+        CHECK(punycode::decode(code) == points);
+        CHECK(punycode::encode(points, 100) == code);
+    }
+    CHECK(punycode::decode("bcher-KVA") == std::u32string(U"b\u00FCcher")); // digits in either case
+    CHECK_FALSE(punycode::encode(samples[0].first, 10).has_value());        // past the limit
+    for (const char* bad : {"X", "99999999999", "a\xC3\xA9-kva", "zzzzzzzzzzzzzzzzzzzzzzz"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(punycode::decode(bad).has_value()); // cut, overflowing, non-basic, beyond U+10FFFF
+    }
+}
+
+TEST_CASE("format hostname and idn-hostname check labels as IDNA2008 does", "[schema-safety][format][idna]") {
+    using handoff::detail::format_kind;
+    const auto host = [](const std::string& s) { return handoff::detail::check_format(format_kind::hostname, s); };
+    const auto idn = [](const std::string& s) { return handoff::detail::check_format(format_kind::idn_hostname, s); };
+    CHECK(host("Example-1.COM"));
+    CHECK(host("xn--bcher-kva.example"));             // an A-label
+    CHECK(host("XN--BCHER-KVA.example"));             // in either case
+    CHECK(host("ab--c.example"));                     // two hyphens elsewhere than an A-label's
+    for (const char* bad : {"xn--bcher-kvb.example",  // decodes to "bc\u01C8her": U+01C8 is DISALLOWED
+                            "xn--bcher-.example",     // decodes to ASCII only
+                            "xn---bcher-kva.example", // no U-label encodes to it
+                            "b\xC3\xBC"
+                            "cher.example",
+                            "-a.example", "a-.example", "a_b.example", "a..b", "a.", ""}) {
+        CAPTURE(bad);
+        CHECK_FALSE(host(bad));
+    }
+    CHECK(host(std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+               std::string(61, 'd'))); // 253 octets
+    CHECK_FALSE(host(std::string(64, 'a')));
+    CHECK_FALSE(host(std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                     std::string(62, 'd'))); // 254
+    // U-labels, only in an internationalized name; any of four full stops between labels.
+    CHECK(idn("b\xC3\xBC"
+              "cher.example"));
+    CHECK(idn("b\xC3\xBC"
+              "cher\xE3\x80\x82"
+              "example")); // U+3002
+    CHECK_FALSE(idn("B\xC3\xBC"
+                    "cher.example"));              // upper case is not PVALID in a U-label
+    CHECK(idn("\xC3\xA9t\xC3\xA9"));               // NFC: U+00E9
+    CHECK_FALSE(idn("e\xCC\x81t\xC3\xA9"));        // NFD: e, U+0301 composes
+    CHECK(idn("q\xCC\xA3\xCC\x81"));               // q, U+0323 (class 220), U+0301 (230): ordered, nothing composes
+    CHECK_FALSE(idn("q\xCC\x81\xCC\xA3"));         // the two marks the other way round: not in canonical order
+    CHECK(idn("\xD7\x90\xD7\x91.example"));        // Hebrew, then an LTR label: the Bidi rule holds
+    CHECK_FALSE(idn("\xD7\x90\xD7\x91.1example")); // ... but not for a label beginning with a digit
+    CHECK_FALSE(idn(std::string(60, 'a') + "\xC3\xBC")); // its A-label is longer than 63 octets
+    SECTION("a long string is refused before any label is read") {
+        const auto started = std::chrono::steady_clock::now();
+        CHECK_FALSE(idn(std::string(1024 * 1024, 'a')));
+        CHECK_FALSE(idn(std::string(1024 * 1024, '\xC3')));
+        CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
+    }
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s =
+        compiled_schema::from_json(json::parse(R"({"properties": {"host": {"format": "hostname"}}})"), asserting);
+    CHECK(s.is_valid({{"host", "api.example.com"}}));
+    CHECK(validate(s, {{"host", "api_example.com"}})[0].message ==
+          "/partial_result/host: must be a valid host name (dot-separated labels of letters, digits and hyphens, RFC "
+          "1123) (got \"api_example.com\")");
 }
 
 TEST_CASE("format relative-json-pointer is a non-negative integer, then # or a JSON pointer",

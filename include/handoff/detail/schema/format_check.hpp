@@ -24,11 +24,14 @@
 // - uri, uri-reference: RFC 3986 sections 3 and 4.1 (2020-12 7.3.5): a scheme, ":", an optional
 //   "//" authority, a path, "?" query and "#" fragment; or, for a reference, a relative one too
 //   (its first segment without ":"); ASCII only, "%" always before two hex digits.
+// - hostname, idn-hostname: RFC 1123 section 2.1's labels and IDNA2008's A-labels, and for an
+//   internationalized name U-labels too (2020-12 7.3.3; idna.hpp).
 // - iri, iri-reference: RFC 3987 section 2.2, the same grammar with the code points of `ucschar`
 //   where a URI takes unreserved characters (user information, host name, path, query, fragment)
 //   and those of `iprivate` in the query too.
 // Every other format is an annotation.
 
+#include <handoff/detail/schema/idna.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <algorithm>   // all_of, equal, min
@@ -54,7 +57,9 @@ enum class format_kind : std::uint8_t {
     uri,
     uri_reference,
     iri,
-    iri_reference
+    iri_reference,
+    hostname,
+    idn_hostname
 };
 
 /// The longest date, time, IP address or UUID (bytes); a longer string is refused before it is
@@ -78,7 +83,7 @@ struct format_row {
     std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 14> asserted_formats{{
+inline constexpr std::array<format_row, 16> asserted_formats{{
     {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
     {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
     {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
@@ -96,6 +101,10 @@ inline constexpr std::array<format_row, 14> asserted_formats{{
     {format_kind::iri, "iri", "IRI (a URI that may hold non-ASCII characters, RFC 3987)", unbounded_format},
     {format_kind::iri_reference, "iri-reference", "IRI reference (an IRI or a relative reference, RFC 3987)",
      unbounded_format},
+    {format_kind::hostname, "hostname", "host name (dot-separated labels of letters, digits and hyphens, RFC 1123)",
+     idna::max_name_length},
+    {format_kind::idn_hostname, "idn-hostname", "internationalized host name (labels of IDNA2008, RFC 5890)",
+     idna::max_unicode_name_bytes},
 }};
 
 [[nodiscard]] constexpr format_kind format_of(std::string_view name) noexcept {
@@ -632,6 +641,11 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
     case format_kind::uri_reference: ok = format_detail::uri(s, at, true); break;
     case format_kind::iri: ok = format_detail::uri(s, at, false, format_detail::beyond_ascii::ucschar); break;
     case format_kind::iri_reference: ok = format_detail::uri(s, at, true, format_detail::beyond_ascii::ucschar); break;
+    case format_kind::hostname:
+    case format_kind::idn_hostname: // a name is split into labels first: it is read whole
+        ok = idna::host_name(s, kind == format_kind::idn_hostname);
+        at = s.size();
+        break;
     case format_kind::none: break;
     }
     return ok && at == s.size();

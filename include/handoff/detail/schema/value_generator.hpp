@@ -412,6 +412,7 @@ private:
             {"duration", "P1D"},
             {"email", "user@example.com"},
             {"hostname", "example.com"},
+            {"idn-hostname", "example.com"},
             {"ipv4", "192.0.2.1"},
             {"ipv6", "2001:db8::1"},
             {"uri", "https://example.com/"},

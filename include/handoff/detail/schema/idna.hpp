@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+// Host names, for the `hostname` and `idn-hostname` formats (validation 2020-12, section
+// 7.3.3). A label is an LDH label (RFC 1123 section 2.1: letters, digits and inner hyphens, 63
+// octets at most), an A-label ("xn--" and the Punycode of a U-label, RFC 5890 section 2.3.2.1),
+// or, in an internationalized name only, a U-label itself. A U-label is checked as RFC 5891
+// section 5.4 says: in NFC, no "--" in its third and fourth places, no hyphen at either end, no
+// combining mark first, every code point PVALID or allowed by its contextual rule (RFC 5892,
+// appendix A), and, in a name holding right-to-left text, every label meets the Bidi rule (RFC
+// 5893 section 2). The code point tables are generated from the Unicode Character Database
+// (idna_tables.hpp). Every check is bounded: a name is at most 253 octets in its A-label form,
+// and a string that cannot be one is refused before Punycode is computed.
+
+#include <handoff/detail/schema/idna_tables.hpp>
+#include <handoff/detail/text.hpp>
+
+#include <algorithm>   // any_of, lower_bound
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t, uint32_t
+#include <optional>    // optional
+#include <string>      // string, u32string
+#include <string_view> // string_view
+#include <vector>      // vector
+
+namespace handoff::detail::idna {
+
+/// The longest host name, in octets of its A-label form (RFC 1034 section 3.1: 255 octets on
+/// the wire, two of them the length of the first label and the root's), and the longest label.
+inline constexpr std::size_t max_name_length = 253;
+inline constexpr std::size_t max_label_length = 63;
+/// The longest internationalized name in UTF-8: each code point is at least one octet of the
+/// A-label form and at most four of UTF-8 (a full stop, three of UTF-8, is one).
+inline constexpr std::size_t max_unicode_name_bytes = 4 * max_name_length;
+
+/// No table holds this value: a code point none of its runs covers.
+inline constexpr std::uint8_t absent = 0xFF;
+
+template <class Value, std::size_t N>
+[[nodiscard]] constexpr Value value_of(const idna_tables::code_point_run<Value> (&table)[N], char32_t c) noexcept {
+    std::size_t lo = 0;
+    std::size_t hi = N;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (table[mid].last < c) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < N && table[lo].first <= c ? table[lo].value : Value{absent};
+}
+
+enum derived : std::uint8_t { pvalid = 0, contextj = 1, contexto = 2 };
+enum bidi : std::uint8_t {
+    bidi_l,
+    bidi_r,
+    bidi_al,
+    bidi_an,
+    bidi_en,
+    bidi_es,
+    bidi_cs,
+    bidi_et,
+    bidi_on,
+    bidi_bn,
+    bidi_nsm
+};
+enum joining : std::uint8_t { join_l, join_d, join_r, join_t };
+enum script : std::uint8_t { greek, hebrew, hiragana, katakana, han };
+
+[[nodiscard]] inline std::uint8_t combining_class(char32_t c) noexcept {
+    const std::uint8_t ccc = value_of(idna_tables::canonical_combining_class, c);
+    return ccc == absent ? 0 : ccc;
+}
+
+// --- Punycode (RFC 3492), with the parameters of section 5 ---------------------------------
+
+namespace punycode {
+inline constexpr std::uint32_t base = 36;
+inline constexpr std::uint32_t t_min = 1;
+inline constexpr std::uint32_t t_max = 26;
+
+/// Section 6.1.
+[[nodiscard]] constexpr std::uint32_t adapt(std::uint32_t delta, std::uint32_t points, bool first) noexcept {
+    delta = first ? delta / 700 : delta / 2;
+    delta += delta / points;
+    std::uint32_t k = 0;
+    while (delta > ((base - t_min) * t_max) / 2) {
+        delta /= base - t_min;
+        k += base;
+    }
+    return k + (base - t_min + 1) * delta / (delta + 38);
+}
+
+[[nodiscard]] constexpr std::uint32_t threshold(std::uint32_t k, std::uint32_t bias) noexcept {
+    return k <= bias ? t_min : k >= bias + t_max ? t_max : k - bias;
+}
+
+[[nodiscard]] constexpr int digit_value(char c) noexcept {
+    return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? c - 'A' : c >= '0' && c <= '9' ? c - '0' + 26 : -1;
+}
+
+/// Section 6.2: the code points `in` encodes, or nullopt (a bad digit, an overflow, a code point
+/// that is no Unicode scalar value).
+[[nodiscard]] inline std::optional<std::u32string> decode(std::string_view in) {
+    const std::size_t delimiter = in.rfind('-');
+    std::u32string out;
+    std::size_t at = 0;
+    if (delimiter != std::string_view::npos) {
+        for (; at < delimiter; ++at) {
+            if (static_cast<unsigned char>(in[at]) >= 0x80U) {
+                return std::nullopt;
+            }
+            out.push_back(static_cast<char32_t>(in[at]));
+        }
+        ++at;
+    }
+    std::uint64_t n = 0x80;
+    std::uint64_t i = 0;
+    std::uint32_t bias = 72;
+    while (at < in.size()) {
+        const std::uint64_t old_i = i;
+        std::uint64_t w = 1;
+        for (std::uint32_t k = base;; k += base) {
+            const int digit = at < in.size() ? digit_value(in[at++]) : -1;
+            if (digit < 0 || i + static_cast<std::uint64_t>(digit) * w > 0x10FFFF * 64ULL) {
+                return std::nullopt;
+            }
+            i += static_cast<std::uint64_t>(digit) * w;
+            const std::uint32_t t = threshold(k, bias);
+            if (static_cast<std::uint32_t>(digit) < t) {
+                break;
+            }
+            w *= base - t;
+        }
+        const auto points = static_cast<std::uint32_t>(out.size() + 1);
+        bias = adapt(static_cast<std::uint32_t>(i - old_i), points, old_i == 0);
+        n += i / points;
+        i %= points;
+        if (n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF)) {
+            return std::nullopt;
+        }
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), static_cast<char32_t>(n));
+        ++i;
+    }
+    return out;
+}
+
+/// Section 6.3: the Punycode of `in` (digits in lower case), or nullopt once it would pass
+/// `limit` characters.
+[[nodiscard]] inline std::optional<std::string> encode(const std::u32string& in, std::size_t limit) {
+    std::string out;
+    for (const char32_t c : in) {
+        if (c < 0x80) {
+            out.push_back(static_cast<char>(c));
+        }
+    }
+    const std::size_t basic = out.size();
+    if (basic > 0) {
+        out.push_back('-');
+    }
+    std::uint64_t n = 0x80;
+    std::uint64_t delta = 0;
+    std::uint32_t bias = 72;
+    for (std::size_t handled = basic; handled < in.size();) {
+        std::uint64_t m = 0x110000;
+        for (const char32_t c : in) {
+            m = c >= n && c < m ? c : m;
+        }
+        delta += (m - n) * (handled + 1);
+        n = m;
+        for (const char32_t c : in) {
+            delta += c < n ? 1 : 0;
+            if (c != n) {
+                continue;
+            }
+            std::uint64_t q = delta;
+            for (std::uint32_t k = base;; k += base) {
+                const std::uint32_t t = threshold(k, bias);
+                if (q < t) {
+                    break;
+                }
+                const auto digit = static_cast<std::uint32_t>(t + (q - t) % (base - t));
+                out.push_back(static_cast<char>(digit < 26 ? 'a' + digit : '0' + (digit - 26)));
+                q = (q - t) / (base - t);
+            }
+            out.push_back(static_cast<char>(q < 26 ? 'a' + q : '0' + (q - 26)));
+            if (out.size() > limit) {
+                return std::nullopt;
+            }
+            bias = adapt(static_cast<std::uint32_t>(delta), static_cast<std::uint32_t>(handled + 1), handled == basic);
+            delta = 0;
+            ++handled;
+        }
+        ++delta;
+        ++n;
+    }
+    return out;
+}
+} // namespace punycode
+
+// --- One U-label ----------------------------------------------------------------------------
+
+/// UAX #15's test, short of normalizing: canonically ordered, and no code point that may compose
+/// (NFC_Quick_Check=Maybe) composing with the last starter before it, unblocked.
+[[nodiscard]] inline bool is_nfc(const std::u32string& s) {
+    std::size_t starter = std::u32string::npos;
+    std::uint8_t last = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const std::uint8_t ccc = combining_class(s[i]);
+        if (ccc != 0 && last > ccc) {
+            return false;
+        }
+        const bool blocked = starter == std::u32string::npos || (i - 1 != starter && (ccc == 0 || last >= ccc));
+        if (!blocked && value_of(idna_tables::nfc_quick_check_maybe, s[i]) != absent) {
+            const auto* end = std::end(idna_tables::canonical_compositions);
+            const auto* it = std::lower_bound(std::begin(idna_tables::canonical_compositions), end,
+                                              idna_tables::composition{s[starter], s[i], 0},
+                                              [](const idna_tables::composition& a, const idna_tables::composition& b) {
+                                                  return a.first != b.first ? a.first < b.first : a.second < b.second;
+                                              });
+            if (it != end && it->first == s[starter] && it->second == s[i]) {
+                return false;
+            }
+        }
+        starter = ccc == 0 ? i : starter;
+        last = ccc;
+    }
+    return true;
+}
+
+/// RFC 5892 appendix A.1: ZERO WIDTH NON-JOINER after a virama, or between a left- or
+/// dual-joining letter and a right- or dual-joining one, transparent ones aside.
+[[nodiscard]] inline bool zwnj_allowed(const std::u32string& s, std::size_t i) {
+    if (i > 0 && combining_class(s[i - 1]) == 9) {
+        return true;
+    }
+    std::size_t before = i;
+    while (before > 0 && value_of(idna_tables::joining_type, s[before - 1]) == join_t) {
+        --before;
+    }
+    std::size_t after = i + 1;
+    while (after < s.size() && value_of(idna_tables::joining_type, s[after]) == join_t) {
+        ++after;
+    }
+    const std::uint8_t left = before > 0 ? value_of(idna_tables::joining_type, s[before - 1]) : absent;
+    const std::uint8_t right = after < s.size() ? value_of(idna_tables::joining_type, s[after]) : absent;
+    return (left == join_l || left == join_d) && (right == join_r || right == join_d);
+}
+
+[[nodiscard]] inline bool has_script(const std::u32string& s, std::size_t i, script which) {
+    return i < s.size() && value_of(idna_tables::script, s[i]) == which;
+}
+
+/// RFC 5892 appendix A.2 to A.9: whether the CONTEXTJ or CONTEXTO code point at s[i] may stand.
+[[nodiscard]] inline bool context_allows(const std::u32string& s, std::size_t i) {
+    const char32_t c = s[i];
+    const auto any = [&](auto&& test) { return std::any_of(s.begin(), s.end(), test); };
+    switch (c) {
+    case 0x200C: return zwnj_allowed(s, i);
+    case 0x200D: return i > 0 && combining_class(s[i - 1]) == 9;
+    case 0x00B7: return i > 0 && s[i - 1] == 'l' && i + 1 < s.size() && s[i + 1] == 'l';
+    case 0x0375: return has_script(s, i + 1, greek);
+    case 0x05F3:
+    case 0x05F4: return i > 0 && has_script(s, i - 1, hebrew);
+    case 0x30FB:
+        return any([](char32_t d) {
+            const std::uint8_t sc = value_of(idna_tables::script, d);
+            return sc == hiragana || sc == katakana || sc == han;
+        });
+    default: break;
+    }
+    if (c >= 0x0660 && c <= 0x0669) {
+        return !any([](char32_t d) { return d >= 0x06F0 && d <= 0x06F9; });
+    }
+    if (c >= 0x06F0 && c <= 0x06F9) {
+        return !any([](char32_t d) { return d >= 0x0660 && d <= 0x0669; });
+    }
+    return false;
+}
+
+/// RFC 5891 section 5.4 on the code points of one label (the Bidi rule aside: it depends on
+/// the whole name).
+[[nodiscard]] inline bool valid_u_label(const std::u32string& s) {
+    if (s.empty() || s.front() == '-' || s.back() == '-' || (s.size() >= 4 && s[2] == '-' && s[3] == '-') ||
+        value_of(idna_tables::general_category_mark, s.front()) != absent || !is_nfc(s)) {
+        return false;
+    }
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const std::uint8_t d = value_of(idna_tables::derived_property, s[i]);
+        if (d == absent || (d != pvalid && !context_allows(s, i))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// RFC 5893 section 2's six conditions, for a label of a name holding right-to-left text.
+[[nodiscard]] inline bool meets_bidi_rule(const std::u32string& s) {
+    std::vector<std::uint8_t> classes;
+    classes.reserve(s.size());
+    for (const char32_t c : s) {
+        classes.push_back(value_of(idna_tables::bidi_class, c));
+    }
+    const bool rtl = classes.front() == bidi_r || classes.front() == bidi_al;
+    if (!rtl && classes.front() != bidi_l) {
+        return false;
+    }
+    bool has_en = false;
+    bool has_an = false;
+    for (const std::uint8_t b : classes) {
+        const bool ltr_only = b == bidi_l;
+        const bool rtl_only = b == bidi_r || b == bidi_al || b == bidi_an;
+        if (b == absent || (rtl && ltr_only) || (!rtl && rtl_only)) {
+            return false;
+        }
+        has_en = has_en || b == bidi_en;
+        has_an = has_an || b == bidi_an;
+    }
+    std::size_t end = classes.size();
+    while (end > 0 && classes[end - 1] == bidi_nsm) {
+        --end;
+    }
+    const std::uint8_t last = end > 0 ? classes[end - 1] : absent;
+    if (rtl) {
+        return (last == bidi_r || last == bidi_al || last == bidi_en || last == bidi_an) && !(has_en && has_an);
+    }
+    return last == bidi_l || last == bidi_en;
+}
+
+[[nodiscard]] inline bool right_to_left(const std::u32string& s) {
+    return std::any_of(s.begin(), s.end(), [](char32_t c) {
+        const std::uint8_t b = value_of(idna_tables::bidi_class, c);
+        return b == bidi_r || b == bidi_al || b == bidi_an;
+    });
+}
+
+// --- A name ---------------------------------------------------------------------------------
+
+/// One label of a name as its code points, and the length of its A-label form.
+struct label {
+    std::u32string points;
+    std::size_t ascii_length = 0;
+};
+
+[[nodiscard]] inline bool ldh(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+}
+
+/// An ASCII label: LDH, no hyphen at either end, and, when it begins "xn--" in any case, the
+/// A-label of a valid U-label that encodes back to it. nullopt when it is none.
+[[nodiscard]] inline std::optional<label> ascii_label(std::string_view text) {
+    if (text.empty() || text.size() > max_label_length || text.front() == '-' || text.back() == '-' ||
+        !std::all_of(text.begin(), text.end(), ldh)) {
+        return std::nullopt;
+    }
+    const bool a_label = text.size() >= 4 && (text[0] == 'x' || text[0] == 'X') && (text[1] == 'n' || text[1] == 'N') &&
+                         text[2] == '-' && text[3] == '-';
+    if (!a_label) {
+        return label{std::u32string(text.begin(), text.end()), text.size()};
+    }
+    std::string lower(text.substr(4));
+    for (char& c : lower) {
+        c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    std::optional<std::u32string> points = punycode::decode(lower);
+    if (!points || std::all_of(points->begin(), points->end(), [](char32_t c) { return c < 0x80; }) ||
+        !valid_u_label(*points) || punycode::encode(*points, max_label_length) != lower) {
+        return std::nullopt;
+    }
+    return label{std::move(*points), text.size()};
+}
+
+/// A label holding non-ASCII text: a U-label whose A-label fits in 63 octets.
+[[nodiscard]] inline std::optional<label> unicode_label(std::string_view text) {
+    std::u32string points;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t n = utf8_sequence_length(text.substr(at));
+        if (n == 0) {
+            return std::nullopt;
+        }
+        char32_t c = static_cast<unsigned char>(text[at]) & (n == 1 ? 0x7FU : n == 2 ? 0x1FU : n == 3 ? 0x0FU : 0x07U);
+        for (std::size_t k = 1; k < n; ++k) {
+            c = (c << 6U) | (static_cast<unsigned char>(text[at + k]) & 0x3FU);
+        }
+        points.push_back(c);
+        at += n;
+    }
+    const std::size_t room = max_label_length - 4; // "xn--"
+    if (points.size() > room || !valid_u_label(points)) {
+        return std::nullopt;
+    }
+    const std::optional<std::string> encoded = punycode::encode(points, room);
+    if (!encoded) {
+        return std::nullopt;
+    }
+    return label{std::move(points), encoded->size() + 4};
+}
+
+/// Where the label at s[at] ends and how long its separator is: "." always, and in an
+/// internationalized name the three full stops RFC 3490 section 3.1 also reads as one (U+3002,
+/// U+FF0E, U+FF61).
+[[nodiscard]] inline std::size_t label_end(std::string_view s, std::size_t at, bool international,
+                                           std::size_t& separator) {
+    for (; at < s.size(); ++at) {
+        const std::string_view rest = s.substr(at);
+        separator = rest[0] == '.' ? 1
+                    : international && (rest.rfind("\xE3\x80\x82", 0) == 0 || rest.rfind("\xEF\xBC\x8E", 0) == 0 ||
+                                        rest.rfind("\xEF\xBD\xA1", 0) == 0)
+                        ? 3
+                        : 0;
+        if (separator != 0) {
+            return at;
+        }
+    }
+    separator = 0;
+    return at;
+}
+
+/// A host name: labels of one to 63 octets (in their A-label form) between single separators,
+/// 253 octets in all; with `international`, U-labels too.
+[[nodiscard]] inline bool host_name(std::string_view s, bool international) {
+    std::vector<label> labels;
+    std::size_t length = 0;
+    for (std::size_t at = 0;;) {
+        std::size_t separator = 0;
+        const std::size_t end = label_end(s, at, international, separator);
+        const std::string_view text = s.substr(at, end - at);
+        const bool ascii =
+            std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
+        std::optional<label> l = ascii ? ascii_label(text) : international ? unicode_label(text) : std::nullopt;
+        if (!l) {
+            return false;
+        }
+        length += l->ascii_length + (labels.empty() ? 0 : 1);
+        labels.push_back(std::move(*l));
+        if (separator == 0) {
+            break;
+        }
+        at = end + separator;
+    }
+    if (length > max_name_length) {
+        return false;
+    }
+    const bool bidi_name =
+        std::any_of(labels.begin(), labels.end(), [](const label& l) { return right_to_left(l.points); });
+    return !bidi_name ||
+           std::all_of(labels.begin(), labels.end(), [](const label& l) { return meets_bidi_rule(l.points); });
+}
+
+} // namespace handoff::detail::idna
