@@ -267,6 +267,28 @@ TEST_CASE("multi-file schemas that could read differently bundled are judged ali
     }
 }
 
+TEST_CASE("a copy whose document declares another reading above it is left as written", "[schema][bundle]") {
+    // A copy leaves its document's `$schema` behind, and would be read as the root is: each case
+    // is judged as its document says (tests), and the bundle leaves the schema as written.
+    const json cases = handoff_test::read_fixture_json("bundle/readings.json");
+    REQUIRE(cases.size() == 4);
+    for (const json& c : cases) {
+        INFO(c["description"].get<std::string>());
+        handoff::schema_registry registry;
+        const json documents = c["registry"];
+        for (const auto& [uri, document] : documents.items()) {
+            registry.add(uri, document);
+        }
+        const auto original = handoff::compiled_schema::from_json(c["schema"], registry);
+        for (const json& t : c["tests"]) {
+            INFO(t["data"].dump());
+            CHECK(original.is_valid(t["data"]) == t["valid"].get<bool>());
+        }
+        CHECK(handoff::detail::bundled_schema(c["schema"], handoff::detail::ref_scope{&registry, "", {}}, {}) ==
+              c["schema"]);
+    }
+}
+
 TEST_CASE("bundling never throws: a root without a URI, text that is not UTF-8, many refs", "[schema][bundle]") {
     handoff::schema_registry registry;
     registry.add("http://ex.com/e", json{{"type", "integer"}});

@@ -15,7 +15,8 @@
 // The schema is left as written (the writers then drop a `$ref` they cannot follow and say so)
 // when a bundle could read differently: a `$dynamicRef` or `$recursiveRef` in what the walk
 // reaches (their targets depend on the `$id`s a bundle removes), a schema read in a dialect whose
-// rule for the keywords beside `$ref` is not the root's (the writers apply the root's), a root
+// rule for the keywords beside `$ref` is not the root's (the writers apply the root's), a copy
+// whose document declares another reading above it (the copy would lose it), a root
 // whose definitions keyword is not an object, or copies of more than max_copied_values values in
 // all. bundled_schema also keeps it when the result does not compile alone.
 
@@ -173,6 +174,9 @@ private:
             pending_.push_back(place{found->schema, 0, target, found->parent_base, site});
         } else if (is_built_in_document(uri)) {
             written = uri + "#" + pointer_fragment(target); // absolute: the base it was read in may go
+        } else if (!copy_reads_as_root(*found)) {
+            left_as_written_ = true;
+            return;
         } else if (const auto held = holder(*found, uri, target)) {
             written =
                 "#" + pointer_fragment(pointer_child(pointer_child("", defs_keyword_), copies_[held->first].name) +
@@ -183,6 +187,25 @@ private:
         }
         rewritten_ = rewritten_ || written != reference;
         copies_[copy].edits.push_back(edit{pointer, "$ref", std::move(written)});
+    }
+
+    /// Whether a copy of the schema at `found`, which leaves behind any `$schema` above it in its
+    /// document, reads as it does there: nothing above it declares one, or what is declared is
+    /// the root's official dialect, read with its official vocabularies as the root is.
+    [[nodiscard]] bool copy_reads_as_root(const schema_location& found) const {
+        if (found.declaring == nullptr || found.declaring == found.schema) {
+            return true;
+        }
+        return reads_officially(*found.declaring) == std::optional<schema_dialect>(root_dialect_) &&
+               (!copies_[0].json->is_object() || !copies_[0].json->contains("$schema") ||
+                reads_officially(*copies_[0].json));
+    }
+
+    /// The official dialect `s`'s `$schema` names, or nullopt (none, or a metaschema of its own).
+    [[nodiscard]] static std::optional<schema_dialect> reads_officially(const nlohmann::json& s) {
+        const auto declared = s.find("$schema");
+        return declared != s.end() && declared->is_string() ? official_dialect(declared->get_ref<const std::string&>())
+                                                            : std::nullopt;
     }
 
     /// A location ("uri#pointer", or a bare pointer in a root given without a URI) as its

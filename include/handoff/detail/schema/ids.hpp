@@ -29,9 +29,11 @@ namespace handoff::detail {
 
 /// A schema found by URI: the JSON, the base URI in force around it (its own `$id` not yet
 /// applied: compiling it applies that), and where it is, for messages ("uri#/pointer").
-/// `declaring` is the innermost object from its document's root to it (itself included) with a
+/// `declaring` is the innermost schema from its document's root to it (itself included) with a
 /// `$schema` member, at `declaring_where`: that member says how the schema reads, wherever the
-/// reference to it stands (nullptr: its document declares none).
+/// reference to it stands (nullptr: its document declares none). Only schemas count: a
+/// `properties` map with a property named "$schema", or data under `enum` or an unknown
+/// keyword, declares nothing.
 struct schema_location {
     const nlohmann::json* schema = nullptr;
     std::string parent_base;
@@ -106,6 +108,27 @@ void for_each_subschema(const nlohmann::json& s, const std::string& pointer, Vis
             visit(*m, member);
         }
     }
+}
+
+/// What a member of a JSON value on the way to a `$ref` target holds: a schema, schemas by name
+/// or by index (the value of `properties`, `allOf`, ...), or data (`enum`, an unknown keyword).
+enum class pointer_place : std::uint8_t { schema, schemas, data };
+
+/// The place of member `value` of a schema object, `keyword` in it.
+[[nodiscard]] inline pointer_place place_of_keyword(std::string_view keyword, const nlohmann::json& value) {
+    for (const subschema_keyword& k : subschema_keywords) {
+        if (k.name != keyword) {
+            continue;
+        }
+        switch (k.shape) {
+        case subschema_shape::single: return pointer_place::schema;
+        case subschema_shape::single_or_array: return value.is_array() ? pointer_place::schemas : pointer_place::schema;
+        case subschema_shape::array:
+        case subschema_shape::map:
+        case subschema_shape::map_or_array: return pointer_place::schemas;
+        }
+    }
+    return pointer_place::data;
 }
 
 /// "uri#" + pointer, or the bare pointer for the document handoff was given without a URI.
@@ -208,7 +231,7 @@ private:
 
 /// Follows the JSON pointer `fragment` (percent-decoded, ~0 and ~1 unescaped, empty tokens
 /// allowed) from the schema at `start`, applying the `$id` of every schema passed on the way,
-/// and noting the last `$schema`. nullopt when a token leads nowhere.
+/// and noting the last schema that declares `$schema`. nullopt when a token leads nowhere.
 [[nodiscard]] inline std::optional<schema_location> walk_pointer(const schema_location& start,
                                                                  std::string_view fragment,
                                                                  std::optional<schema_dialect> dialect = std::nullopt) {
@@ -217,6 +240,7 @@ private:
     std::string base = start.parent_base;
     const nlohmann::json* declaring = start.declaring;
     std::string declaring_where = start.declaring_where;
+    pointer_place place = pointer_place::schema;
     std::size_t i = 0;
     while (i < pointer.size()) {
         if (pointer[i] != '/') {
@@ -224,10 +248,14 @@ private:
         }
         const std::size_t end = std::min(pointer.find('/', i + 1), pointer.size());
         const std::string token = unescape_pointer_token(std::string_view(pointer).substr(i + 1, end - i - 1));
-        dialect = dialect_inside(*at, dialect);
-        base = base_inside(*at, base, dialect);
+        const pointer_place around = place;
+        place = around == pointer_place::schemas ? pointer_place::schema : pointer_place::data;
+        if (around == pointer_place::schema) { // an `$id` or `$schema` in data is data
+            dialect = dialect_inside(*at, dialect);
+            base = base_inside(*at, base, dialect);
+        }
         if (at->is_object()) {
-            if (at != declaring && at->contains("$schema")) {
+            if (around == pointer_place::schema && at != declaring && at->contains("$schema")) {
                 declaring = at;
                 declaring_where = start.where + pointer.substr(0, i);
             }
@@ -235,6 +263,7 @@ private:
             if (it == at->end()) {
                 return std::nullopt;
             }
+            place = around == pointer_place::schema ? place_of_keyword(token, *it) : place;
             at = &*it;
         } else if (const auto index = pointer_index(token); at->is_array() && index && *index < at->size()) {
             at = &(*at)[*index];
