@@ -132,6 +132,19 @@ struct utf8_head {
     return head.length != 0 && head.valid == head.length ? head.length : 0;
 }
 
+/// The code point of `seq`, one whole well-formed UTF-8 sequence (as utf8_sequence_length finds).
+[[nodiscard]] inline char32_t code_point_of(std::string_view seq) noexcept {
+    constexpr unsigned lead_bits[] = {0, 0x7FU, 0x1FU, 0x0FU, 0x07U};
+    if (seq.empty() || seq.size() > 4) {
+        return 0;
+    }
+    char32_t cp = static_cast<unsigned char>(seq[0]) & lead_bits[seq.size()];
+    for (std::size_t i = 1; i < seq.size(); ++i) {
+        cp = (cp << 6U) | (static_cast<unsigned char>(seq[i]) & 0x3FU);
+    }
+    return cp;
+}
+
 /// True for well-formed UTF-8 throughout (RFC 3629 and Unicode table 3-7: no overlong forms,
 /// no surrogates, nothing past U+10FFFF), the rule nlohmann's serializer applies.
 [[nodiscard]] inline bool is_valid_utf8(std::string_view s) noexcept {
@@ -154,15 +167,7 @@ struct utf8_head {
 /// paragraph separators U+2028/U+2029 (line breaks to many log viewers), and the bidirectional
 /// controls that can make a log line read differently from what it holds ("Trojan Source").
 [[nodiscard]] inline char32_t escaped_code_point(std::string_view seq) noexcept {
-    char32_t cp = 0;
-    if (seq.size() == 2) {
-        cp = static_cast<char32_t>(((static_cast<unsigned char>(seq[0]) & 0x1FU) << 6U) |
-                                   (static_cast<unsigned char>(seq[1]) & 0x3FU));
-    } else if (seq.size() == 3) {
-        cp = static_cast<char32_t>(((static_cast<unsigned char>(seq[0]) & 0x0FU) << 12U) |
-                                   ((static_cast<unsigned char>(seq[1]) & 0x3FU) << 6U) |
-                                   (static_cast<unsigned char>(seq[2]) & 0x3FU));
-    }
+    const char32_t cp = code_point_of(seq);
     const bool c1 = cp >= 0x80U && cp <= 0x9FU;
     const bool separator = cp == 0x2028U || cp == 0x2029U;
     const bool bidi = cp == 0x061CU || cp == 0x200EU || cp == 0x200FU || (cp >= 0x202AU && cp <= 0x202EU) ||

@@ -467,17 +467,6 @@ enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
     return ucschar || (or_private && iprivate);
 }
 
-/// The well-formed UTF-8 sequence at s[at] as a code point, and its length (0: none).
-[[nodiscard]] inline std::size_t code_point_at(std::string_view s, std::size_t at, char32_t& c) noexcept {
-    const std::size_t n = utf8_sequence_length(s.substr(at));
-    constexpr unsigned lead_bits[] = {0, 0x7FU, 0x1FU, 0x0FU, 0x07U};
-    c = n == 0 ? 0 : static_cast<unsigned char>(s[at]) & lead_bits[n];
-    for (std::size_t i = 1; i < n; ++i) {
-        c = (c << 6U) | (static_cast<unsigned char>(s[at + i]) & 0x3FU);
-    }
-    return n;
-}
-
 /// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra` (and
 /// the code points `wide` adds), or a percent-encoded octet (a "%" before anything but two hex
 /// digits is none).
@@ -489,9 +478,9 @@ enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
     }
     const char c = s[at];
     if (static_cast<unsigned char>(c) >= 0x80U) {
-        char32_t point = 0;
-        const std::size_t n = wide == beyond_ascii::none ? 0 : code_point_at(s, at, point);
-        const bool taken = n != 0 && iri_code_point(point, wide == beyond_ascii::ucschar_or_private);
+        const std::size_t n = wide == beyond_ascii::none ? 0 : utf8_sequence_length(s.substr(at));
+        const bool taken =
+            n != 0 && iri_code_point(code_point_of(s.substr(at, n)), wide == beyond_ascii::ucschar_or_private);
         at += taken ? n : 0;
         return taken;
     }

@@ -379,11 +379,7 @@ struct label {
         if (n == 0) {
             return std::nullopt;
         }
-        char32_t c = static_cast<unsigned char>(text[at]) & (n == 1 ? 0x7FU : n == 2 ? 0x1FU : n == 3 ? 0x0FU : 0x07U);
-        for (std::size_t k = 1; k < n; ++k) {
-            c = (c << 6U) | (static_cast<unsigned char>(text[at + k]) & 0x3FU);
-        }
-        points.push_back(c);
+        points.push_back(code_point_of(text.substr(at, n)));
         at += n;
     }
     const std::size_t room = max_label_length - 4; // "xn--"
