@@ -500,11 +500,13 @@ TEST_CASE("format iri and iri-reference take RFC 3987's non-ASCII code points wh
     CHECK_FALSE(iri("http://x/" + private_bmp));
     CHECK_FALSE(iri("http://x/#" + private_plane));
     CHECK_FALSE(iri("http://x/" + non_character));
-    CHECK_FALSE(iri("http://x/\xC3"));         // a cut UTF-8 sequence
-    CHECK_FALSE(iri("http://x/\xC0\xAF"));     // an overlong one
-    CHECK_FALSE(iri("http://[" + han + "]/")); // an IP literal stays ASCII
-    CHECK_FALSE(iri(e_acute + ":x"));          // and so does the scheme
-    CHECK_FALSE(iri("/" + han));               // a relative reference is no IRI
+    CHECK_FALSE(iri("http://x/\xE2\x80\xAEtxt")); // U+202E RIGHT-TO-LEFT OVERRIDE: never in an IRI
+    CHECK_FALSE(iri("http://x/\xE2\x80\x8F"));    // U+200F RIGHT-TO-LEFT MARK
+    CHECK_FALSE(iri("http://x/\xC3"));            // a cut UTF-8 sequence
+    CHECK_FALSE(iri("http://x/\xC0\xAF"));        // an overlong one
+    CHECK_FALSE(iri("http://[" + han + "]/"));    // an IP literal stays ASCII
+    CHECK_FALSE(iri(e_acute + ":x"));             // and so does the scheme
+    CHECK_FALSE(iri("/" + han));                  // a relative reference is no IRI
     CHECK(reference("/" + han));
     CHECK(reference(han + "/a:b"));
     CHECK_FALSE(reference(han + ":b")); // a first segment with ":" reads as a scheme

@@ -458,13 +458,16 @@ namespace format_detail {
 enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
 
 /// RFC 3987 section 2.2's `ucschar`, or with `or_private` `iprivate` too: the non-ASCII code
-/// points an IRI holds unencoded. Neither takes a plane's last two code points (U+xFFFE, U+xFFFF).
+/// points an IRI holds unencoded. Neither takes a plane's last two code points (U+xFFFE, U+xFFFF),
+/// nor, by section 4.1's "MUST NOT", the bidirectional formatting characters (LRM, RLM, LRE,
+/// RLE, PDF, LRO, RLO), which the grammar alone would take.
 [[nodiscard]] constexpr bool iri_code_point(char32_t c, bool or_private) noexcept {
     const auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
     const bool ucschar = in(0xA0, 0xD7FF) || in(0xF900, 0xFDCF) || in(0xFDF0, 0xFFEF) ||
                          (in(0x10000, 0xDFFFD) && (c & 0xFFFFU) <= 0xFFFDU) || in(0xE1000, 0xEFFFD);
     const bool iprivate = in(0xE000, 0xF8FF) || (in(0xF0000, 0x10FFFD) && (c & 0xFFFFU) <= 0xFFFDU);
-    return ucschar || (or_private && iprivate);
+    const bool bidi_format = in(0x200E, 0x200F) || in(0x202A, 0x202E);
+    return (ucschar || (or_private && iprivate)) && !bidi_format;
 }
 
 /// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra` (and
