@@ -327,7 +327,7 @@ TEST_CASE("format date, time and date-time are checked once compiled, on strings
     asserting.assert_formats = true;
     const json schema = json::parse(
         R"({"properties": {"d": {"format": "date"}, "t": {"format": "time"}, "dt": {"format": "date-time"},
-                           "e": {"format": "email"}, "h": {"format": "uri-template"}}})");
+                           "e": {"format": "email"}, "h": {"format": "regex"}}})");
     // By default format is an annotation, as every dialect says (validation 2020-12, 7.2.1).
     CHECK(compiled_schema::from_json(schema).is_valid({{"d", "2024-02-30"}}));
     const compiled_schema s = compiled_schema::from_json(schema, asserting);
@@ -597,6 +597,24 @@ TEST_CASE("format hostname and idn-hostname check labels as IDNA2008 does", "[sc
     CHECK(validate(s, {{"host", "api_example.com"}})[0].message ==
           "/partial_result/host: must be a valid host name (dot-separated labels of letters, digits and hyphens, RFC "
           "1123) (got \"api_example.com\")");
+}
+
+TEST_CASE("format uri-template follows RFC 6570's grammar, levels 1 to 4", "[schema-safety][format]") {
+    const auto uri_template = [](const std::string& s) {
+        return handoff::detail::check_format(handoff::detail::format_kind::uri_template, s);
+    };
+    for (const char* good :
+         {"", "https://example.com/{id}", "{+path}/here", "{#frag}", "{.a,b}", "{/list*}", "{;x,y:3}", "{?q}{&r}",
+          "{=x}", "{!x}", "{@x}", "{|x}", "{a.b_c%41}", "{v:9999}", "caf\xC3\xA9/{x}", "it's/{x}"}) {
+        CAPTURE(good);
+        CHECK(uri_template(good));
+    }
+    for (const char* bad :
+         {"{}",     "{x",    "x}",    "{x,}", "{,}", "{.}", "{x.}", "{..x}", "{x:}",  "{x:0}", "{x:10000}",
+          "{x*:3}", "{x-y}", "{{x}}", "a b",  "a<b", "a^b", "a|b",  "%zz",  "a\x7F", "\xC3"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(uri_template(bad));
+    }
 }
 
 TEST_CASE("format relative-json-pointer is a non-negative integer, then # or a JSON pointer",

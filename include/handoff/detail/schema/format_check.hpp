@@ -26,6 +26,8 @@
 //   (its first segment without ":"); ASCII only, "%" always before two hex digits.
 // - hostname, idn-hostname: RFC 1123 section 2.1's labels and IDNA2008's A-labels, and for an
 //   internationalized name U-labels too (2020-12 7.3.3; idna.hpp).
+// - uri-template: RFC 6570 section 2 (2020-12 7.3.6), with its verified erratum 6937, which
+//   lets a literal hold "'": literals and {expressions} of an optional operator and varspecs.
 // - iri, iri-reference: RFC 3987 section 2.2, the same grammar with the code points of `ucschar`
 //   where a URI takes unreserved characters (user information, host name, path, query, fragment)
 //   and those of `iprivate` in the query too.
@@ -59,7 +61,8 @@ enum class format_kind : std::uint8_t {
     iri,
     iri_reference,
     hostname,
-    idn_hostname
+    idn_hostname,
+    uri_template
 };
 
 /// The longest date, time, IP address or UUID (bytes); a longer string is refused before it is
@@ -83,7 +86,7 @@ struct format_row {
     std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 16> asserted_formats{{
+inline constexpr std::array<format_row, 17> asserted_formats{{
     {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
     {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
     {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
@@ -105,6 +108,8 @@ inline constexpr std::array<format_row, 16> asserted_formats{{
      idna::max_name_length},
     {format_kind::idn_hostname, "idn-hostname", "internationalized host name (labels of IDNA2008, RFC 5890)",
      idna::max_unicode_name_bytes},
+    {format_kind::uri_template, "uri-template", "URI template (literals and {expressions}, RFC 6570)",
+     unbounded_format},
 }};
 
 [[nodiscard]] constexpr format_kind format_of(std::string_view name) noexcept {
@@ -603,6 +608,65 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
     return path_query_fragment(s, at, relative_path, wide);
 }
 
+/// RFC 6570 varspec: a name of letters, digits, "_" and %XX, dots only between them, then ":"
+/// and a length from 1 to 9999, or "*".
+[[nodiscard]] inline bool varspec(std::string_view s, std::size_t& at) {
+    const auto varchar = [&] {
+        if (at < s.size() && (alpha(s[at]) || digit(s[at]) || s[at] == '_')) {
+            ++at;
+            return true;
+        }
+        return at < s.size() && s[at] == '%' && uri_char(s, at, "");
+    };
+    do {
+        if (!varchar()) {
+            return false;
+        }
+        while (varchar()) {
+        }
+    } while (expect(s, at, '.'));
+    if (expect(s, at, ':')) {
+        const std::size_t start = at;
+        while (at < s.size() && digit(s[at]) && at - start < 4) {
+            ++at;
+        }
+        return at > start && s[start] != '0';
+    }
+    static_cast<void>(expect(s, at, '*'));
+    return true;
+}
+
+/// RFC 6570 URI-Template: literals (any character but controls, space, `"`, `%` before anything
+/// but two hex digits, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`; non-ASCII of ucschar or
+/// iprivate) and expressions.
+[[nodiscard]] inline bool uri_template(std::string_view s, std::size_t& at) {
+    constexpr std::string_view operators = "+#./;?&=,!@|";
+    constexpr std::string_view not_literal = "\"%<>\\^`{|}";
+    while (at < s.size()) {
+        const char c = s[at];
+        if (expect(s, at, '{')) {
+            at += at < s.size() && operators.find(s[at]) != std::string_view::npos ? 1 : 0;
+            do {
+                if (!varspec(s, at)) {
+                    return false;
+                }
+            } while (expect(s, at, ','));
+            if (!expect(s, at, '}')) {
+                return false;
+            }
+        } else if (c == '%' || static_cast<unsigned char>(c) >= 0x80U) {
+            if (!uri_char(s, at, "", beyond_ascii::ucschar_or_private)) {
+                return false;
+            }
+        } else if (c > ' ' && c < 0x7F && not_literal.find(c) == std::string_view::npos) {
+            ++at;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace format_detail
 
 /// Whether `s` is a valid `kind` (none: always).
@@ -633,6 +697,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
     case format_kind::uri_reference: ok = format_detail::uri(s, at, true); break;
     case format_kind::iri: ok = format_detail::uri(s, at, false, format_detail::beyond_ascii::ucschar); break;
     case format_kind::iri_reference: ok = format_detail::uri(s, at, true, format_detail::beyond_ascii::ucschar); break;
+    case format_kind::uri_template: ok = format_detail::uri_template(s, at); break;
     case format_kind::hostname:
     case format_kind::idn_hostname: // a name is split into labels first: it is read whole
         ok = idna::host_name(s, kind == format_kind::idn_hostname);

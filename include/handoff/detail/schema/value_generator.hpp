@@ -413,6 +413,7 @@ private:
             {"email", "user@example.com"},
             {"hostname", "example.com"},
             {"idn-hostname", "example.com"},
+            {"uri-template", "https://example.com/{id}"},
             {"ipv4", "192.0.2.1"},
             {"ipv6", "2001:db8::1"},
             {"uri", "https://example.com/"},
