@@ -611,7 +611,7 @@ TEST_CASE("format uri-template follows RFC 6570's grammar, levels 1 to 4", "[sch
     }
     for (const char* bad :
          {"{}",     "{x",    "x}",    "{x,}", "{,}", "{.}", "{x.}", "{..x}", "{x:}",  "{x:0}", "{x:10000}",
-          "{x*:3}", "{x-y}", "{{x}}", "a b",  "a<b", "a^b", "a|b",  "%zz",  "a\x7F", "\xC3"}) {
+          "{x*:3}", "{x-y}", "{{x}}", "a b",  "a<b", "a^b", "a|b",  "%zz",   "a\x7F", "\xC3"}) {
         CAPTURE(bad);
         CHECK_FALSE(uri_template(bad));
     }
