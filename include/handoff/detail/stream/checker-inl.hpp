@@ -11,6 +11,7 @@
 #include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
+#include <handoff/detail/text.hpp>
 
 #include <algorithm>    // all_of, any_of
 #include <charconv>     // from_chars
@@ -896,26 +897,6 @@ HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
     return v;
 }
 
-/// The length of the well-formed UTF-8 sequence at the start of `s` (its first byte >= 0x80),
-/// or 0: the table nlohmann's parser applies (no overlong form, no surrogate, <= U+10FFFF).
-HANDOFF_INLINE std::size_t utf8_sequence(std::string_view s) noexcept {
-    const auto at = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0U; };
-    const unsigned lead = at(0);
-    const auto tail = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) { return at(i) >= lo && at(i) <= hi; };
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        return tail(1) ? 1 + 1 : 0;
-    }
-    if (lead >= 0xE0 && lead <= 0xEF) {
-        const bool second = lead == 0xE0 ? tail(1, 0xA0) : lead == 0xED ? tail(1, 0x80, 0x9F) : tail(1);
-        return second && tail(2) ? 3 : 0;
-    }
-    if (lead >= 0xF0 && lead <= 0xF4) {
-        const bool second = lead == 0xF0 ? tail(1, 0x90) : lead == 0xF4 ? tail(1, 0x80, 0x8F) : tail(1);
-        return second && tail(2) && tail(3) ? 4 : 0;
-    }
-    return 0;
-}
-
 /// The value of a JSON string token (with its quotes) the tokenizer accepted, read directly
 /// where that is simple: UTF-8 checked as nlohmann's parser checks it, the one-letter escapes
 /// decoded. nullopt for a `\u` escape or a byte sequence that is not UTF-8: the parser reads
@@ -946,7 +927,7 @@ HANDOFF_INLINE std::optional<std::string> string_value(std::string_view raw) {
             i += 2;
             continue;
         }
-        const std::size_t n = utf8_sequence(body.substr(i));
+        const std::size_t n = utf8_sequence_length(body.substr(i));
         if (n == 0) {
             return std::nullopt;
         }
