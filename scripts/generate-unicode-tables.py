@@ -399,6 +399,18 @@ def idna_derived_property(ucd, general_category):
     return out
 
 
+def canonical_decompositions(ucd):
+    """(code point, first, second) for each canonical decomposition mapping (second 0 for a
+    singleton); Hangul syllables decompose by UAX #15's arithmetic and are left out."""
+    out = []
+    for fields, _ in data_lines(ucd / "UnicodeData.txt"):
+        parts = fields[5].split()
+        if parts and not parts[0].startswith("<"):
+            second = int(parts[1], 16) if len(parts) == 2 else 0
+            out.append((int(fields[0], 16), int(parts[0], 16), second))
+    return out
+
+
 def canonical_compositions(ucd):
     """(first, second, composite) for each primary composite: a canonical decomposition into two
     code points whose composite is not Full_Composition_Exclusion (UAX #15 section 3)."""
@@ -448,18 +460,12 @@ def render_idna(ucd):
     general_category = general_categories(ucd)
     derived = idna_derived_property(ucd, general_category)
     values = ["PVALID", "CONTEXTJ", "CONTEXTO"]
-    nfc_no = code_points([parse_range(f[0]) for f, _ in data_lines(ucd / "DerivedNormalizationProps.txt")
-                          if len(f) == 3 and f[1] == "NFC_QC" and f[2] == "N"])
-    if nfc_no & set(derived):
-        sys.exit("a code point IDNA2008 admits is never NFC (NFC_QC=N): the NFC check would need it")
-    nfc_maybe = {c: "M" for c in code_points([parse_range(f[0]) for f, _ in
-                                               data_lines(ucd / "DerivedNormalizationProps.txt")
-                                               if len(f) == 3 and f[1] == "NFC_QC" and f[2] == "M"])}
     combining = {c: int(v) for c, v in per_code_point(ucd / "extracted/DerivedCombiningClass.txt").items() if v != "0"}
     ccc_runs = runs_of(combining)
     marks = {c: "M" for gc in ("Mn", "Mc", "Me") for c in code_points(general_category[gc])}
     script_table = {c: v for c, v in per_code_point(ucd / "Scripts.txt").items() if v in IDNA_SCRIPTS}
     compositions = canonical_compositions(ucd)
+    decompositions = canonical_decompositions(ucd)
     body = (cpp_runs("derived_property", "RFC 5892 section 3: 0 PVALID, 1 CONTEXTJ, 2 CONTEXTO; any other code "
                      "point is DISALLOWED or UNASSIGNED.", valued_ranges(derived, values), "std::uint8_t")
             + cpp_runs("general_category_mark", "General_Category M (Mn, Mc, Me): no label begins with one "
@@ -476,8 +482,12 @@ def render_idna(ucd):
             + cpp_runs("script", "Script: " + ", ".join(f"{i} {c}" for i, c in enumerate(IDNA_SCRIPTS))
                        + " (RFC 5892 appendix A); others left out.", valued_ranges(script_table, IDNA_SCRIPTS),
                        "std::uint8_t")
-            + cpp_runs("nfc_quick_check_maybe", "NFC_Quick_Check=Maybe: may compose with what precedes it.",
-                       valued_ranges(nfc_maybe, ["M"]), "std::uint8_t")
+            + ["/// Canonical decomposition mappings (UnicodeData.txt field 5, no tag), by code point; second",
+               "/// 0 for a singleton. Hangul syllables decompose by arithmetic (UAX #15 section 16).",
+               "inline constexpr composition canonical_decompositions[] = {"]
+            + ["    " + " ".join(f"{{0x{b:X}, 0x{c:X}, 0x{a:X}}}," for a, b, c in decompositions[i:i + 4])
+               for i in range(0, len(decompositions), 4)]
+            + ["};", ""]
             + ["/// Primary composites (UAX #15 section 3), by first then second code point.",
                "inline constexpr composition canonical_compositions[] = {"]
             + ["    " + " ".join(f"{{0x{a:X}, 0x{b:X}, 0x{c:X}}}," for a, b, c in compositions[i:i + 4])
@@ -496,7 +506,7 @@ def render_idna(ucd):
         "    Value value;",
         "};",
         "",
-        "/// `first` followed by `second` composes to `composite`.",
+        "/// `first` followed by `second` composes to `composite` (and `composite` decomposes to them).",
         "struct composition {",
         "    char32_t first;",
         "    char32_t second;",

@@ -539,7 +539,9 @@ TEST_CASE("Punycode decodes and encodes RFC 3492's samples, and refuses what enc
         CHECK(punycode::encode(points, 100) == code);
     }
     CHECK(punycode::decode("bcher-KVA") == std::u32string(U"b\u00FCcher")); // digits in either case
-    CHECK_FALSE(punycode::encode(samples[0].first, 10).has_value());        // past the limit
+    const std::u32string last_code_point = std::u32string(100, U'a') + U"\U0010FFFF";
+    CHECK(punycode::decode(punycode::encode(last_code_point, 1000).value()) == last_code_point);
+    CHECK_FALSE(punycode::encode(samples[0].first, 10).has_value()); // past the limit
     for (const char* bad : {"X", "99999999999", "a\xC3\xA9-kva", "zzzzzzzzzzzzzzzzzzzzzzz"}) {
         CAPTURE(bad);
         CHECK_FALSE(punycode::decode(bad).has_value()); // cut, overflowing, non-basic, beyond U+10FFFF
@@ -578,6 +580,12 @@ TEST_CASE("format hostname and idn-hostname check labels as IDNA2008 does", "[sc
                     "cher.example"));              // upper case is not PVALID in a U-label
     CHECK(idn("\xC3\xA9t\xC3\xA9"));               // NFC: U+00E9
     CHECK_FALSE(idn("e\xCC\x81t\xC3\xA9"));        // NFD: e, U+0301 composes
+    CHECK_FALSE(idn("\xC3\xA9\xCC\xA3"));          // U+00E9 then U+0323: NFC is U+1EB9 U+0301
+    CHECK(idn("\xE1\xBA\xB9\xCC\x81"));            // ... that one
+    CHECK_FALSE(host("xn--9ca45i"));               // the A-label of U+00E9 U+0323
+    CHECK(idn("\xEA\xB0\x80\xEA\xB0\x81"));        // Hangul syllables GA, GAG: NFC
+    CHECK(host("ab--cd.example"));                 // "--" in the third and fourth places: RFC 1123 takes it
+    CHECK_FALSE(idn("ab--cd.example"));            // ... IDNA2008 keeps such labels for A-labels
     CHECK(idn("q\xCC\xA3\xCC\x81"));               // q, U+0323 (class 220), U+0301 (230): ordered, nothing composes
     CHECK_FALSE(idn("q\xCC\x81\xCC\xA3"));         // the two marks the other way round: not in canonical order
     CHECK(idn("\xD7\x90\xD7\x91.example"));        // Hebrew, then an LTR label: the Bidi rule holds
@@ -605,7 +613,9 @@ TEST_CASE("format uri-template follows RFC 6570's grammar, levels 1 to 4", "[sch
     };
     for (const char* good :
          {"", "https://example.com/{id}", "{+path}/here", "{#frag}", "{.a,b}", "{/list*}", "{;x,y:3}", "{?q}{&r}",
-          "{=x}", "{!x}", "{@x}", "{|x}", "{a.b_c%41}", "{v:9999}", "caf\xC3\xA9/{x}", "it's/{x}"}) {
+          "{=x}", "{!x}", "{@x}", "{|x}", "{a.b_c%41}", "{v:9999}", "caf\xC3\xA9/{x}", "it's/{x}",
+          "\xEE\x80\x80/{x}",    // U+E000, private use, anywhere in a literal
+          "\xE2\x80\xAE/{x}"}) { // U+202E: the grammar takes it, as IRIs do not
         CAPTURE(good);
         CHECK(uri_template(good));
     }

@@ -15,6 +15,10 @@ namespace handoff::detail::regex_impl {
 /// UTF-8 sequence (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) decodes as
 /// U+FFFD and advances by one byte; nothing past s.size() is ever read.
 [[nodiscard]] inline char32_t decode_utf8(std::string_view s, std::size_t& i) noexcept {
+    if (const auto b0 = static_cast<unsigned char>(s[i]); b0 < 0x80U) { // most subjects are ASCII
+        ++i;
+        return b0;
+    }
     const std::size_t n = utf8_sequence_length(s.substr(i));
     if (n == 0) {
         ++i;

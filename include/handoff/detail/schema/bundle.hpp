@@ -18,7 +18,8 @@
 // rule for the keywords beside `$ref` is not the root's (the writers apply the root's), a copy
 // whose document declares another reading above it (the copy would lose it), a root
 // whose definitions keyword is not an object, or copies of more than max_copied_values values in
-// all. bundled_schema also keeps it when the result does not compile alone.
+// all. bundled_schema also keeps it when the result does not compile alone, or would be read
+// alone in another dialect (a root without `$schema` read by keywords its copies bring).
 
 #include <handoff/detail/json/count.hpp>
 #include <handoff/detail/json/pointer.hpp>
@@ -308,8 +309,10 @@ template <class Json>
             return root;
         }
         Json bundle = bundler.bundle(root);
-        static_cast<void>(compiled_schema_access::compile(nlohmann::json(bundle), "", nullptr, {}, read));
-        return bundle;
+        const nlohmann::json alone(bundle);
+        static_cast<void>(compiled_schema_access::compile(alone, "", nullptr, {}, read));
+        // A root without `$schema` is read by the keywords it holds, and the copies add theirs.
+        return compiled_schema::dialect_of(alone, options) == *read.dialect ? bundle : root;
     } catch (const schema_error&) {
     } catch (const nlohmann::json::exception&) {
     } catch (const std::filesystem::filesystem_error&) {

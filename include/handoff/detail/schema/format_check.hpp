@@ -459,20 +459,22 @@ namespace format_detail {
 }
 
 /// Which code points beyond ASCII a URI's character class takes: none (RFC 3986), RFC 3987's
-/// `ucschar` (an IRI's unreserved characters), or `ucschar` and `iprivate` (an IRI's query).
-enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
+/// `ucschar` (an IRI's unreserved characters), `ucschar` and `iprivate` (an IRI's query), or
+/// both by the grammar alone (a URI template's literals, RFC 6570 section 2.1).
+enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private, template_literal };
 
-/// RFC 3987 section 2.2's `ucschar`, or with `or_private` `iprivate` too: the non-ASCII code
-/// points an IRI holds unencoded. Neither takes a plane's last two code points (U+xFFFE, U+xFFFF),
-/// nor, by section 4.1's "MUST NOT", the bidirectional formatting characters (LRM, RLM, LRE,
-/// RLE, PDF, LRO, RLO), which the grammar alone would take.
-[[nodiscard]] constexpr bool iri_code_point(char32_t c, bool or_private) noexcept {
+/// RFC 3987 section 2.2's `ucschar`, and `iprivate` too unless `wide` is ucschar: the non-ASCII
+/// code points an IRI or a URI template holds unencoded. Neither takes a plane's last two code
+/// points (U+xFFFE, U+xFFFF); an IRI, by section 4.1's "MUST NOT", takes none of the
+/// bidirectional formatting characters (LRM, RLM, LRE, RLE, PDF, LRO, RLO) either.
+[[nodiscard]] constexpr bool wide_code_point(char32_t c, beyond_ascii wide) noexcept {
     const auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
     const bool ucschar = in(0xA0, 0xD7FF) || in(0xF900, 0xFDCF) || in(0xFDF0, 0xFFEF) ||
                          (in(0x10000, 0xDFFFD) && (c & 0xFFFFU) <= 0xFFFDU) || in(0xE1000, 0xEFFFD);
     const bool iprivate = in(0xE000, 0xF8FF) || (in(0xF0000, 0x10FFFD) && (c & 0xFFFFU) <= 0xFFFDU);
     const bool bidi_format = in(0x200E, 0x200F) || in(0x202A, 0x202E);
-    return (ucschar || (or_private && iprivate)) && !bidi_format;
+    return (ucschar || (wide != beyond_ascii::ucschar && iprivate)) &&
+           (wide == beyond_ascii::template_literal || !bidi_format);
 }
 
 /// RFC 3986 section 2: one character of the class `unreserved / sub-delims` plus `extra` (and
@@ -487,8 +489,7 @@ enum class beyond_ascii : std::uint8_t { none, ucschar, ucschar_or_private };
     const char c = s[at];
     if (static_cast<unsigned char>(c) >= 0x80U) {
         const std::size_t n = wide == beyond_ascii::none ? 0 : utf8_sequence_length(s.substr(at));
-        const bool taken =
-            n != 0 && iri_code_point(code_point_of(s.substr(at, n)), wide == beyond_ascii::ucschar_or_private);
+        const bool taken = n != 0 && wide_code_point(code_point_of(s.substr(at, n)), wide);
         at += taken ? n : 0;
         return taken;
     }
@@ -638,7 +639,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
 
 /// RFC 6570 URI-Template: literals (any character but controls, space, `"`, `%` before anything
 /// but two hex digits, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`; non-ASCII of ucschar or
-/// iprivate) and expressions.
+/// iprivate, anywhere) and expressions.
 [[nodiscard]] inline bool uri_template(std::string_view s, std::size_t& at) {
     constexpr std::string_view operators = "+#./;?&=,!@|";
     constexpr std::string_view not_literal = "\"%<>\\^`{|}";
@@ -655,7 +656,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
                 return false;
             }
         } else if (c == '%' || static_cast<unsigned char>(c) >= 0x80U) {
-            if (!uri_char(s, at, "", beyond_ascii::ucschar_or_private)) {
+            if (!uri_char(s, at, "", beyond_ascii::template_literal)) {
                 return false;
             }
         } else if (c > ' ' && c < 0x7F && not_literal.find(c) == std::string_view::npos) {

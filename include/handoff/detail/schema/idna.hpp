@@ -15,7 +15,7 @@
 #include <handoff/detail/schema/idna_tables.hpp>
 #include <handoff/detail/text.hpp>
 
-#include <algorithm>   // any_of, lower_bound
+#include <algorithm>   // any_of, lower_bound, swap
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t
 #include <optional>    // optional
@@ -115,6 +115,7 @@ inline constexpr std::uint32_t t_max = 26;
         }
         ++at;
     }
+    constexpr std::uint64_t max_index = std::uint64_t{1} << 62; // no sum below overflows
     std::uint64_t n = 0x80;
     std::uint64_t i = 0;
     std::uint32_t bias = 72;
@@ -123,7 +124,7 @@ inline constexpr std::uint32_t t_max = 26;
         std::uint64_t w = 1;
         for (std::uint32_t k = base;; k += base) {
             const int digit = at < in.size() ? digit_value(in[at++]) : -1;
-            if (digit < 0 || i + static_cast<std::uint64_t>(digit) * w > 0x10FFFF * 64ULL) {
+            if (digit < 0 || static_cast<std::uint64_t>(digit) > (max_index - i) / w) {
                 return std::nullopt;
             }
             i += static_cast<std::uint64_t>(digit) * w;
@@ -131,9 +132,15 @@ inline constexpr std::uint32_t t_max = 26;
             if (static_cast<std::uint32_t>(digit) < t) {
                 break;
             }
+            if (w > max_index / (base - t)) {
+                return std::nullopt;
+            }
             w *= base - t;
         }
         const auto points = static_cast<std::uint32_t>(out.size() + 1);
+        if (i - old_i > 0xFFFFFFFFU || n + i / points > 0x10FFFF) {
+            return std::nullopt; // past the last code point
+        }
         bias = adapt(static_cast<std::uint32_t>(i - old_i), points, old_i == 0);
         n += i / points;
         i %= points;
@@ -147,7 +154,8 @@ inline constexpr std::uint32_t t_max = 26;
 }
 
 /// Section 6.3: the Punycode of `in` (digits in lower case), or nullopt once it would pass
-/// `limit` characters.
+/// `limit` characters. It takes time in the length times the distinct code points: host names
+/// give it labels of 59 code points at most.
 [[nodiscard]] inline std::optional<std::string> encode(const std::u32string& in, std::size_t limit) {
     std::string out;
     for (const char32_t c : in) {
@@ -201,33 +209,93 @@ inline constexpr std::uint32_t t_max = 26;
 
 // --- One U-label ----------------------------------------------------------------------------
 
-/// UAX #15's test, short of normalizing: canonically ordered, and no code point that may compose
-/// (NFC_Quick_Check=Maybe) composing with the last starter before it, unblocked.
-[[nodiscard]] inline bool is_nfc(const std::u32string& s) {
-    std::size_t starter = std::u32string::npos;
-    std::uint8_t last = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const std::uint8_t ccc = combining_class(s[i]);
-        if (ccc != 0 && last > ccc) {
-            return false;
+// --- NFC (UAX #15 section 3) ----------------------------------------------------------------
+
+namespace nfc {
+// Hangul syllables compose and decompose by arithmetic (UAX #15 section 16).
+inline constexpr char32_t s_base = 0xAC00;
+inline constexpr char32_t l_base = 0x1100;
+inline constexpr char32_t v_base = 0x1161;
+inline constexpr char32_t t_base = 0x11A7;
+inline constexpr char32_t l_count = 19;
+inline constexpr char32_t v_count = 21;
+inline constexpr char32_t t_count = 28;
+inline constexpr char32_t s_count = l_count * v_count * t_count;
+
+/// Appends the full canonical decomposition of `c` to `out`.
+inline void decompose(char32_t c, std::u32string& out) {
+    if (c >= s_base && c < s_base + s_count) {
+        const char32_t index = c - s_base;
+        out.push_back(l_base + index / (v_count * t_count));
+        out.push_back(v_base + index % (v_count * t_count) / t_count);
+        if (index % t_count != 0) {
+            out.push_back(t_base + index % t_count);
         }
-        const bool blocked = starter == std::u32string::npos || (i - 1 != starter && (ccc == 0 || last >= ccc));
-        if (!blocked && value_of(idna_tables::nfc_quick_check_maybe, s[i]) != absent) {
-            const auto* end = std::end(idna_tables::canonical_compositions);
-            const auto* it = std::lower_bound(std::begin(idna_tables::canonical_compositions), end,
-                                              idna_tables::composition{s[starter], s[i], 0},
-                                              [](const idna_tables::composition& a, const idna_tables::composition& b) {
-                                                  return a.first != b.first ? a.first < b.first : a.second < b.second;
-                                              });
-            if (it != end && it->first == s[starter] && it->second == s[i]) {
-                return false;
-            }
-        }
-        starter = ccc == 0 ? i : starter;
-        last = ccc;
+        return;
     }
-    return true;
+    const auto* end = std::end(idna_tables::canonical_decompositions);
+    const auto* it = std::lower_bound(std::begin(idna_tables::canonical_decompositions), end, c,
+                                      [](const idna_tables::composition& e, char32_t k) { return e.composite < k; });
+    if (it == end || it->composite != c) {
+        out.push_back(c);
+        return;
+    }
+    decompose(it->first, out); // a mapping's parts are older code points: the recursion ends
+    if (it->second != 0) {
+        decompose(it->second, out);
+    }
 }
+
+/// The primary composite of `a` then `b`, or 0.
+[[nodiscard]] inline char32_t compose(char32_t a, char32_t b) {
+    if (a >= l_base && a < l_base + l_count && b >= v_base && b < v_base + v_count) {
+        return s_base + ((a - l_base) * v_count + (b - v_base)) * t_count;
+    }
+    if (a >= s_base && a < s_base + s_count && (a - s_base) % t_count == 0 && b > t_base && b < t_base + t_count) {
+        return a + (b - t_base);
+    }
+    const auto* end = std::end(idna_tables::canonical_compositions);
+    const auto* it =
+        std::lower_bound(std::begin(idna_tables::canonical_compositions), end, idna_tables::composition{a, b, 0},
+                         [](const idna_tables::composition& x, const idna_tables::composition& y) {
+                             return x.first != y.first ? x.first < y.first : x.second < y.second;
+                         });
+    return it != end && it->first == a && it->second == b ? it->composite : 0;
+}
+
+/// Normalization Form C of `s`: decomposed, marks put in canonical order, composed.
+[[nodiscard]] inline std::u32string normalized(const std::u32string& s) {
+    std::u32string d;
+    for (const char32_t c : s) {
+        decompose(c, d);
+    }
+    for (std::size_t i = 1; i < d.size(); ++i) { // a stable sort of each run of marks by class
+        const std::uint8_t ccc = combining_class(d[i]);
+        for (std::size_t j = i; ccc != 0 && j > 0 && combining_class(d[j - 1]) > ccc; --j) {
+            std::swap(d[j - 1], d[j]);
+        }
+    }
+    if (d.empty()) {
+        return d;
+    }
+    std::size_t starter = 0;
+    int last = combining_class(d[0]) == 0 ? 0 : 256; // a leading mark composes with nothing
+    std::size_t kept = 1;
+    for (std::size_t i = 1; i < d.size(); ++i) {
+        const std::uint8_t ccc = combining_class(d[i]);
+        const char32_t composite = compose(d[starter], d[i]);
+        if (composite != 0 && (last < ccc || last == 0)) {
+            d[starter] = composite;
+            continue;
+        }
+        starter = ccc == 0 ? kept : starter;
+        last = ccc;
+        d[kept++] = d[i];
+    }
+    d.resize(kept);
+    return d;
+}
+} // namespace nfc
 
 /// RFC 5892 appendix A.1: ZERO WIDTH NON-JOINER after a virama, or between a left- or
 /// dual-joining letter and a right- or dual-joining one, transparent ones aside.
@@ -283,7 +351,7 @@ inline constexpr std::uint32_t t_max = 26;
 /// the whole name).
 [[nodiscard]] inline bool valid_u_label(const std::u32string& s) {
     if (s.empty() || s.front() == '-' || s.back() == '-' || (s.size() >= 4 && s[2] == '-' && s[3] == '-') ||
-        value_of(idna_tables::general_category_mark, s.front()) != absent || !is_nfc(s)) {
+        value_of(idna_tables::general_category_mark, s.front()) != absent || nfc::normalized(s) != s) {
         return false;
     }
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -348,8 +416,10 @@ struct label {
 }
 
 /// An ASCII label: LDH, no hyphen at either end, and, when it begins "xn--" in any case, the
-/// A-label of a valid U-label that encodes back to it. nullopt when it is none.
-[[nodiscard]] inline std::optional<label> ascii_label(std::string_view text) {
+/// A-label of a valid U-label that encodes back to it. nullopt when it is none. In an
+/// `international` name, "--" in the third and fourth places makes no label but an A-label:
+/// RFC 5890 section 2.3.1 lets IDNA-aware applications use only those of the reserved labels.
+[[nodiscard]] inline std::optional<label> ascii_label(std::string_view text, bool international) {
     if (text.empty() || text.size() > max_label_length || text.front() == '-' || text.back() == '-' ||
         !std::all_of(text.begin(), text.end(), ldh)) {
         return std::nullopt;
@@ -357,7 +427,10 @@ struct label {
     const bool a_label = text.size() >= 4 && (text[0] == 'x' || text[0] == 'X') && (text[1] == 'n' || text[1] == 'N') &&
                          text[2] == '-' && text[3] == '-';
     if (!a_label) {
-        return label{std::u32string(text.begin(), text.end()), text.size()};
+        const bool reserved = text.size() >= 4 && text[2] == '-' && text[3] == '-';
+        return international && reserved
+                   ? std::nullopt
+                   : std::optional<label>(label{std::u32string(text.begin(), text.end()), text.size()});
     }
     std::string lower(text.substr(4));
     for (char& c : lower) {
@@ -424,7 +497,9 @@ struct label {
         const std::string_view text = s.substr(at, end - at);
         const bool ascii =
             std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
-        std::optional<label> l = ascii ? ascii_label(text) : international ? unicode_label(text) : std::nullopt;
+        std::optional<label> l = ascii           ? ascii_label(text, international)
+                                 : international ? unicode_label(text)
+                                                 : std::nullopt;
         if (!l) {
             return false;
         }
