@@ -78,6 +78,8 @@ IDNA_EXCEPTIONS = {
 }
 # RFC 5892 section 2.8, IgnorableBlocks (H).
 IDNA_IGNORABLE_BLOCKS = ["Combining Diacritical Marks for Symbols", "Musical Symbols", "Ancient Greek Musical Notation"]
+# RFC 5892 section 3's values that may stand in a label; the table leaves the others out.
+IDNA_DERIVED_VALUES = ["PVALID", "CONTEXTJ", "CONTEXTO"]
 # The scripts RFC 5892 appendix A's contextual rules name.
 IDNA_SCRIPTS = ["Greek", "Hebrew", "Hiragana", "Katakana", "Han"]
 # The bidirectional classes RFC 5893 section 2's rule names; any other class fails it.
@@ -459,7 +461,7 @@ def render_idna(ucd):
     version = unicode_version(ucd)
     general_category = general_categories(ucd)
     derived = idna_derived_property(ucd, general_category)
-    values = ["PVALID", "CONTEXTJ", "CONTEXTO"]
+    values = IDNA_DERIVED_VALUES
     combining = {c: int(v) for c, v in per_code_point(ucd / "extracted/DerivedCombiningClass.txt").items() if v != "0"}
     ccc_runs = runs_of(combining)
     marks = {c: "M" for gc in ("Mn", "Mc", "Me") for c in code_points(general_category[gc])}
@@ -514,8 +516,20 @@ def render_idna(ucd):
         "};",
         "",
         "// clang-format off",
-    ]
+    ] + idna_value_enums()
     return "\n".join(head + body + ["// clang-format on", "", "} // namespace handoff::detail::idna_tables", ""])
+
+
+def idna_value_enums():
+    """The value names of the IDNA tables, as C++ enumerators in the tables' order."""
+    def enum(name, what, names):
+        return [f"/// {what}", f"enum {name} : std::uint8_t {{ {', '.join(names)} }};", ""]
+    return (enum("derived_value", "derived_property's values.", [v.lower() for v in IDNA_DERIVED_VALUES])
+            + enum("joining_value", "joining_type's values.", ["join_" + v.lower() for v in IDNA_JOINING_TYPES])
+            + enum("bidi_value", "bidi_class's values.", ["bidi_" + v.lower() for v in IDNA_BIDI_CLASSES])
+            + enum("script_value", "script's values.", [v.lower() for v in IDNA_SCRIPTS])
+            + ["/// No table holds this value: a code point none of its runs covers.",
+               "inline constexpr std::uint8_t absent = 0xFF;", ""])
 
 
 def write_or_check(path, text, check, ucd):

@@ -4,7 +4,8 @@
 // Host names, for the `hostname` and `idn-hostname` formats (validation 2020-12, section
 // 7.3.3). A label is an LDH label (RFC 1123 section 2.1: letters, digits and inner hyphens, 63
 // octets at most), an A-label ("xn--" and the Punycode of a U-label, RFC 5890 section 2.3.2.1),
-// or, in an internationalized name only, a U-label itself. A U-label is checked as RFC 5891
+// or, in an internationalized name only, a U-label itself (and there no other label with "--" in
+// its third and fourth places, RFC 5890 section 2.3.1). A U-label is checked as RFC 5891
 // section 5.4 says: in NFC, no "--" in its third and fourth places, no hyphen at either end, no
 // combining mark first, every code point PVALID or allowed by its contextual rule (RFC 5892,
 // appendix A), and, in a name holding right-to-left text, every label meets the Bidi rule (RFC
@@ -33,9 +34,9 @@ inline constexpr std::size_t max_label_length = 63;
 /// A-label form and at most four of UTF-8 (a full stop, three of UTF-8, is one).
 inline constexpr std::size_t max_unicode_name_bytes = 4 * max_name_length;
 
-/// No table holds this value: a code point none of its runs covers.
-inline constexpr std::uint8_t absent = 0xFF;
+using idna_tables::absent;
 
+/// The value `table` holds for `c`, or `absent`.
 template <class Value, std::size_t N>
 [[nodiscard]] constexpr Value value_of(const idna_tables::code_point_run<Value> (&table)[N], char32_t c) noexcept {
     std::size_t lo = 0;
@@ -50,23 +51,6 @@ template <class Value, std::size_t N>
     }
     return lo < N && table[lo].first <= c ? table[lo].value : Value{absent};
 }
-
-enum derived : std::uint8_t { pvalid = 0, contextj = 1, contexto = 2 };
-enum bidi : std::uint8_t {
-    bidi_l,
-    bidi_r,
-    bidi_al,
-    bidi_an,
-    bidi_en,
-    bidi_es,
-    bidi_cs,
-    bidi_et,
-    bidi_on,
-    bidi_bn,
-    bidi_nsm
-};
-enum joining : std::uint8_t { join_l, join_d, join_r, join_t };
-enum script : std::uint8_t { greek, hebrew, hiragana, katakana, han };
 
 [[nodiscard]] inline std::uint8_t combining_class(char32_t c) noexcept {
     const std::uint8_t ccc = value_of(idna_tables::canonical_combining_class, c);
@@ -304,19 +288,20 @@ inline void decompose(char32_t c, std::u32string& out) {
         return true;
     }
     std::size_t before = i;
-    while (before > 0 && value_of(idna_tables::joining_type, s[before - 1]) == join_t) {
+    while (before > 0 && value_of(idna_tables::joining_type, s[before - 1]) == idna_tables::join_t) {
         --before;
     }
     std::size_t after = i + 1;
-    while (after < s.size() && value_of(idna_tables::joining_type, s[after]) == join_t) {
+    while (after < s.size() && value_of(idna_tables::joining_type, s[after]) == idna_tables::join_t) {
         ++after;
     }
     const std::uint8_t left = before > 0 ? value_of(idna_tables::joining_type, s[before - 1]) : absent;
     const std::uint8_t right = after < s.size() ? value_of(idna_tables::joining_type, s[after]) : absent;
-    return (left == join_l || left == join_d) && (right == join_r || right == join_d);
+    return (left == idna_tables::join_l || left == idna_tables::join_d) &&
+           (right == idna_tables::join_r || right == idna_tables::join_d);
 }
 
-[[nodiscard]] inline bool has_script(const std::u32string& s, std::size_t i, script which) {
+[[nodiscard]] inline bool has_script(const std::u32string& s, std::size_t i, idna_tables::script_value which) {
     return i < s.size() && value_of(idna_tables::script, s[i]) == which;
 }
 
@@ -328,13 +313,13 @@ inline void decompose(char32_t c, std::u32string& out) {
     case 0x200C: return zwnj_allowed(s, i);
     case 0x200D: return i > 0 && combining_class(s[i - 1]) == 9;
     case 0x00B7: return i > 0 && s[i - 1] == 'l' && i + 1 < s.size() && s[i + 1] == 'l';
-    case 0x0375: return has_script(s, i + 1, greek);
+    case 0x0375: return has_script(s, i + 1, idna_tables::greek);
     case 0x05F3:
-    case 0x05F4: return i > 0 && has_script(s, i - 1, hebrew);
+    case 0x05F4: return i > 0 && has_script(s, i - 1, idna_tables::hebrew);
     case 0x30FB:
         return any([](char32_t d) {
             const std::uint8_t sc = value_of(idna_tables::script, d);
-            return sc == hiragana || sc == katakana || sc == han;
+            return sc == idna_tables::hiragana || sc == idna_tables::katakana || sc == idna_tables::han;
         });
     default: break;
     }
@@ -356,7 +341,7 @@ inline void decompose(char32_t c, std::u32string& out) {
     }
     for (std::size_t i = 0; i < s.size(); ++i) {
         const std::uint8_t d = value_of(idna_tables::derived_property, s[i]);
-        if (d == absent || (d != pvalid && !context_allows(s, i))) {
+        if (d == absent || (d != idna_tables::pvalid && !context_allows(s, i))) {
             return false;
         }
     }
@@ -370,36 +355,38 @@ inline void decompose(char32_t c, std::u32string& out) {
     for (const char32_t c : s) {
         classes.push_back(value_of(idna_tables::bidi_class, c));
     }
-    const bool rtl = classes.front() == bidi_r || classes.front() == bidi_al;
-    if (!rtl && classes.front() != bidi_l) {
+    const bool rtl = classes.front() == idna_tables::bidi_r || classes.front() == idna_tables::bidi_al;
+    if (!rtl && classes.front() != idna_tables::bidi_l) {
         return false;
     }
     bool has_en = false;
     bool has_an = false;
     for (const std::uint8_t b : classes) {
-        const bool ltr_only = b == bidi_l;
-        const bool rtl_only = b == bidi_r || b == bidi_al || b == bidi_an;
+        const bool ltr_only = b == idna_tables::bidi_l;
+        const bool rtl_only = b == idna_tables::bidi_r || b == idna_tables::bidi_al || b == idna_tables::bidi_an;
         if (b == absent || (rtl && ltr_only) || (!rtl && rtl_only)) {
             return false;
         }
-        has_en = has_en || b == bidi_en;
-        has_an = has_an || b == bidi_an;
+        has_en = has_en || b == idna_tables::bidi_en;
+        has_an = has_an || b == idna_tables::bidi_an;
     }
     std::size_t end = classes.size();
-    while (end > 0 && classes[end - 1] == bidi_nsm) {
+    while (end > 0 && classes[end - 1] == idna_tables::bidi_nsm) {
         --end;
     }
     const std::uint8_t last = end > 0 ? classes[end - 1] : absent;
     if (rtl) {
-        return (last == bidi_r || last == bidi_al || last == bidi_en || last == bidi_an) && !(has_en && has_an);
+        return (last == idna_tables::bidi_r || last == idna_tables::bidi_al || last == idna_tables::bidi_en ||
+                last == idna_tables::bidi_an) &&
+               !(has_en && has_an);
     }
-    return last == bidi_l || last == bidi_en;
+    return last == idna_tables::bidi_l || last == idna_tables::bidi_en;
 }
 
 [[nodiscard]] inline bool right_to_left(const std::u32string& s) {
     return std::any_of(s.begin(), s.end(), [](char32_t c) {
         const std::uint8_t b = value_of(idna_tables::bidi_class, c);
-        return b == bidi_r || b == bidi_al || b == bidi_an;
+        return b == idna_tables::bidi_r || b == idna_tables::bidi_al || b == idna_tables::bidi_an;
     });
 }
 

@@ -58,6 +58,21 @@ struct composition {
 };
 
 // clang-format off
+/// derived_property's values.
+enum derived_value : std::uint8_t { pvalid, contextj, contexto };
+
+/// joining_type's values.
+enum joining_value : std::uint8_t { join_l, join_d, join_r, join_t };
+
+/// bidi_class's values.
+enum bidi_value : std::uint8_t { bidi_l, bidi_r, bidi_al, bidi_an, bidi_en, bidi_es, bidi_cs, bidi_et, bidi_on, bidi_bn, bidi_nsm };
+
+/// script's values.
+enum script_value : std::uint8_t { greek, hebrew, hiragana, katakana, han };
+
+/// No table holds this value: a code point none of its runs covers.
+inline constexpr std::uint8_t absent = 0xFF;
+
 /// RFC 5892 section 3: 0 PVALID, 1 CONTEXTJ, 2 CONTEXTO; any other code point is DISALLOWED or UNASSIGNED.
 inline constexpr code_point_run<std::uint8_t> derived_property[] = {
     {0x2D, 0x2D, 0}, {0x30, 0x39, 0}, {0x61, 0x7A, 0}, {0xB7, 0xB7, 2}, {0xDF, 0xF6, 0}, {0xF8, 0xFF, 0},
