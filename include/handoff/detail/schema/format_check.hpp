@@ -30,7 +30,7 @@
 //   lets a literal hold "'": literals and {expressions} of an optional operator and varspecs.
 // - iri, iri-reference: RFC 3987 section 2.2, the same grammar with the code points of `ucschar`
 //   where a URI takes unreserved characters (user information, host name, path, query, fragment)
-//   and those of `iprivate` in the query too.
+//   and those of `iprivate` in the query too; never a bidirectional formatting character (4.1).
 // Every other format is an annotation.
 
 #include <handoff/detail/schema/idna.hpp>
