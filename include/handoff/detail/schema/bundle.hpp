@@ -197,16 +197,9 @@ private:
         if (found.declaring == nullptr || found.declaring == found.schema) {
             return true;
         }
-        return reads_officially(*found.declaring) == std::optional<schema_dialect>(root_dialect_) &&
-               (!copies_[0].json->is_object() || !copies_[0].json->contains("$schema") ||
-                reads_officially(*copies_[0].json));
-    }
-
-    /// The official dialect `s`'s `$schema` names, or nullopt (none, or a metaschema of its own).
-    [[nodiscard]] static std::optional<schema_dialect> reads_officially(const nlohmann::json& s) {
-        const auto declared = s.find("$schema");
-        return declared != s.end() && declared->is_string() ? official_dialect(declared->get_ref<const std::string&>())
-                                                            : std::nullopt;
+        const nlohmann::json& root = *copies_[0].json;
+        return dialect_inside(*found.declaring, std::nullopt) == std::optional<schema_dialect>(root_dialect_) &&
+               (!root.is_object() || !root.contains("$schema") || dialect_inside(root, std::nullopt));
     }
 
     /// A location ("uri#pointer", or a bare pointer in a root given without a URI) as its

@@ -14,6 +14,7 @@
 // and a string that cannot be one is refused before Punycode is computed.
 
 #include <handoff/detail/schema/idna_tables.hpp>
+#include <handoff/detail/schema/uri.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <algorithm>   // any_of, lower_bound, swap
@@ -80,6 +81,11 @@ inline constexpr std::uint32_t t_max = 26;
     return k <= bias ? t_min : k >= bias + t_max ? t_max : k - bias;
 }
 
+/// The digit of value `d` (below 36): a to z, then 0 to 9.
+[[nodiscard]] constexpr char digit_char(std::uint64_t d) noexcept {
+    return static_cast<char>(d < 26 ? 'a' + d : '0' + (d - 26));
+}
+
 [[nodiscard]] constexpr int digit_value(char c) noexcept {
     return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? c - 'A' : c >= '0' && c <= '9' ? c - '0' + 26 : -1;
 }
@@ -128,8 +134,8 @@ inline constexpr std::uint32_t t_max = 26;
         bias = adapt(static_cast<std::uint32_t>(i - old_i), points, old_i == 0);
         n += i / points;
         i %= points;
-        if (n > 0x10FFFF || (n >= 0xD800 && n <= 0xDFFF)) {
-            return std::nullopt;
+        if (n >= 0xD800 && n <= 0xDFFF) {
+            return std::nullopt; // a surrogate is no scalar value
         }
         out.insert(out.begin() + static_cast<std::ptrdiff_t>(i), static_cast<char32_t>(n));
         ++i;
@@ -172,11 +178,10 @@ inline constexpr std::uint32_t t_max = 26;
                 if (q < t) {
                     break;
                 }
-                const auto digit = static_cast<std::uint32_t>(t + (q - t) % (base - t));
-                out.push_back(static_cast<char>(digit < 26 ? 'a' + digit : '0' + (digit - 26)));
+                out.push_back(digit_char(t + (q - t) % (base - t)));
                 q = (q - t) / (base - t);
             }
-            out.push_back(static_cast<char>(q < 26 ? 'a' + q : '0' + (q - 26)));
+            out.push_back(digit_char(q));
             if (out.size() > limit) {
                 return std::nullopt;
             }
@@ -190,8 +195,6 @@ inline constexpr std::uint32_t t_max = 26;
     return out;
 }
 } // namespace punycode
-
-// --- One U-label ----------------------------------------------------------------------------
 
 // --- NFC (UAX #15 section 3) ----------------------------------------------------------------
 
@@ -280,6 +283,8 @@ inline void decompose(char32_t c, std::u32string& out) {
     return d;
 }
 } // namespace nfc
+
+// --- One U-label ----------------------------------------------------------------------------
 
 /// RFC 5892 appendix A.1: ZERO WIDTH NON-JOINER after a virama, or between a left- or
 /// dual-joining letter and a right- or dual-joining one, transparent ones aside.
@@ -411,21 +416,17 @@ struct label {
         !std::all_of(text.begin(), text.end(), ldh)) {
         return std::nullopt;
     }
-    const bool a_label = text.size() >= 4 && (text[0] == 'x' || text[0] == 'X') && (text[1] == 'n' || text[1] == 'N') &&
-                         text[2] == '-' && text[3] == '-';
-    if (!a_label) {
+    const std::string lower = ascii_lower(std::string(text));
+    if (lower.rfind("xn--", 0) != 0) {
         const bool reserved = text.size() >= 4 && text[2] == '-' && text[3] == '-';
         return international && reserved
                    ? std::nullopt
                    : std::optional<label>(label{std::u32string(text.begin(), text.end()), text.size()});
     }
-    std::string lower(text.substr(4));
-    for (char& c : lower) {
-        c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-    }
-    std::optional<std::u32string> points = punycode::decode(lower);
+    const std::string_view code = std::string_view(lower).substr(4);
+    std::optional<std::u32string> points = punycode::decode(code);
     if (!points || std::all_of(points->begin(), points->end(), [](char32_t c) { return c < 0x80; }) ||
-        !valid_u_label(*points) || punycode::encode(*points, max_label_length) != lower) {
+        !valid_u_label(*points) || punycode::encode(*points, max_label_length) != code) {
         return std::nullopt;
     }
     return label{std::move(*points), text.size()};
