@@ -252,13 +252,19 @@ def scripts(ucd):
     return script, extensions
 
 
-def binary_properties(ucd, general_category):
-    """Name -> ranges for ECMA-262's binary properties, under every alias PropertyAliases.txt gives."""
+def binary_property_ranges(ucd, files):
+    """Name -> ranges for every binary property `files` list as "range ; Property_Name" lines."""
     found = {}
-    for name in BINARY_PROPERTY_FILES:
+    for name in files:
         for fields, _ in data_lines(ucd / name):
             if len(fields) == 2:
                 found.setdefault(fields[1], []).append(parse_range(fields[0]))
+    return found
+
+
+def binary_properties(ucd, general_category):
+    """Name -> ranges for ECMA-262's binary properties, under every alias PropertyAliases.txt gives."""
+    found = binary_property_ranges(ucd, BINARY_PROPERTY_FILES)
     found["ASCII"] = [(0, 0x7F)]
     found["Any"] = [(0, MAX_CODE_POINT)]
     found["Assigned"] = complement(general_category["Cn"])
@@ -356,18 +362,10 @@ def code_points(ranges):
     return {c for first, last in ranges for c in range(first, last + 1)}
 
 
-def as_ranges(points):
-    return normalized((c, c) for c in points)
-
-
 def idna_derived_property(ucd, general_category):
     """Code point -> "PVALID", "CONTEXTJ" or "CONTEXTO" by RFC 5892 section 3's rules, in their
     order; every code point left out is DISALLOWED or UNASSIGNED. BackwardCompatible (G) is empty."""
-    binary = {}
-    for name in ("PropList.txt", "DerivedCoreProperties.txt", "DerivedNormalizationProps.txt"):
-        for fields, _ in data_lines(ucd / name):
-            if len(fields) == 2:
-                binary.setdefault(fields[1], []).append(parse_range(fields[0]))
+    binary = binary_property_ranges(ucd, ["PropList.txt", "DerivedCoreProperties.txt", "DerivedNormalizationProps.txt"])
     blocks = {fields[1]: [parse_range(fields[0])] for fields, _ in data_lines(ucd / "Blocks.txt")}
     hangul = ranges_by_value(ucd / "HangulSyllableType.txt")
     exceptions = {c: value for value, cs in IDNA_EXCEPTIONS.items() for c in cs}
@@ -416,8 +414,8 @@ def canonical_decompositions(ucd):
 def canonical_compositions(ucd):
     """(first, second, composite) for each primary composite: a canonical decomposition into two
     code points whose composite is not Full_Composition_Exclusion (UAX #15 section 3)."""
-    excluded = code_points([parse_range(f[0]) for f, _ in data_lines(ucd / "DerivedNormalizationProps.txt")
-                            if len(f) == 2 and f[1] == "Full_Composition_Exclusion"])
+    excluded = code_points(
+        binary_property_ranges(ucd, ["DerivedNormalizationProps.txt"])["Full_Composition_Exclusion"])
     out = []
     for fields, _ in data_lines(ucd / "UnicodeData.txt"):
         parts = fields[5].split()
