@@ -185,19 +185,9 @@ template <class Json>
 /// (one subschema), or not at all.
 enum class descent : std::uint8_t { none, members, items, value };
 
-/// The subschemas below `keyword`: the draft-07 subschema keywords (ids.hpp), and the 2020-12
-/// ones providers may meet (prefixItems, dependentSchemas, unevaluated*, contentSchema).
+/// The subschemas below `keyword`: those of any dialect's subschema keywords (ids.hpp).
 template <class Json>
 [[nodiscard]] descent descent_of(std::string_view keyword, const Json& value) {
-    if (keyword == "prefixItems") {
-        return value.is_array() ? descent::items : descent::none;
-    }
-    if (keyword == "dependentSchemas") {
-        return value.is_object() ? descent::members : descent::none;
-    }
-    if (keyword == "unevaluatedProperties" || keyword == "unevaluatedItems" || keyword == "contentSchema") {
-        return descent::value;
-    }
     for (const subschema_keyword& k : subschema_keywords) {
         if (k.name != keyword) {
             continue;

@@ -65,6 +65,7 @@ inline constexpr subschema_keyword subschema_keywords[] = {
     {"allOf", subschema_shape::array},
     {"anyOf", subschema_shape::array},
     {"contains", subschema_shape::single},
+    {"contentSchema", subschema_shape::single},
     {"definitions", subschema_shape::map},
     {"dependencies", subschema_shape::map_or_array},
     {"dependentSchemas", subschema_shape::map},
