@@ -69,12 +69,14 @@ TEST_CASE("handoff-check schema prints the provider schema and each constraint i
     std::ifstream file(std::string(HANDOFF_FIXTURES_DIR) + "/../../examples/schemas/ticket.schema.json");
     const auto task = nlohmann::ordered_json::parse(file);
     CHECK(nlohmann::ordered_json::parse(r.out) == handoff::provider_schema(handoff::provider::anthropic, &task).schema);
-    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/summary: minLength 20 not enforced by anthropic; "
-                      "the receiver still checks it"));
-    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/citations: maxItems 5 not enforced by anthropic; "
-                      "the receiver still checks it"));
-    CHECK(has_line(r, "(root): else {\"properties\":{\"reason_code\":{\"type\":\"null\"}}} not enforced by anthropic; "
-                      "the receiver still checks it"));
+    // Each line says why, and what the receiver does (the note's own words).
+    const std::string why = ": Anthropic does not support this keyword; the receiver still checks it";
+    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/summary: minLength 20 not enforced by anthropic" +
+                          why));
+    CHECK(has_line(r, "/properties/partial_result/anyOf/0/properties/citations: maxItems 5 not enforced by anthropic" +
+                          why));
+    CHECK(has_line(r, "(root): else {\"properties\":{\"reason_code\":{\"type\":\"null\"}}} not enforced by anthropic" +
+                          why));
 }
 
 TEST_CASE("handoff-check schema for json_schema prints the merged schema and only the dialect on stderr",
@@ -167,7 +169,8 @@ TEST_CASE("handoff-check schema --describe-dropped writes each dropped constrain
     // A pattern OpenAI takes stays, and no description is written for it.
     CHECK(properties["name"] == nlohmann::ordered_json::parse(R"({"type": "string", "pattern": "^[A-Z][a-z]+$"})"));
     CHECK(has_line(described, "/properties/partial_result/anyOf/0/properties/code: pattern \"^(?!x)[a-z]+$\" not "
-                              "enforced by openai; the receiver still checks it"));
+                              "enforced by openai: OpenAI refuses lookaround and Unicode property escapes (\\p{...}) "
+                              "in a pattern; the receiver still checks it"));
     // Without the flag the description is the author's alone.
     const auto plain = run_schema("--for openai" + task);
     CHECK(nlohmann::ordered_json::parse(

@@ -244,6 +244,40 @@ nlohmann::ordered_json definition_chain(int count) {
 
 } // namespace
 
+TEST_CASE("a note about a dropped keyword says whether the receiver checks it, and content keywords go unsaid",
+          "[provider_schema]") {
+    // The receiver checks what its dialect defines, a format only when formats assert and only one
+    // it knows; an unknown keyword (x-...), a keyword of another dialect, or an unknown format it
+    // does not check either, and a note must not say it does.
+    const ojson fixture = ojson::parse(handoff_test::read_fixture("provider_schemas/receiver_reading.json"));
+    for (const ojson& want : fixture["expected"]) {
+        INFO(want.dump());
+        handoff::provider_schema_options options;
+        options.schema.assert_formats = want["assert_formats"].get<bool>();
+        const ojson& task = fixture[want["task"].get<std::string>()];
+        const auto sent = handoff::provider_schema(*handoff::provider_from_string(want["provider"].get<std::string>()),
+                                                   &task, options);
+        const auto note = std::find_if(sent.notes.begin(), sent.notes.end(), [&](const handoff::schema_note& n) {
+            return n.kind == schema_note_kind::not_enforced && n.keyword == want["keyword"].get<std::string>() &&
+                   (!want.contains("value") || n.value == want["value"]);
+        });
+        REQUIRE(note != sent.notes.end());
+        const std::string ends = want["ends"].get<std::string>();
+        CHECK(note->note.size() > ends.size());
+        CHECK(note->note.compare(note->note.size() - std::min(ends.size(), note->note.size()), ends.size(), ends) == 0);
+    }
+    const ojson& task = fixture["task_2020_12"];
+    for (const provider p :
+         {provider::openai, provider::anthropic, provider::gemini, provider::gemini_openapi, provider::llama_cpp}) {
+        INFO(handoff::to_string(p));
+        const auto sent = handoff::provider_schema(p, &task);
+        for (const handoff::schema_note& n : sent.notes) {
+            CHECK(n.keyword.rfind("content", 0) != 0);
+        }
+        CHECK(sent.schema.dump().find("contentMediaType") == std::string::npos);
+    }
+}
+
 TEST_CASE("provider names round-trip, and an unknown name is no provider", "[provider_schema]") {
     for (const provider p : handoff::all_providers) {
         CHECK(handoff::provider_from_string(handoff::to_string(p)) == p);

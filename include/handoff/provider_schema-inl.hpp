@@ -50,7 +50,7 @@ namespace detail {
 /// came from it.
 [[nodiscard]] HANDOFF_INLINE schema_stats task_stats(const nlohmann::ordered_json& sent,
                                                      const std::vector<hoisted_definition>& origins) {
-    const std::string task = "/properties/partial_result/anyOf/0";
+    const std::string task(task_pointer);
     schema_stats total;
     const auto add = [&total](const nlohmann::ordered_json& part) {
         const schema_stats s = measure_schema(part);
@@ -140,7 +140,8 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     const std::vector<detail::hoisted_definition> origins = detail::hoist_definitions(merged, add_note);
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
-    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(task_schema, options.schema);
+    rewrite.options.task_reading = {detail::task_dialect(task_schema, options.schema), options.schema.assert_formats};
+    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(rewrite.options.task_reading.dialect);
     const detail::definition_origins origin_by_name = detail::origins_by_name(origins);
     rewrite.origin_by_name = &origin_by_name;
     result.schema = rewrite.rewrite(merged, "");

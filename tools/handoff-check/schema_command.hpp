@@ -69,8 +69,9 @@ inline void print_schema_note(const handoff::schema_note& note, std::string_view
     const std::string keyword = handoff::detail::escape_untrusted(note.keyword, 64);
     switch (note.kind) {
     case handoff::schema_note_kind::not_enforced:
-        std::cerr << pointer << ": " << keyword << " " << value << " not enforced by " << target
-                  << "; the receiver still checks it\n";
+        // The note says why, and whether the receiver checks the keyword (not an unknown one).
+        std::cerr << pointer << ": " << keyword << " " << value << " not enforced by " << target << ": " << note.note
+                  << "\n";
         return;
     case handoff::schema_note_kind::tightened:
         std::cerr << pointer << ": " << keyword << " " << value << " tightened by " << target << ": " << note.note

@@ -33,6 +33,10 @@
 
 namespace handoff::detail {
 
+/// Where the task schema sits in the merged schema (the envelope's partial_result, "or null"):
+/// every other node is the envelope's, which holds no definitions.
+inline constexpr std::string_view task_pointer = "/properties/partial_result/anyOf/0";
+
 /// A definition as sent: its name under the root `$defs` and the pointer, in the schema as
 /// given, of the schema it holds (notes about it point there).
 using hoisted_definition = handoff::schema_definition;
@@ -250,10 +254,9 @@ private:
                         drop_ref(node, pointer, "a $ref that does not resolve inside the schema is not sent");
                         return;
                     }
-                    const std::string name =
-                        unique_name(target == "/properties/partial_result/anyOf/0" ? std::string("task")
-                                    : tokens.empty()                               ? std::string("root")
-                                                                                   : tokens.back());
+                    const std::string name = unique_name(target == task_pointer ? std::string("task")
+                                                         : tokens.empty()       ? std::string("root")
+                                                                                : tokens.back());
                     Json copy = *found;
                     copies_.emplace(target, name);
                     defs_.emplace_back(name, std::move(copy));

@@ -14,12 +14,16 @@
 
 #include <handoff/detail/provider/pattern_features.hpp>
 #include <handoff/detail/provider/rules.hpp>
+#include <handoff/detail/schema/format_check.hpp>
 #include <handoff/detail/schema/ids.hpp>
+#include <handoff/detail/schema/keywords.hpp>
+#include <handoff/schema_dialect.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>   // find, any_of, all_of
 #include <cstdint>     // uint8_t, uint64_t
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -149,37 +153,68 @@ template <class Json>
     return prefix == node.end() || keeps_keyword(profile, cell_of(profile, "prefixItems"), *prefix, node);
 }
 
+/// Why the provider does not take a keyword (receiver_reading says what the receiver does).
 [[nodiscard]] inline std::string drop_note(const provider_profile& profile, const keyword_cell* cell) {
     const std::string who(profile.display_name);
-    const std::string still = "; the receiver still checks it";
     if (cell == nullptr) {
-        return who + " does not list this keyword" + still;
+        return who + " does not list this keyword";
     }
     switch (cell->when) {
-    case keep_when::min_items_zero_or_one: return who + " takes minItems 0 or 1 only" + still;
-    case keep_when::known_format: return who + " does not enforce this format" + still;
+    case keep_when::min_items_zero_or_one: return who + " takes minItems 0 or 1 only";
+    case keep_when::known_format: return who + " does not enforce this format";
     case keep_when::pattern_openai:
-        return who + " refuses lookaround and Unicode property escapes (\\p{...}) in a pattern" + still;
+        return who + " refuses lookaround and Unicode property escapes (\\p{...}) in a pattern";
     case keep_when::pattern_anthropic:
-        return who + " refuses lookaround, backreferences, word boundaries and large {n,m} ranges" + still;
+        return who + " refuses lookaround, backreferences, word boundaries and large {n,m} ranges";
     case keep_when::pattern_llama:
-        return who + " needs a pattern anchored with ^ and $, without lookaround or backreferences" + still;
-    case keep_when::pattern_re2: return who + " refuses lookaround and backreferences (RE2 syntax)" + still;
-    case keep_when::items_schema:
-        return who + " takes items as one schema, and not beside a prefixItems it drops" + still;
-    case keep_when::integer_only: return who + " enforces numeric bounds on integers only" + still;
-    case keep_when::without_properties: return who + " cannot mix properties with anyOf/oneOf in one schema" + still;
-    case keep_when::primitive_values:
-        return who + " takes enum values that are strings, numbers, booleans or null" + still;
-    case keep_when::string_values: return who + " takes string enum values only" + still;
-    case keep_when::without_ref_member: return who + " does not support allOf with a $ref" + still;
+        return who + " needs a pattern anchored with ^ and $, without lookaround or backreferences";
+    case keep_when::pattern_re2: return who + " refuses lookaround and backreferences (RE2 syntax)";
+    case keep_when::items_schema: return who + " takes items as one schema, and not beside a prefixItems it drops";
+    case keep_when::integer_only: return who + " enforces numeric bounds on integers only";
+    case keep_when::without_properties: return who + " cannot mix properties with anyOf/oneOf in one schema";
+    case keep_when::primitive_values: return who + " takes enum values that are strings, numbers, booleans or null";
+    case keep_when::string_values: return who + " takes string enum values only";
+    case keep_when::without_ref_member: return who + " does not support allOf with a $ref";
     case keep_when::llama_members:
-        return who + " reads allOf only of $ref, properties and enum members, and not beside properties" + still;
+        return who + " reads allOf only of $ref, properties and enum members, and not beside properties";
     case keep_when::without_pattern_format:
-        return who + " ignores minLength and maxLength beside a pattern or a format" + still;
-    default: return who + " does not support this keyword" + still;
+        return who + " ignores minLength and maxLength beside a pattern or a format";
+    default: return who + " does not support this keyword";
     }
 }
+
+/// How the receiver reads one node of the schema sent: the dialect (nullopt for the envelope's
+/// own nodes, whose keywords every dialect reads) and whether formats assert
+/// (schema_options::assert_formats). A note about a keyword the provider drops ends with it.
+struct receiver_view {
+    std::optional<schema_dialect> dialect;
+    bool formats_assert = false;
+
+    /// What the receiver does with `keyword` (holding `value`), as the end of such a note. It
+    /// checks what the compiler reads in the dialect (keywords.hpp), and a format only when
+    /// formats assert and only a format it knows (format_check.hpp); the rest it does not check
+    /// either.
+    template <class Json>
+    [[nodiscard]] std::string reading(std::string_view keyword, const Json& value) const {
+        const keyword_entry* entry = find_keyword(keyword);
+        if (entry == nullptr || (dialect && (entry->dialects & bit_of(*dialect)) == 0)) {
+            return "; the receiver does not check it either: no " +
+                   (dialect ? std::string(to_string(*dialect)) : std::string("JSON Schema")) +
+                   " keyword of this name constrains a value";
+        }
+        if (keyword == "format") {
+            if (!value.is_string() ||
+                format_of(value.template get_ref<const typename Json::string_t&>()) == format_kind::none) {
+                return "; the receiver does not check it either: handoff asserts no format of this name";
+            }
+            if (!formats_assert) {
+                return "; the receiver checks it only when formats assert (schema_options::assert_formats, or "
+                       "the format-assertion vocabulary)";
+            }
+        }
+        return "; the receiver still checks it";
+    }
+};
 
 /// How the rewrite goes below a keyword's value: into each member, each item, the value itself
 /// (one subschema), or not at all.

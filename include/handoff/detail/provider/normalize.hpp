@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>   // find
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move
@@ -77,28 +78,38 @@ template <class Json>
     return true;
 }
 
-/// Whether keywords beside a `$ref` apply in the task's dialect, read exactly as the receiver
-/// reads it with `read_as` (compiled_schema::dialect_of: `$schema`, else read_as.dialect, else
-/// the keywords the schema uses): not in draft-04 to draft-07, which ignore them; in 2019-09 and
-/// 2020-12.
+/// The task's dialect, read exactly as the receiver reads it with `read_as`
+/// (compiled_schema::dialect_of: `$schema`, else read_as.dialect, else the keywords the schema
+/// uses); nullopt with no task object, or a `$schema` the receiver refuses (compiling the task
+/// says so, not the rewrite).
 template <class Json>
-[[nodiscard]] bool ref_siblings_apply(const Json* task, const schema_options& read_as) {
+[[nodiscard]] std::optional<schema_dialect> task_dialect(const Json* task, const schema_options& read_as) {
     if (task == nullptr || !task->is_object()) {
-        return true;
+        return std::nullopt;
     }
     try {
-        const schema_dialect dialect = compiled_schema::dialect_of(nlohmann::json(*task), read_as);
-        return dialect == schema_dialect::draft2019_09 || dialect == schema_dialect::draft2020_12;
+        return compiled_schema::dialect_of(nlohmann::json(*task), read_as);
     } catch (const schema_error&) {
-        return true; // a `$schema` the receiver refuses: compiling the task says so, not the rewrite
+        return std::nullopt;
     }
+}
+
+/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
+/// which ignore them; in 2019-09 and 2020-12 (and when the dialect is unknown).
+[[nodiscard]] inline bool ref_siblings_apply(std::optional<schema_dialect> dialect) {
+    return !dialect || *dialect == schema_dialect::draft2019_09 || *dialect == schema_dialect::draft2020_12;
+}
+
+template <class Json>
+[[nodiscard]] bool ref_siblings_apply(const Json* task, const schema_options& read_as) {
+    return ref_siblings_apply(task_dialect(task, read_as));
 }
 
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema
 /// whose dialect ignores them (draft-04 to draft-07): they are removed without a report.
 template <class Json, class Note>
-void place_ref_siblings(const provider_profile& profile, Json& node, bool siblings_apply, const std::string& pointer,
-                        const Note& note) {
+void place_ref_siblings(const provider_profile& profile, Json& node, bool siblings_apply, const receiver_view& receiver,
+                        const std::string& pointer, const Note& note) {
     const auto ref = node.find("$ref");
     if (ref == node.end() || node.size() == 1 || profile.siblings == ref_siblings::kept) {
         return;
@@ -124,8 +135,8 @@ void place_ref_siblings(const provider_profile& profile, Json& node, bool siblin
     for (auto it = node.begin(); it != node.end() && siblings_apply; ++it) {
         if (it.key() != "$ref" && !ref_sibling_is_annotation(it.key())) {
             note(schema_note_kind::not_enforced, pointer, it.key(), it.value(),
-                 std::string(profile.display_name) + " reads a $ref alone, not the keywords beside it; the receiver "
-                                                     "still checks it");
+                 std::string(profile.display_name) + " reads a $ref alone, not the keywords beside it" +
+                     receiver.reading(it.key(), it.value()));
         }
     }
     node = std::move(alone);
@@ -190,7 +201,7 @@ template <class Json>
 /// note(kind, pointer, keyword, value, text) for what loosens.
 template <class Json, class Note>
 [[nodiscard]] Json normalized(const provider_profile& profile, const Json& node, bool siblings_apply,
-                              const std::string& pointer, const Note& note) {
+                              const receiver_view& receiver, const std::string& pointer, const Note& note) {
     if (!needs_normalizing(profile, node)) {
         return node;
     }
@@ -215,7 +226,7 @@ template <class Json, class Note>
     if (converts("prefixItems") && out.contains("prefixItems")) {
         tuple_as_items(profile, out, pointer, note);
     }
-    place_ref_siblings(profile, out, siblings_apply, pointer, note);
+    place_ref_siblings(profile, out, siblings_apply, receiver, pointer, note);
     return out;
 }
 

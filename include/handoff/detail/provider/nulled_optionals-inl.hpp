@@ -122,7 +122,7 @@ struct nullable_place_walk {
         const auto quiet = [](auto&&...) {};
         nlohmann::json changed;
         if (needs_normalizing(profile, given)) {
-            changed = normalized(profile, given, siblings_apply, "", quiet);
+            changed = normalized(profile, given, siblings_apply, receiver_view{}, "", quiet);
         }
         const nlohmann::json& node = changed.is_null() ? given : changed;
         const nlohmann::json* properties = nullptr;
@@ -148,7 +148,8 @@ struct nullable_place_walk {
             const bool listed = names.lists(property.key());
             const bool normalizes = !listed && needs_normalizing(profile, property.value());
             const nlohmann::json as_read =
-                normalizes ? normalized(profile, property.value(), siblings_apply, "", quiet) : nlohmann::json();
+                normalizes ? normalized(profile, property.value(), siblings_apply, receiver_view{}, "", quiet)
+                           : nlohmann::json();
             if (!listed && !accepts_null(normalizes ? as_read : property.value(), &profile)) {
                 places.add_nulled(at, property.key());
             }

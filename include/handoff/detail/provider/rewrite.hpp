@@ -28,6 +28,7 @@
 #include <algorithm>   // find, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <type_traits> // is_same_v
@@ -60,6 +61,9 @@ struct rewrite_options {
     /// Keywords beside a `$ref` apply (2019-09 and later); false for a task in draft-04 to
     /// draft-07, whose dialect ignores them.
     bool ref_siblings_apply = true;
+    /// How the receiver reads the task (its dialect: nullopt when unknown), which a note about a
+    /// dropped keyword tells.
+    receiver_view task_reading;
 };
 
 /// The rewrite of one schema for one provider. Every change goes to `sink`, called as
@@ -76,6 +80,14 @@ struct rewriter {
     void note(schema_note_kind kind, const std::string& pointer, std::string_view keyword, const Json& value,
               std::string text) const {
         sink(kind, pointer, keyword, value, std::move(text));
+    }
+
+    /// How the receiver reads the node at `pointer`: as the task, or as the envelope's own.
+    [[nodiscard]] receiver_view reading_at(const std::string& pointer) const {
+        if (pointer.compare(0, task_pointer.size(), task_pointer) == 0) {
+            return options.task_reading;
+        }
+        return receiver_view{std::nullopt, options.task_reading.formats_assert};
     }
 
     /// Where notes about the member `key` of the keyword at `pointer` point.
@@ -118,7 +130,7 @@ struct rewriter {
         }
         Json changed;
         if (needs_normalizing(profile, given)) {
-            changed = normalized(profile, given, options.ref_siblings_apply, pointer, sink);
+            changed = normalized(profile, given, options.ref_siblings_apply, reading_at(pointer), pointer, sink);
         }
         const Json& node = changed.is_null() ? given : changed;
         Json out = Json(Json::value_t::object);
@@ -132,7 +144,8 @@ struct rewriter {
             } else if (cell != nullptr && cell->when == keep_when::false_only) {
                 continue; // close_object() below closes it and says so
             } else if (cell == nullptr || cell->when != keep_when::annotation) {
-                note(schema_note_kind::not_enforced, pointer, keyword, item.value(), drop_note(profile, cell));
+                note(schema_note_kind::not_enforced, pointer, keyword, item.value(),
+                     drop_note(profile, cell) + reading_at(pointer).reading(keyword, item.value()));
                 dropped[keyword] = item.value();
             }
         }
@@ -301,7 +314,7 @@ template <class Json>
         inner.erase("$schema"); // a subschema's $schema and $id would change how refs resolve
         inner.erase("$id");
     }
-    move_task_refs(inner, "/properties/partial_result/anyOf/0");
+    move_task_refs(inner, std::string(task_pointer));
     auto& slot = merged["properties"]["partial_result"];
     Json replaced = Json(Json::value_t::object);
     replaced["description"] = slot["description"];

@@ -168,9 +168,12 @@ inline constexpr std::array<keyword_row, 42> keyword_matrix{{
 /// not take them verbatim.
 /// `$anchor` is one: hoisting (hoist_defs.hpp) rewrites every reference to an anchor as a pointer.
 /// `discriminator` is OpenAPI's (Pydantic writes it beside a oneOf): JSON Schema ignores it.
-inline constexpr std::array<std::string_view, 13> annotation_keywords{
-    "$schema",  "$id",       "$comment",    "default",        "examples", "x-lint-allow", "deprecated",
-    "readOnly", "writeOnly", "$vocabulary", "$dynamicAnchor", "$anchor",  "discriminator"};
+/// `contentEncoding`, `contentMediaType` and `contentSchema` describe what a string holds; the
+/// receiver reads them as annotations in every dialect.
+inline constexpr std::array<std::string_view, 16> annotation_keywords{
+    "$schema",          "$id",          "$comment",    "default",        "examples", "x-lint-allow",  "deprecated",
+    "readOnly",         "writeOnly",    "$vocabulary", "$dynamicAnchor", "$anchor",  "discriminator", "contentEncoding",
+    "contentMediaType", "contentSchema"};
 
 /// What the rewrite does with the keywords written beside a `$ref`.
 enum class ref_siblings : std::uint8_t {

@@ -15,7 +15,8 @@ namespace handoff {
 
 /// What a note says about the schema that is sent.
 enum class schema_note_kind : std::uint8_t {
-    /// A constraint was removed: the provider will not enforce it; the receiver still checks it.
+    /// A keyword was removed: the provider will not enforce it. The note's text ends with what
+    /// the receiver does with it: checks it, or not either (a keyword no dialect defines).
     not_enforced,
     /// The provider's schema is stricter than the original (an object closed).
     tightened,
