@@ -197,6 +197,30 @@ TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and li
           "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n");
 }
 
+TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other keys in words",
+          "[worker_prompt][dialects]") {
+    // As generators write them: allOf around a lone $ref with a description beside it (read as
+    // that $ref), Pydantic's set as uniqueItems, a dict or zod record as additionalProperties.
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_keywords.schema.json"));
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "Task: keywords the worker prompt puts in words\n"
+          "- tags (required): array of at most 5 items; each item: string; no two items equal\n"
+          "- address: object with these fields. Where it ships\n"
+          "  - city (required): string, at most 40 characters\n"
+          "- stock: object, 1 to 3 keys; each value: integer >= 0\n"
+          "- sizes: object with these fields; any other key's value: number\n"
+          "  - unit: one of \"cm\", \"in\"\n"
+          "- flags: array; each item: string; at least 1 of the items: exactly \"checked\"\n"
+          "- marks: array; 2 to 4 of the items: integer\n"
+          "- spare: array\n"
+          "- record: all of these\n"
+          "  - part 1: object with these fields\n"
+          "    - city (required): string, at most 40 characters\n"
+          "  - part 2: object with these fields\n"
+          "    - zip (required): string, at most 10 characters\n");
+}
+
 TEST_CASE("the prompt describes a 2020-12 tuple place by place", "[worker_prompt][dialects]") {
     const auto schema = nlohmann::json::parse(R"({
         "type": "object", "additionalProperties": false, "required": ["at"],

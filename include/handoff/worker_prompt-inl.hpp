@@ -225,6 +225,43 @@ private:
             out += places != s.end() ? "; each item after those: " : "; each item: ";
             out += phrase(*items, base, indent, depth + 1, nested);
         }
+        if (const auto unique = s.find("uniqueItems");
+            unique != s.end() && unique->is_boolean() && unique->template get<bool>()) {
+            out += "; no two items equal";
+        }
+        if (const auto contains = s.find("contains"); contains != s.end()) {
+            if (const std::string count = contains_count(s); !count.empty()) {
+                out += "; " + count + " of the items: " + phrase(*contains, base, indent, depth + 1, nested);
+            }
+        }
+        return out;
+    }
+
+    /// How many items must match `contains`: minContains (1 unless given) to maxContains; empty
+    /// when any number, none included, will do.
+    [[nodiscard]] static std::string contains_count(const Json& s) {
+        const auto min = s.find("minContains");
+        const auto max = s.find("maxContains");
+        const std::string low = min != s.end() ? number_text(*min) : "1";
+        if (max == s.end()) {
+            return low == "0" ? "" : "at least " + low;
+        }
+        const std::string high = number_text(*max);
+        return low == "0" ? "at most " + high : low == high ? "exactly " + low : low + " to " + high;
+    }
+
+    /// An object's keys beyond its listed fields: how many in all, and what the others hold.
+    [[nodiscard]] std::string object_extras(const Json& s, const std::string& base, std::size_t indent,
+                                            std::size_t depth, std::string& nested) const {
+        std::string out;
+        if (const std::string count = length_text(s, "minProperties", "maxProperties", "keys"); !count.empty()) {
+            out += ", " + count;
+        }
+        const auto others = s.find("additionalProperties");
+        if (others != s.end() && others->is_object()) {
+            out += std::string(s.contains("properties") ? "; any other key's value: " : "; each value: ") +
+                   phrase(*others, base, indent, depth + 1, nested);
+        }
         return out;
     }
 
@@ -252,11 +289,10 @@ private:
             }
             std::string inner;
             listed_fields(s, base, indent, depth + 1, inner);
-            if (inner.empty()) {
-                return "object";
-            }
+            const bool listed = !inner.empty();
+            const std::string extras = object_extras(s, base, indent, depth, inner);
             nested += inner;
-            return "object with these fields";
+            return (listed ? "object with these fields" : "object") + extras;
         }
         return type;
     }
@@ -301,10 +337,33 @@ private:
                 nested.append(text).append("\n").append(inner);
             }
         }
+        all_of_phrase(s, base, indent, depth, out, nested);
         if (null_allowed) {
             out += out.empty() ? "null" : ", or null";
         }
         return out.empty() ? "any JSON value" : out;
+    }
+
+    /// `allOf` added to `out`: a lone member (a `$ref` with a description beside it, as
+    /// generators write one) as that member's own phrase, several as parts that all hold.
+    void all_of_phrase(const Json& s, const std::string& base, std::size_t indent, std::size_t depth, std::string& out,
+                       std::string& nested) const {
+        const auto all = s.find("allOf");
+        if (all == s.end() || !all->is_array() || all->empty() || depth >= options_.max_depth) {
+            return;
+        }
+        if (out.empty() && all->size() == 1) {
+            out = phrase(all->front(), base, indent, depth + 1, nested);
+            return;
+        }
+        out += out.empty() ? "all of these" : ", and all of these";
+        std::size_t n = 1;
+        for (const auto& part : *all) {
+            std::string inner;
+            const std::string text = phrase(part, base, indent + 2, depth + 1, inner);
+            nested.append(indent, ' ').append("- part ").append(std::to_string(n++)).append(": ");
+            nested.append(text).append("\n").append(inner);
+        }
     }
 
     typed_ref_follower<Json>& refs_;
