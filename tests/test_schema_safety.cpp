@@ -438,6 +438,21 @@ TEST_CASE("format email holds RFC 5321's bounds: 64-byte local parts, 63-byte la
     }
 }
 
+TEST_CASE("format email reads an IPv6 address literal by RFC 5321's grammar, format ipv6 by RFC 4291's",
+          "[schema-safety][format]") {
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const json cases = handoff_test::read_fixture_json("formats/email_address_literals.json");
+    for (const char* format : {"email", "ipv6"}) {
+        const compiled_schema s = compiled_schema::from_json(json{{"format", format}}, asserting);
+        REQUIRE(cases[format].size() >= 4);
+        for (const json& c : cases[format]) {
+            INFO(format << ": " << c["data"].get<std::string>());
+            CHECK(s.is_valid(c["data"]) == c["valid"].get<bool>());
+        }
+    }
+}
+
 TEST_CASE("format uri and uri-reference follow RFC 3986's grammar in one pass", "[schema-safety][format]") {
     const auto uri = [](const std::string& s) {
         return handoff::detail::check_format(handoff::detail::format_kind::uri, s);

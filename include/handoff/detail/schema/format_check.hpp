@@ -257,8 +257,16 @@ namespace format_detail {
     return at > start;
 }
 
+/// The two IPv6 text forms: RFC 4291 section 2.2's (format "ipv6"), where "::" stands for one
+/// or more zero groups; and RFC 5321 section 4.1.3's (an e-mail address literal), where it
+/// stands for at least two, so at most six groups are written beside it, and whose dotted-quad
+/// tail is of Snum, leading zeros taken (its erratum 2467, asking for RFC 4291's reading, was
+/// rejected).
+enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
+
 /// The groups of an IPv6 address: `groups` counts 16-bit groups written (a dotted-quad as two).
-[[nodiscard]] inline bool ipv6(std::string_view s, std::size_t& at) {
+[[nodiscard]] inline bool ipv6(std::string_view s, std::size_t& at, ipv6_grammar grammar = ipv6_grammar::rfc4291) {
+    const bool mail = grammar == ipv6_grammar::rfc5321;
     int groups = 0;
     bool compressed = false;
     if (s.substr(at, 2) == "::") {
@@ -267,7 +275,7 @@ namespace format_detail {
     }
     while (at < s.size()) {
         std::size_t quad = at;
-        if (groups <= 6 && ipv4(s, quad) && quad == s.size()) {
+        if (groups <= 6 && dotted_quad(s, quad, mail) && quad == s.size()) {
             at = quad;
             groups += 2;
             break;
@@ -291,7 +299,7 @@ namespace format_detail {
             return false; // a single trailing colon
         }
     }
-    return compressed ? groups <= 7 : groups == 8;
+    return compressed ? groups <= (mail ? 6 : 7) : groups == 8;
 }
 
 /// 8-4-4-4-12 hex digits.
@@ -379,7 +387,7 @@ namespace format_detail {
     inner.remove_prefix(six ? ipv6_tag.size() : 0);
     std::size_t read = 0;
     at = close + 1;
-    return (six ? ipv6(inner, read) : dotted_quad(inner, read, true)) && read == inner.size();
+    return (six ? ipv6(inner, read, ipv6_grammar::rfc5321) : dotted_quad(inner, read, true)) && read == inner.size();
 }
 
 /// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal.
