@@ -329,13 +329,7 @@ private:
                 continue;
             }
             out += out.empty() ? "one of these" : ", and one of these";
-            std::size_t n = 1;
-            for (const auto& branch : *it) {
-                std::string inner;
-                const std::string text = phrase(branch, base, indent + 2, depth + 1, inner);
-                nested.append(indent, ' ').append("- option ").append(std::to_string(n++)).append(": ");
-                nested.append(text).append("\n").append(inner);
-            }
+            list_schemas(*it, "option", base, indent, depth, nested);
         }
         all_of_phrase(s, base, indent, depth, out, nested);
         if (null_allowed) {
@@ -357,11 +351,17 @@ private:
             return;
         }
         out += out.empty() ? "all of these" : ", and all of these";
+        list_schemas(*all, "part", base, indent, depth, nested);
+    }
+
+    /// The schemas of an anyOf, oneOf or allOf as "- option 1: ..." (or "part") lines.
+    void list_schemas(const Json& schemas, const char* label, const std::string& base, std::size_t indent,
+                      std::size_t depth, std::string& nested) const {
         std::size_t n = 1;
-        for (const auto& part : *all) {
+        for (const auto& branch : schemas) {
             std::string inner;
-            const std::string text = phrase(part, base, indent + 2, depth + 1, inner);
-            nested.append(indent, ' ').append("- part ").append(std::to_string(n++)).append(": ");
+            const std::string text = phrase(branch, base, indent + 2, depth + 1, inner);
+            nested.append(indent, ' ').append("- ").append(label).append(" ").append(std::to_string(n++)).append(": ");
             nested.append(text).append("\n").append(inner);
         }
     }
