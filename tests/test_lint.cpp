@@ -159,6 +159,12 @@ TEST_CASE("a 2020-12 schema is linted in its own terms: closed prefixItems tuple
                   "lint.unbounded_string /$defs/note/unevaluatedProperties"});
 }
 
+TEST_CASE("unevaluatedProperties false closes an object, and the bases every reference applies in place under it",
+          "[lint][dialects]") {
+    CHECK(summary(lint_fixture("unevaluated_closed.schema.json")) ==
+          strings{"lint.open_object /$defs/loose", "lint.open_object /$defs/mixed", "lint.open_object /$defs/shared"});
+}
+
 TEST_CASE("lint refuses what the receiver refuses, with its message and the dialect it read", "[lint][dialects]") {
     const auto declared07 = nlohmann::json::parse(
         R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "array", "maxItems": 2, "prefixItems": []})");

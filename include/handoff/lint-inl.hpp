@@ -23,6 +23,7 @@
 #include <cctype>      // tolower
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint64_t
+#include <map>         // map
 #include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
@@ -75,6 +76,7 @@ public:
     void run() {
         context top;
         top.base = refs_.document_uri();
+        find_in_place_uses(root_, top.base, false, 0);
         walk(root_, "", top);
     }
 
@@ -307,7 +309,7 @@ private:
         const bool object_shaped =
             has_type(types, "object") ||
             (types.empty() && !ctx.branch && (node.contains("properties") || node.contains("patternProperties")));
-        if (object_shaped) {
+        if (object_shaped && !closed_object(node)) {
             const auto ap = node.find("additionalProperties");
             if (ap == node.end()) {
                 emit(lint_rule::open_object, where,
@@ -498,11 +500,56 @@ private:
         }
     }
 
+    [[nodiscard]] static bool is_false(const json& node, const char* keyword) {
+        const auto it = node.find(keyword);
+        return it != node.end() && it->is_boolean() && !it->get<bool>();
+    }
+
+    /// Whether the object schema `node` admits no key it does not name: "additionalProperties":
+    /// false, or (2019-09 on) "unevaluatedProperties": false with no additionalProperties beside
+    /// it, or a schema every "$ref" to which stands in one such (used_in_place_).
+    [[nodiscard]] bool closed_object(const json& node) const {
+        if (is_false(node, "additionalProperties") ||
+            (!node.contains("additionalProperties") && is_false(node, "unevaluatedProperties"))) {
+            return true;
+        }
+        const auto use = used_in_place_.find(&node);
+        return use != used_in_place_.end() && use->second;
+    }
+
+    /// Notes, for each schema a "$ref" reaches, whether every such "$ref" stands in a schema with
+    /// "unevaluatedProperties": false or in an allOf member of one (`closing_here`): applied in
+    /// place there, the keys it leaves open are the closing schema's to judge, and it refuses
+    /// them. Any other reference leaves the target open.
+    void find_in_place_uses(const json& node, const std::string& parent_base, bool closing_here, int depth) {
+        if (!node.is_object() || depth > max_lint_depth) {
+            return;
+        }
+        const bool closes = is_false(node, "unevaluatedProperties") && !node.contains("additionalProperties");
+        if (const auto ref = node.find("$ref"); ref != node.end() && ref->is_string()) {
+            std::string error; // a $ref that leads nowhere is the compiler's to report
+            if (const auto target = refs_.locate(ref->get_ref<const std::string&>(), parent_base, error)) {
+                // The target itself, not its chain's end: a chain's links apply their own keywords.
+                const auto use = used_in_place_.emplace(target->schema, true).first;
+                use->second = use->second && (closes || closing_here);
+            }
+        }
+        const std::string base = base_inside(node, parent_base, refs_.dialect());
+        for_each_subschema(node, "", [&](const json& child, const std::string& at) {
+            find_in_place_uses(child, base, closes && at.rfind("/allOf/", 0) == 0, depth + 1);
+        });
+    }
+
+    /// Deeper than any schema the compiler takes (it reports that).
+    static constexpr int max_lint_depth = 1000;
+
     const json& root_;
     ref_follower& refs_;
     const lint_options& options_;
     lint_findings& out_;
     std::vector<allowance> allowances_;
+    /// find_in_place_uses(): by target, whether every "$ref" to it stands where it is closed.
+    std::map<const json*, bool> used_in_place_;
 };
 
 } // namespace detail
