@@ -248,6 +248,24 @@ TEST_CASE("The generator writes 2020-12 tuples place by place and the properties
     CHECK(handoff::compiled_schema::from_json(schema).accepts(result));
 }
 
+TEST_CASE("The generator meets the dependentSchemas of the properties it writes, and minProperties with other keys",
+          "[testing][fixtures][dialects]") {
+    const nlohmann::json schema =
+        handoff_test::read_fixture_json("schemas/generators/dependent_and_counted.schema.json");
+    const handoff::fixture_set set = fixtures_for(schema);
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("items").size() >= 3); // mode is required: its dependent schema applies
+    CHECK(result.at("stock").size() >= 2);
+    CHECK(handoff::compiled_schema::from_json(schema).accepts(result));
+    // With note required too, note's dependent schema holds as well (stock with three keys).
+    nlohmann::json noted = schema;
+    noted["required"].push_back("note");
+    const nlohmann::json with_note = nlohmann::json::parse(fixtures_for(noted).files.front().text).at("partial_result");
+    CHECK(with_note.at("stock").size() >= 3);
+    CHECK(with_note.at("items").size() >= 3);
+    CHECK(handoff::compiled_schema::from_json(noted).accepts(with_note));
+}
+
 TEST_CASE("Fixtures refuse a schema the receiver refuses, with its message", "[testing][fixtures][dialects]") {
     const nlohmann::json schema = nlohmann::json::parse(
         R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "unevaluatedProperties": false})");
@@ -279,6 +297,14 @@ TEST_CASE("A task schema no value can be generated for yields no fixtures and sa
         CHECK(set.files.empty());
         CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("/definitions/code"));
         CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("\"default\""));
+    }
+    SECTION("a property with no value is named even when the properties after it have one") {
+        const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json::parse(R"({
+            "type": "object", "required": ["code", "name"],
+            "properties": {"code": {"type": "string", "pattern": "^(?!EUR)[A-Z]{3}$", "maxLength": 3},
+                           "name": {"type": "string", "maxLength": 10}}})"));
+        REQUIRE_FALSE(set.ok());
+        CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("/properties/code"));
     }
     SECTION("a schema that allows no object says partial_result must be one") {
         const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json{{"type", "string"}});

@@ -467,18 +467,20 @@ private:
         }
     }
 
-    void objects(const nlohmann::json& schema, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
-        const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
-        const nlohmann::json required = schema.value("required", nlohmann::json::array());
+    void objects(const nlohmann::json& given, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
+        const nlohmann::json required = given.value("required", nlohmann::json::array());
         // Required properties only, then every declared property (for minProperties and the like),
         // the first values kept.
         nlohmann::json object = nlohmann::json::object();
         std::size_t first_size = 0;
         for (const bool all : {false, true}) {
+            // What a present property's dependentSchemas ask of the object applies with it.
+            const nlohmann::json schema = with_dependent_schemas(given, all);
+            const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
             bool complete = true;
             const auto add = [&](const std::string& name) {
-                if (object.contains(name)) {
-                    return;
+                if (!complete || object.contains(name)) {
+                    return; // after a property with no value none is made: its failure is the one to tell
                 }
                 const nlohmann::json sub = properties.contains(name)
                                                ? properties.at(name)
@@ -501,10 +503,64 @@ private:
             if (!complete) {
                 return; // a property has no value: this object is incomplete, and so would the next be
             }
+            fill_min_properties(schema, object, at, depth);
             if (!all || object.size() > first_size) {
                 out.push_back(object);
             }
             first_size = object.size();
+        }
+    }
+
+    /// `schema` with the `dependentSchemas` (and draft-04 to draft-07's schema `dependencies`) of
+    /// the properties a generated object will hold merged in: the required ones, or (`all`) every
+    /// declared one.
+    [[nodiscard]] nlohmann::json with_dependent_schemas(const nlohmann::json& schema, bool all) const {
+        nlohmann::json merged = schema;
+        const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
+        const nlohmann::json required = schema.value("required", nlohmann::json::array());
+        for (const char* key : {"dependentSchemas", "dependencies"}) {
+            const auto rules = schema.find(key);
+            if (rules == schema.end() || !rules->is_object()) {
+                continue;
+            }
+            for (auto rule = rules->begin(); rule != rules->end(); ++rule) {
+                const bool present = std::find(required.begin(), required.end(), rule.key()) != required.end() ||
+                                     (all && properties.contains(rule.key()));
+                if (present && rule->is_object()) {
+                    merged = merge(merged, *rule);
+                }
+            }
+        }
+        return merged;
+    }
+
+    /// Keys added to `object` until it has `minProperties`: names `propertyNames` takes, varied
+    /// as uniqueItems' values are, each with a value of `additionalProperties`. As many as can be
+    /// made: a short object fails the schema as any other candidate does, with its problem.
+    void fill_min_properties(const nlohmann::json& schema, nlohmann::json& object, const std::string& at, int depth) {
+        const std::size_t want = count_at(schema, "minProperties", 0.0);
+        const nlohmann::json others = schema.value("additionalProperties", nlohmann::json(true));
+        if (object.size() >= want || others == false || want > max_values_) { // more keys than a reply holds values
+            return;
+        }
+        const nlohmann::json names =
+            merge(nlohmann::json{{"type", "string"}}, schema.value("propertyNames", nlohmann::json::object()));
+        nlohmann::json taken = nlohmann::json::array();
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            taken.push_back(it.key());
+        }
+        std::optional<nlohmann::json> name = generate(names, pointer_child(at, "propertyNames"), depth + 1);
+        while (object.size() < want && name && name->is_string()) {
+            if (object.contains(name->get<std::string>())) {
+                name = distinct_variant(names, taken, *name);
+                continue;
+            }
+            auto value = generate(others, pointer_child(at, "additionalProperties"), depth + 1);
+            if (!value) {
+                return;
+            }
+            taken.push_back(*name);
+            object[name->get<std::string>()] = std::move(*value);
         }
     }
 
