@@ -278,6 +278,33 @@ TEST_CASE("a note about a dropped keyword says whether the receiver checks it, a
     }
 }
 
+TEST_CASE("a $dynamicRef or $recursiveRef that can only name one schema reaches providers as that $ref",
+          "[provider_schema][dialects]") {
+    const ojson fixture = ojson::parse(handoff_test::read_fixture("provider_schemas/dynamic_refs.json"));
+    const auto has_note_on = [](const handoff::provider_schema_result& r, const std::string& keyword) {
+        return std::any_of(r.notes.begin(), r.notes.end(),
+                           [&](const handoff::schema_note& n) { return n.keyword == keyword; });
+    };
+    for (const char* name : {"tree_2020_12", "tree_2019_09"}) {
+        INFO(name);
+        const ojson& task = fixture[name];
+        for (const provider p : {provider::openai, provider::anthropic, provider::gemini, provider::llama_cpp}) {
+            INFO(handoff::to_string(p));
+            const auto sent = handoff::provider_schema(p, &task);
+            const ojson& tree = sent.schema["$defs"]["task"];
+            const ojson& children = tree["properties"]["children"];
+            const ojson& items = children.contains("anyOf") ? children["anyOf"][0]["items"] : children["items"];
+            CHECK(items == ojson{{"$ref", "#/$defs/task"}});
+            CHECK_FALSE(has_note_on(sent, "$dynamicRef"));
+            CHECK_FALSE(has_note_on(sent, "$recursiveRef"));
+        }
+    }
+    const ojson& embedded = fixture["embedded_2020_12"];
+    const auto sent = handoff::provider_schema(provider::openai, &embedded);
+    CHECK(has_note_on(sent, "$dynamicRef")); // the inner resource's anchor may be the dynamic target
+    CHECK(sent.schema.dump().find("$dynamicRef") == std::string::npos);
+}
+
 TEST_CASE("provider names round-trip, and an unknown name is no provider", "[provider_schema]") {
     for (const provider p : handoff::all_providers) {
         CHECK(handoff::provider_from_string(handoff::to_string(p)) == p);
