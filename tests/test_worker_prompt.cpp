@@ -221,6 +221,21 @@ TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other
           "    - zip (required): string, at most 10 characters\n");
 }
 
+TEST_CASE("the prompt follows a $dynamicRef or $recursiveRef that can name one schema, as a $ref",
+          "[worker_prompt][dialects]") {
+    const auto fixture =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("provider_schemas/dynamic_refs.json"));
+    handoff::worker_prompt_options options;
+    options.max_depth = 2;
+    for (const char* name : {"tree_2020_12", "tree_2019_09"}) {
+        INFO(name);
+        const std::string section = task_section(handoff::worker_prompt(fixture[name], options));
+        CHECK(section.find("- children: array; each item: object with these fields\n"
+                           "  - data (required): string\n") != std::string::npos);
+        CHECK(section.find("any JSON value") == std::string::npos);
+    }
+}
+
 TEST_CASE("the prompt describes a 2020-12 tuple place by place", "[worker_prompt][dialects]") {
     const auto schema = nlohmann::json::parse(R"({
         "type": "object", "additionalProperties": false, "required": ["at"],

@@ -9,6 +9,7 @@
 #include <handoff/worker_prompt.hpp>
 
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/schema/dynamic_refs.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_schema.hpp>
@@ -429,6 +430,10 @@ template <class Json>
         out += "No task schema is set: partial_result is a JSON object of your choosing, or null.\n";
         return out;
     }
+    // The describer follows `$ref`s; a `$dynamicRef` that can name one schema is that `$ref`.
+    Json read = *task;
+    dynamic_refs_as_refs(read);
+    task = &read;
     typed_ref_follower<Json> refs(*task, scope);
     const schema_describer<Json> describe(refs, options);
     if (const auto title = task->find("title"); title != task->end() && title->is_string()) {

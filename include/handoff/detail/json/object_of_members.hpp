@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <iterator> // make_move_iterator
-#include <string>   // string
-#include <utility>  // move, pair
-#include <vector>   // vector
+#include <iterator>    // make_move_iterator
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move, pair
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -16,6 +17,16 @@ template <class Json>
     Json out = Json(Json::value_t::object);
     out.template get_ref<typename Json::object_t&>() =
         typename Json::object_t(std::make_move_iterator(members.begin()), std::make_move_iterator(members.end()));
+    return out;
+}
+
+/// `node` with `from` renamed `to` in place (the key keeps its position).
+template <class Json>
+[[nodiscard]] Json renamed(const Json& node, std::string_view from, std::string_view to) {
+    Json out = Json(Json::value_t::object);
+    for (auto it = node.begin(); it != node.end(); ++it) {
+        out[it.key() == from ? std::string(to) : it.key()] = it.value();
+    }
     return out;
 }
 

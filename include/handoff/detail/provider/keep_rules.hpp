@@ -216,26 +216,4 @@ struct receiver_view {
     }
 };
 
-/// How the rewrite goes below a keyword's value: into each member, each item, the value itself
-/// (one subschema), or not at all.
-enum class descent : std::uint8_t { none, members, items, value };
-
-/// The subschemas below `keyword`: those of any dialect's subschema keywords (ids.hpp).
-template <class Json>
-[[nodiscard]] descent descent_of(std::string_view keyword, const Json& value) {
-    for (const subschema_keyword& k : subschema_keywords) {
-        if (k.name != keyword) {
-            continue;
-        }
-        switch (k.shape) {
-        case subschema_shape::single: return descent::value;
-        case subschema_shape::array: return value.is_array() ? descent::items : descent::none;
-        case subschema_shape::map:
-        case subschema_shape::map_or_array: return value.is_object() ? descent::members : descent::none;
-        case subschema_shape::single_or_array: return value.is_array() ? descent::items : descent::value;
-        }
-    }
-    return descent::none;
-}
-
 } // namespace handoff::detail

@@ -14,6 +14,7 @@
 // The receiver's walk for nulled optionals (nulled_optionals.hpp) applies the same function, so
 // both see the schema the provider sees.
 
+#include <handoff/detail/json/object_of_members.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
@@ -36,16 +37,6 @@ namespace handoff::detail {
 [[nodiscard]] inline bool ref_sibling_is_annotation(std::string_view keyword) {
     return keyword == "description" || keyword == "title" || keyword == "$defs" || keyword == "definitions" ||
            std::find(annotation_keywords.begin(), annotation_keywords.end(), keyword) != annotation_keywords.end();
-}
-
-/// `node` with `from` renamed `to` in place (the key keeps its position).
-template <class Json>
-[[nodiscard]] Json renamed(const Json& node, std::string_view from, std::string_view to) {
-    Json out = Json(Json::value_t::object);
-    for (auto it = node.begin(); it != node.end(); ++it) {
-        out[it.key() == from ? std::string(to) : it.key()] = it.value();
-    }
-    return out;
 }
 
 /// allOf [member] as the member itself, when none of the member's keywords is also beside the

@@ -111,23 +111,40 @@ void for_each_subschema(const nlohmann::json& s, const std::string& pointer, Vis
     }
 }
 
-/// What a member of a JSON value on the way to a `$ref` target holds: a schema, schemas by name
-/// or by index (the value of `properties`, `allOf`, ...), or data (`enum`, an unknown keyword).
-enum class pointer_place : std::uint8_t { schema, schemas, data };
+/// How a walk goes below a keyword's value: into each member, each item, the value itself (one
+/// subschema), or not at all.
+enum class descent : std::uint8_t { none, members, items, value };
 
-/// The place of member `value` of a schema object, `keyword` in it.
-[[nodiscard]] inline pointer_place place_of_keyword(std::string_view keyword, const nlohmann::json& value) {
+/// The subschemas below `keyword`, by the table above: any dialect's subschema keywords.
+template <class Json>
+[[nodiscard]] descent descent_of(std::string_view keyword, const Json& value) {
     for (const subschema_keyword& k : subschema_keywords) {
         if (k.name != keyword) {
             continue;
         }
         switch (k.shape) {
-        case subschema_shape::single: return pointer_place::schema;
-        case subschema_shape::single_or_array: return value.is_array() ? pointer_place::schemas : pointer_place::schema;
-        case subschema_shape::array:
+        case subschema_shape::single: return descent::value;
+        case subschema_shape::array: return value.is_array() ? descent::items : descent::none;
         case subschema_shape::map:
-        case subschema_shape::map_or_array: return pointer_place::schemas;
+        case subschema_shape::map_or_array: return value.is_object() ? descent::members : descent::none;
+        case subschema_shape::single_or_array: return value.is_array() ? descent::items : descent::value;
         }
+    }
+    return descent::none;
+}
+
+/// What a member of a JSON value on the way to a `$ref` target holds: a schema, schemas by name
+/// or by index (the value of `properties`, `allOf`, ...), or data (`enum`, an unknown keyword).
+enum class pointer_place : std::uint8_t { schema, schemas, data };
+
+/// The place of member `value` of a schema object, `keyword` in it: what a walk over the
+/// schema's subschemas goes into (a value of the wrong shape is none: the compiler refuses it).
+[[nodiscard]] inline pointer_place place_of_keyword(std::string_view keyword, const nlohmann::json& value) {
+    switch (descent_of(keyword, value)) {
+    case descent::value: return pointer_place::schema;
+    case descent::members:
+    case descent::items: return pointer_place::schemas;
+    case descent::none: break;
     }
     return pointer_place::data;
 }
