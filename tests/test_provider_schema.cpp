@@ -303,6 +303,13 @@ TEST_CASE("a $dynamicRef or $recursiveRef that can only name one schema reaches 
     const auto sent = handoff::provider_schema(provider::openai, &embedded);
     CHECK(has_note_on(sent, "$dynamicRef")); // the inner resource's anchor may be the dynamic target
     CHECK(sent.schema.dump().find("$dynamicRef") == std::string::npos);
+    // 2020-12 has no $recursiveRef: the receiver ignores it, so the provider must not get a $ref.
+    const auto other_dialect = handoff::provider_schema(provider::openai, &fixture["recursive_ref_in_2020_12"]);
+    CHECK(other_dialect.schema.dump().find("$ref") == std::string::npos);
+    const auto note = std::find_if(other_dialect.notes.begin(), other_dialect.notes.end(),
+                                   [](const handoff::schema_note& n) { return n.keyword == "$recursiveRef"; });
+    REQUIRE(note != other_dialect.notes.end());
+    CHECK(note->note.find("the receiver does not check it either") != std::string::npos);
 }
 
 TEST_CASE("provider names round-trip, and an unknown name is no provider", "[provider_schema]") {

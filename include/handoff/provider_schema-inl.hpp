@@ -131,7 +131,8 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
                                     const nlohmann::ordered_json& value, std::string text) {
         result.notes.push_back(schema_note{kind, pointer, std::string(keyword), value, std::move(text)});
     };
-    nlohmann::ordered_json merged = detail::merged_schema(task_schema);
+    const std::optional<schema_dialect> dialect = detail::task_dialect(task_schema, options.schema);
+    nlohmann::ordered_json merged = detail::merged_schema(task_schema, dialect);
     const detail::provider_profile& profile = detail::profile_of(target);
     if (profile.keep_everything) {
         result.schema = std::move(merged);
@@ -140,8 +141,8 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     const std::vector<detail::hoisted_definition> origins = detail::hoist_definitions(merged, add_note);
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
-    rewrite.options.task_reading = {detail::task_dialect(task_schema, options.schema), options.schema.assert_formats};
-    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(rewrite.options.task_reading.dialect);
+    rewrite.options.task_reading = {dialect, options.schema.assert_formats};
+    rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(dialect);
     const detail::definition_origins origin_by_name = detail::origins_by_name(origins);
     rewrite.origin_by_name = &origin_by_name;
     result.schema = rewrite.rewrite(merged, "");

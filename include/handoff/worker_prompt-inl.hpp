@@ -432,7 +432,7 @@ template <class Json>
     }
     // The describer follows `$ref`s; a `$dynamicRef` that can name one schema is that `$ref`.
     Json read = *task;
-    dynamic_refs_as_refs(read);
+    dynamic_refs_as_refs(read, task_dialect(task, scope.options()));
     task = &read;
     typed_ref_follower<Json> refs(*task, scope);
     const schema_describer<Json> describe(refs, options);

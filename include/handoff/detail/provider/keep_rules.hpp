@@ -153,7 +153,7 @@ template <class Json>
     return prefix == node.end() || keeps_keyword(profile, cell_of(profile, "prefixItems"), *prefix, node);
 }
 
-/// Why the provider does not take a keyword (receiver_reading says what the receiver does).
+/// Why the provider does not take a keyword (receiver_view::reading says what the receiver does).
 [[nodiscard]] inline std::string drop_note(const provider_profile& profile, const keyword_cell* cell) {
     const std::string who(profile.display_name);
     if (cell == nullptr) {

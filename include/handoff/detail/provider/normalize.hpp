@@ -19,6 +19,7 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_dialect.hpp>
 #include <handoff/schema_error.hpp>
@@ -67,22 +68,6 @@ template <class Json>
     }
     node = std::move(out);
     return true;
-}
-
-/// The task's dialect, read exactly as the receiver reads it with `read_as`
-/// (compiled_schema::dialect_of: `$schema`, else read_as.dialect, else the keywords the schema
-/// uses); nullopt with no task object, or a `$schema` the receiver refuses (compiling the task
-/// says so, not the rewrite).
-template <class Json>
-[[nodiscard]] std::optional<schema_dialect> task_dialect(const Json* task, const schema_options& read_as) {
-    if (task == nullptr || !task->is_object()) {
-        return std::nullopt;
-    }
-    try {
-        return compiled_schema::dialect_of(nlohmann::json(*task), read_as);
-    } catch (const schema_error&) {
-        return std::nullopt;
-    }
 }
 
 /// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,

@@ -164,14 +164,15 @@ HANDOFF_INLINE nulled_places nulled_optional_places(provider target, const nlohm
     if (!profile.require_all || profile.keep_everything) {
         return places; // only a provider that requires every property puts nulls in
     }
-    nlohmann::json merged = merged_schema(task_schema);
+    const std::optional<schema_dialect> dialect = task_dialect(task_schema, read_as);
+    nlohmann::json merged = merged_schema(task_schema, dialect);
     const auto quiet = [](auto&&...) {};
     const std::vector<hoisted_definition> hoisted = hoist_definitions(merged, quiet);
     std::map<std::string, std::size_t> definitions;
     for (const hoisted_definition& d : hoisted) {
         definitions.emplace(d.name, places.add_place());
     }
-    const nullable_place_walk walk{profile, ref_siblings_apply(task_schema, read_as), definitions, places};
+    const nullable_place_walk walk{profile, ref_siblings_apply(dialect), definitions, places};
     walk.walk(merged, 0);
     for (const hoisted_definition& d : hoisted) {
         walk.walk(merged["$defs"][d.name], definitions[d.name]);

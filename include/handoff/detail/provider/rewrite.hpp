@@ -296,10 +296,10 @@ void move_task_refs(Json& node, const std::string& base) {
     }
 }
 
-/// The envelope schema with the task schema as the non-null branch of partial_result: the merged
-/// draft-07 schema that the json_schema target returns unchanged.
+/// The envelope schema with the task schema (read in `dialect`) as the non-null branch of
+/// partial_result: the merged draft-07 schema that the json_schema target returns unchanged.
 template <class Json>
-[[nodiscard]] Json merged_schema(const Json* task) {
+[[nodiscard]] Json merged_schema(const Json* task, std::optional<schema_dialect> dialect) {
     // nlohmann::json's copy is the one parsed already; an ordered_json keeps the file's order.
     Json merged;
     if constexpr (std::is_same_v<Json, nlohmann::json>) {
@@ -315,7 +315,7 @@ template <class Json>
         inner.erase("$schema"); // a subschema's $schema and $id would change how refs resolve
         inner.erase("$id");
     }
-    dynamic_refs_as_refs(inner);
+    dynamic_refs_as_refs(inner, dialect);
     move_task_refs(inner, std::string(task_pointer));
     auto& slot = merged["properties"]["partial_result"];
     Json replaced = Json(Json::value_t::object);

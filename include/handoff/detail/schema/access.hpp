@@ -12,6 +12,7 @@
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t
 #include <filesystem>  // path
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move
@@ -52,5 +53,21 @@ struct compiled_schema_access {
         return s.validate_at(node, value, base_pointer, step_of_problems);
     }
 };
+
+/// The dialect of `task` (a task schema), read exactly as the receiver reads it with `read_as`
+/// (compiled_schema::dialect_of: `$schema`, else read_as.dialect, else the keywords the schema
+/// uses); nullopt with no task object, or a `$schema` the receiver refuses (compiling the task
+/// says so, not the rewrite).
+template <class Json>
+[[nodiscard]] std::optional<schema_dialect> task_dialect(const Json* task, const schema_options& read_as) {
+    if (task == nullptr || !task->is_object()) {
+        return std::nullopt;
+    }
+    try {
+        return compiled_schema::dialect_of(nlohmann::json(*task), read_as);
+    } catch (const schema_error&) {
+        return std::nullopt;
+    }
+}
 
 } // namespace handoff::detail

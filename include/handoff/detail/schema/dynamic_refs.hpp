@@ -9,6 +9,7 @@
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/schema_dialect.hpp>
 
 #include <cstddef> // size_t
 #include <map>     // map
@@ -42,20 +43,23 @@ void for_each_schema(Json& node, const std::string& pointer, const Visit& visit,
     }
 }
 
-/// The task's `$dynamicRef`s (2020-12) and `$recursiveRef`s (2019-09) as plain `$ref`s where
-/// that changes nothing: in a document with no resource embedded below its root (no `$id`
-/// there), the dynamic scope holds that one resource, so `$recursiveRef: "#"` is `$ref: "#"`,
-/// and `$dynamicRef: "#name"` is a `$ref` to the one schema with `$dynamicAnchor` "name", when
-/// one has it (a pointer fragment is static anyway). Providers take `$ref`: the schema sent
-/// keeps the recursion the keywords write.
+/// The task's `$dynamicRef`s (2020-12) and `$recursiveRef`s (2019-09), in the `dialect` that
+/// defines them (elsewhere they are annotations), as plain `$ref`s where that changes nothing: in
+/// a document with no resource embedded below its root (no `$id` there), the dynamic scope holds
+/// that one resource, so `$recursiveRef: "#"` is `$ref: "#"`, and `$dynamicRef: "#name"` is a
+/// `$ref` to the one schema with `$dynamicAnchor` "name", when one has it (a pointer fragment is
+/// static anyway). Providers take `$ref`: the schema sent keeps the recursion the keywords write.
 template <class Json>
-void dynamic_refs_as_refs(Json& task) {
+void dynamic_refs_as_refs(Json& task, std::optional<schema_dialect> dialect) {
+    const bool recursive_refs = dialect == schema_dialect::draft2019_09;
+    const bool dynamic_refs = dialect == schema_dialect::draft2020_12;
     std::map<std::string, std::vector<std::string>> anchors; // name: the pointers declaring it
     bool embedded = false;
     bool dynamic = false;
     for_each_schema(task, "", [&](const Json& s, const std::string& at) {
         embedded = embedded || (!at.empty() && s.contains("$id"));
-        dynamic = dynamic || s.contains("$dynamicRef") || s.contains("$recursiveRef");
+        dynamic =
+            dynamic || (dynamic_refs && s.contains("$dynamicRef")) || (recursive_refs && s.contains("$recursiveRef"));
         if (const auto a = s.find("$dynamicAnchor"); a != s.end() && a->is_string()) {
             anchors[a->template get<std::string>()].push_back(at);
         }
@@ -64,8 +68,8 @@ void dynamic_refs_as_refs(Json& task) {
         return;
     }
     for_each_schema(task, "", [&](Json& s, const std::string&) {
-        const auto recursive = s.find("$recursiveRef");
-        const auto named = s.find("$dynamicRef");
+        const auto recursive = recursive_refs ? s.find("$recursiveRef") : s.end();
+        const auto named = dynamic_refs ? s.find("$dynamicRef") : s.end();
         if (s.contains("$ref")) {
             return;
         }
