@@ -163,6 +163,9 @@ TEST_CASE("unevaluatedProperties false closes an object, and the bases every ref
           "[lint][dialects]") {
     CHECK(summary(lint_fixture("unevaluated_closed.schema.json")) ==
           strings{"lint.open_object /$defs/loose", "lint.open_object /$defs/mixed", "lint.open_object /$defs/shared"});
+    // Not a definition, or one that says additionalProperties: still open where it is applied.
+    CHECK(summary(lint_fixture("unevaluated_still_open.schema.json")) ==
+          strings{"lint.open_object ", "lint.open_object /properties/x", "lint.open_object /$defs/base"});
 }
 
 TEST_CASE("lint refuses what the receiver refuses, with its message and the dialect it read", "[lint][dialects]") {

@@ -297,12 +297,16 @@ TEST_CASE("a $dynamicRef or $recursiveRef that can only name one schema reaches 
             CHECK(items == ojson{{"$ref", "#/$defs/task"}});
             CHECK_FALSE(has_note_on(sent, "$dynamicRef"));
             CHECK_FALSE(has_note_on(sent, "$recursiveRef"));
+            CHECK_FALSE(has_note_on(sent, "$recursiveAnchor")); // it marks a landing place only
         }
     }
     const ojson& embedded = fixture["embedded_2020_12"];
     const auto sent = handoff::provider_schema(provider::openai, &embedded);
     CHECK(has_note_on(sent, "$dynamicRef")); // the inner resource's anchor may be the dynamic target
     CHECK(sent.schema.dump().find("$dynamicRef") == std::string::npos);
+    // A part declaring 2019-09 reads $dynamicRef as an annotation: it stays unconstraining.
+    const auto declared_below = handoff::provider_schema(provider::openai, &fixture["dialect_below_root"]);
+    CHECK(declared_below.schema.dump().find("#/$defs/task") == std::string::npos);
     // 2020-12 has no $recursiveRef: the receiver ignores it, so the provider must not get a $ref.
     const auto other_dialect = handoff::provider_schema(provider::openai, &fixture["recursive_ref_in_2020_12"]);
     CHECK(other_dialect.schema.dump().find("$ref") == std::string::npos);

@@ -264,6 +264,16 @@ TEST_CASE("The generator meets the dependentSchemas of the properties it writes,
     CHECK(with_note.at("stock").size() >= 3);
     CHECK(with_note.at("items").size() >= 3);
     CHECK(handoff::compiled_schema::from_json(noted).accepts(with_note));
+    // A dependent schema's own required names are written at once, before optional properties
+    // that have no value (false) could stop the object.
+    const nlohmann::json required_by_dependent = nlohmann::json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["a"],
+        "properties": {"a": {"type": "string", "maxLength": 9}, "b": {"type": "integer"}, "never": false},
+        "dependentSchemas": {"a": {"required": ["b"]}}})");
+    const nlohmann::json made =
+        nlohmann::json::parse(fixtures_for(required_by_dependent).files.front().text).at("partial_result");
+    CHECK(made.contains("b"));
+    CHECK(handoff::compiled_schema::from_json(required_by_dependent).accepts(made));
 }
 
 TEST_CASE("Fixtures refuse a schema the receiver refuses, with its message", "[testing][fixtures][dialects]") {
@@ -305,6 +315,12 @@ TEST_CASE("A task schema no value can be generated for yields no fixtures and sa
                            "name": {"type": "string", "maxLength": 10}}})"));
         REQUIRE_FALSE(set.ok());
         CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("/properties/code"));
+    }
+    SECTION("a minProperties beyond the keys the generator makes is asked for as a default") {
+        const handoff::fixture_set set =
+            handoff::make_fixtures(nlohmann::json::parse(R"({"type": "object", "minProperties": 8000})"));
+        REQUIRE_FALSE(set.ok());
+        CHECK_THAT(*set.error, Catch::Matchers::ContainsSubstring("at least 8000 properties"));
     }
     SECTION("a schema that allows no object says partial_result must be one") {
         const handoff::fixture_set set = handoff::make_fixtures(nlohmann::json{{"type", "string"}});

@@ -221,6 +221,19 @@ TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other
           "    - zip (required): string, at most 10 characters\n");
 }
 
+TEST_CASE("a schema recursive through contains is described to the depth bound, never deeper",
+          "[worker_prompt][dialects]") {
+    // contains recursing into its own array: the description stops at max_depth as items do.
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_recursive_contains.schema.json"));
+    handoff::worker_prompt_options options;
+    options.max_depth = 3;
+    CHECK(task_section(handoff::worker_prompt(schema, options)) ==
+          "- t: array of at most 3 items; at least 1 of the items: array of at most 3 items; at least 1 of the "
+          "items: array of at most 3 items; at least 1 of the items: array of at most 3 items\n");
+    CHECK_FALSE(task_section(handoff::worker_prompt(schema)).empty()); // the default bound too
+}
+
 TEST_CASE("the prompt follows a $dynamicRef or $recursiveRef that can name one schema, as a $ref",
           "[worker_prompt][dialects]") {
     const auto fixture =

@@ -25,6 +25,7 @@
 #include <cstdint>     // uint8_t, uint64_t
 #include <map>         // map
 #include <optional>    // optional
+#include <set>         // set
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move, pair
@@ -507,11 +508,17 @@ private:
 
     /// Whether the object schema `node` admits no key it does not name: "additionalProperties":
     /// false, or (2019-09 on) "unevaluatedProperties": false with no additionalProperties beside
-    /// it, or a schema every "$ref" to which stands in one such (used_in_place_).
+    /// it, or a definition that says nothing of other keys and every "$ref" to which stands in one
+    /// such (used_in_place_): a schema the walk also reaches in place (the root, a property) is
+    /// applied open there.
     [[nodiscard]] bool closed_object(const json& node) const {
         if (is_false(node, "additionalProperties") ||
             (!node.contains("additionalProperties") && is_false(node, "unevaluatedProperties"))) {
             return true;
+        }
+        if (node.contains("additionalProperties") || node.contains("unevaluatedProperties") ||
+            definitions_.count(&node) == 0) {
+            return false;
         }
         const auto use = used_in_place_.find(&node);
         return use != used_in_place_.end() && use->second;
@@ -536,6 +543,9 @@ private:
         }
         const std::string base = base_inside(node, parent_base, refs_.dialect());
         for_each_subschema(node, "", [&](const json& child, const std::string& at) {
+            if (at.rfind("/$defs/", 0) == 0 || at.rfind("/definitions/", 0) == 0) {
+                definitions_.insert(&child);
+            }
             find_in_place_uses(child, base, closes && at.rfind("/allOf/", 0) == 0, depth + 1);
         });
     }
@@ -548,8 +558,10 @@ private:
     const lint_options& options_;
     lint_findings& out_;
     std::vector<allowance> allowances_;
-    /// find_in_place_uses(): by target, whether every "$ref" to it stands where it is closed.
+    /// find_in_place_uses(): by target, whether every "$ref" to it stands where it is closed;
+    /// and the schemas under "$defs" or "definitions", which apply only where referred to.
     std::map<const json*, bool> used_in_place_;
+    std::set<const json*> definitions_;
 };
 
 } // namespace detail

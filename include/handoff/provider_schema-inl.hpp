@@ -11,6 +11,7 @@
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
 #include <handoff/detail/schema/bundle.hpp>
+#include <handoff/detail/schema/dynamic_refs.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/provider_schema.hpp>
@@ -141,7 +142,10 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     const std::vector<detail::hoisted_definition> origins = detail::hoist_definitions(merged, add_note);
     detail::rewriter<nlohmann::ordered_json, decltype(add_note)> rewrite{profile, add_note};
     rewrite.options.describe_dropped = options.describe_dropped;
-    rewrite.options.task_reading = {dialect, options.schema.assert_formats};
+    // A part in another dialect (a `$schema` below the root) is read in its own: the notes then
+    // tell only what no dialect checks.
+    const bool one_dialect = task_schema == nullptr || detail::reads_in_one_dialect(*task_schema);
+    rewrite.options.task_reading = {one_dialect ? dialect : std::nullopt, options.schema.assert_formats};
     rewrite.options.ref_siblings_apply = detail::ref_siblings_apply(dialect);
     const detail::definition_origins origin_by_name = detail::origins_by_name(origins);
     rewrite.origin_by_name = &origin_by_name;

@@ -3,8 +3,9 @@
 
 // Layer 1, constrained decoding: the envelope schema with the task schema inside it, rewritten
 // into what one provider's decoder accepts. The provider enforces what it can while the model
-// writes; the receiver still checks everything afterwards, so a constraint the provider cannot
-// take is removed from the request, never from the contract, and always reported:
+// writes; the receiver still checks everything the task schema constrains afterwards, so a
+// constraint the provider cannot take is removed from the request, never from the contract, and
+// always reported (a note also says when a dropped keyword is one the receiver ignores too):
 //
 //   const auto sent = handoff::provider_schema(handoff::provider::openai, &task_schema);
 //   if (!sent.within_limits()) { /* the provider would refuse it: sent.notes says which limit */ }

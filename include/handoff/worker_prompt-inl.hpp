@@ -45,6 +45,9 @@ public:
     /// `with_description` false leaves the schema's own "description" out.
     [[nodiscard]] std::string phrase(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
                                      std::string& nested, bool with_description = true) const {
+        if (depth > options_.max_depth) { // each construct stops at the bound; this is the backstop
+            return "(nested too deep to list: see the schema)";
+        }
         const auto target = refs_.resolve(schema, base);
         const Json* s = target.schema;
         if (s == nullptr) {
@@ -230,7 +233,7 @@ private:
             unique != s.end() && unique->is_boolean() && unique->template get<bool>()) {
             out += "; no two items equal";
         }
-        if (const auto contains = s.find("contains"); contains != s.end()) {
+        if (const auto contains = s.find("contains"); contains != s.end() && depth < options_.max_depth) {
             if (const std::string count = contains_count(s); !count.empty()) {
                 out += "; " + count + " of the items: " + phrase(*contains, base, indent, depth + 1, nested);
             }

@@ -166,14 +166,15 @@ inline constexpr std::array<keyword_row, 42> keyword_matrix{{
 
 /// Keywords that never constrain a value: dropped without a report by every provider that does
 /// not take them verbatim.
-/// `$anchor` is one: hoisting (hoist_defs.hpp) rewrites every reference to an anchor as a pointer.
+/// `$anchor` is one: hoisting (hoist_defs.hpp) rewrites every reference to an anchor as a pointer;
+/// `$dynamicAnchor` and `$recursiveAnchor` only mark where a dynamic reference may land.
 /// `discriminator` is OpenAPI's (Pydantic writes it beside a oneOf): JSON Schema ignores it.
 /// `contentEncoding`, `contentMediaType` and `contentSchema` describe what a string holds; the
 /// receiver reads them as annotations in every dialect.
-inline constexpr std::array<std::string_view, 16> annotation_keywords{
-    "$schema",          "$id",          "$comment",    "default",        "examples", "x-lint-allow",  "deprecated",
-    "readOnly",         "writeOnly",    "$vocabulary", "$dynamicAnchor", "$anchor",  "discriminator", "contentEncoding",
-    "contentMediaType", "contentSchema"};
+inline constexpr std::array<std::string_view, 17> annotation_keywords{
+    "$schema",    "$id",           "$comment",        "default",          "examples",       "x-lint-allow",
+    "deprecated", "readOnly",      "writeOnly",       "$vocabulary",      "$dynamicAnchor", "$recursiveAnchor",
+    "$anchor",    "discriminator", "contentEncoding", "contentMediaType", "contentSchema"};
 
 /// What the rewrite does with the keywords written beside a `$ref`.
 enum class ref_siblings : std::uint8_t {

@@ -43,9 +43,20 @@ void for_each_schema(Json& node, const std::string& pointer, const Visit& visit,
     }
 }
 
+/// Whether every schema of `task` reads in its root's dialect: none below the root declares
+/// `$schema` (a bundled copy of another file keeps its own).
+template <class Json>
+[[nodiscard]] bool reads_in_one_dialect(const Json& task) {
+    bool one = true;
+    for_each_schema(task, "",
+                    [&](const Json& s, const std::string& at) { one = one && (at.empty() || !s.contains("$schema")); });
+    return one;
+}
+
 /// The task's `$dynamicRef`s (2020-12) and `$recursiveRef`s (2019-09), in the `dialect` that
 /// defines them (elsewhere they are annotations), as plain `$ref`s where that changes nothing: in
-/// a document with no resource embedded below its root (no `$id` there), the dynamic scope holds
+/// a document with no resource embedded below its root (no `$id` there, and no `$schema` that
+/// would read a part in another dialect), the dynamic scope holds
 /// that one resource, so `$recursiveRef: "#"` is `$ref: "#"`, and `$dynamicRef: "#name"` is a
 /// `$ref` to the one schema with `$dynamicAnchor` "name", when one has it (a pointer fragment is
 /// static anyway). Providers take `$ref`: the schema sent keeps the recursion the keywords write.
@@ -57,7 +68,7 @@ void dynamic_refs_as_refs(Json& task, std::optional<schema_dialect> dialect) {
     bool embedded = false;
     bool dynamic = false;
     for_each_schema(task, "", [&](const Json& s, const std::string& at) {
-        embedded = embedded || (!at.empty() && s.contains("$id"));
+        embedded = embedded || (!at.empty() && (s.contains("$id") || s.contains("$schema")));
         dynamic =
             dynamic || (dynamic_refs && s.contains("$dynamicRef")) || (recursive_refs && s.contains("$recursiveRef"));
         if (const auto a = s.find("$dynamicAnchor"); a != s.end() && a->is_string()) {

@@ -84,6 +84,9 @@ public:
 
 private:
     static constexpr int max_depth = 32; // a recursive $ref ends here instead of looping
+    /// The most keys fill_min_properties makes: a larger minProperties gets no value (the user
+    /// gives one as "default" or "examples").
+    static constexpr std::size_t max_filled_keys = 256;
 
     /// A value for `schema` at `depth`, made once for each schema text and depth (what fits
     /// depends on both: the depth bound cuts recursion short) and copied where they recur,
@@ -468,15 +471,16 @@ private:
     }
 
     void objects(const nlohmann::json& given, const std::string& at, int depth, std::vector<nlohmann::json>& out) {
-        const nlohmann::json required = given.value("required", nlohmann::json::array());
         // Required properties only, then every declared property (for minProperties and the like),
         // the first values kept.
         nlohmann::json object = nlohmann::json::object();
         std::size_t first_size = 0;
         for (const bool all : {false, true}) {
-            // What a present property's dependentSchemas ask of the object applies with it.
+            // What a present property's dependentSchemas ask of the object applies with it, its
+            // required names too.
             const nlohmann::json schema = with_dependent_schemas(given, all);
             const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
+            const nlohmann::json required = schema.value("required", nlohmann::json::array());
             bool complete = true;
             const auto add = [&](const std::string& name) {
                 if (!complete || object.contains(name)) {
@@ -536,11 +540,12 @@ private:
 
     /// Keys added to `object` until it has `minProperties`: names `propertyNames` takes, varied
     /// as uniqueItems' values are, each with a value of `additionalProperties`. As many as can be
-    /// made: a short object fails the schema as any other candidate does, with its problem.
+    /// made: a short object fails the schema as any other candidate does, with its problem. More
+    /// than max_filled_keys are not looked for (each name is checked against those made).
     void fill_min_properties(const nlohmann::json& schema, nlohmann::json& object, const std::string& at, int depth) {
         const std::size_t want = count_at(schema, "minProperties", 0.0);
         const nlohmann::json others = schema.value("additionalProperties", nlohmann::json(true));
-        if (object.size() >= want || others == false || want > max_values_) { // more keys than a reply holds values
+        if (object.size() >= want || others == false || want > max_filled_keys) {
             return;
         }
         const nlohmann::json names =
