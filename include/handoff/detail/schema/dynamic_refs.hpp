@@ -56,10 +56,10 @@ template <class Json>
 /// The task's `$dynamicRef`s (2020-12) and `$recursiveRef`s (2019-09), in the `dialect` that
 /// defines them (elsewhere they are annotations), as plain `$ref`s where that changes nothing: in
 /// a document with no resource embedded below its root (no `$id` there, and no `$schema` that
-/// would read a part in another dialect), the dynamic scope holds
-/// that one resource, so `$recursiveRef: "#"` is `$ref: "#"`, and `$dynamicRef: "#name"` is a
-/// `$ref` to the one schema with `$dynamicAnchor` "name", when one has it (a pointer fragment is
-/// static anyway). Providers take `$ref`: the schema sent keeps the recursion the keywords write.
+/// would read a part in another dialect), the dynamic scope holds that one resource, so
+/// `$recursiveRef: "#"` is `$ref: "#"`, and `$dynamicRef: "#name"` is a `$ref` to the one schema
+/// with `$dynamicAnchor` "name", when one has it (a pointer fragment is static anyway). Providers
+/// take `$ref`: the schema sent keeps the recursion the keywords write.
 template <class Json>
 void dynamic_refs_as_refs(Json& task, std::optional<schema_dialect> dialect) {
     const bool recursive_refs = dialect == schema_dialect::draft2019_09;
