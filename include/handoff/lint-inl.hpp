@@ -316,7 +316,7 @@ private:
                 emit(lint_rule::open_object, where,
                      "an object without \"additionalProperties\": false: a worker can add any key (an extra "
                      "\"note\" is how instructions reach the next prompt)");
-            } else if (!(ap->is_boolean() && !ap->get<bool>())) {
+            } else { // not false: closed_object() took that
                 emit(lint_rule::open_object, where,
                      "\"additionalProperties\" is not false: a worker can add keys nobody declared; list them "
                      "in \"properties\" and close the object");
@@ -330,15 +330,11 @@ private:
         }
         if (has_type(types, "array") && !choice && !node.contains("maxItems")) {
             const auto items = node.find("items");
-            const auto extra = node.find("additionalItems");
             const auto prefix = node.find("prefixItems");
             const bool closed_tuple = // draft-07's array "items" + "additionalItems", 2020-12's "prefixItems" + "items"
-                (items != node.end() && items->is_array() && extra != node.end() && extra->is_boolean() &&
-                 !extra->get<bool>()) ||
-                (prefix != node.end() && prefix->is_array() && items != node.end() && items->is_boolean() &&
-                 !items->get<bool>());
-            const bool tuple = closed_tuple;
-            if (!tuple) {
+                (items != node.end() && items->is_array() && is_false(node, "additionalItems")) ||
+                (prefix != node.end() && prefix->is_array() && is_false(node, "items"));
+            if (!closed_tuple) {
                 emit(lint_rule::unbounded_array, where,
                      "an array without \"maxItems\": bound how many items a worker may return");
             }

@@ -10,6 +10,7 @@
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_stats.hpp>
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/bundle.hpp>
 #include <handoff/detail/schema/dynamic_refs.hpp>
 #include <handoff/detail/schema/refs.hpp>

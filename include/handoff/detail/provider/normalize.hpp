@@ -19,10 +19,7 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
-#include <handoff/detail/schema/access.hpp>
-#include <handoff/schema.hpp>
 #include <handoff/schema_dialect.hpp>
-#include <handoff/schema_error.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -74,11 +71,6 @@ template <class Json>
 /// which ignore them; in 2019-09 and 2020-12 (and when the dialect is unknown).
 [[nodiscard]] inline bool ref_siblings_apply(std::optional<schema_dialect> dialect) {
     return !dialect || *dialect == schema_dialect::draft2019_09 || *dialect == schema_dialect::draft2020_12;
-}
-
-template <class Json>
-[[nodiscard]] bool ref_siblings_apply(const Json* task, const schema_options& read_as) {
-    return ref_siblings_apply(task_dialect(task, read_as));
 }
 
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema

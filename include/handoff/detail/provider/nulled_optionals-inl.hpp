@@ -10,6 +10,7 @@
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/provider/rewrite.hpp>
 #include <handoff/detail/provider/rules.hpp>
+#include <handoff/detail/schema/access.hpp>
 
 #include <nlohmann/json.hpp>
 
