@@ -55,7 +55,9 @@ banner() { printf '\n==================== %s ====================\n' "$*"; }
 
 # --- 1. Debian packages ------------------------------------------------------------------
 banner "packages"
-packages=(cmake g++ make nlohmann-json3-dev libvalijson-dev libbenchmark-dev
+# libcli11-dev: the kit builds handoff-check, whose command line is CLI11 (offline, CMake
+# could not fetch it).
+packages=(cmake g++ make nlohmann-json3-dev libvalijson-dev libbenchmark-dev libcli11-dev
           python3 python3-jsonschema python3-fastjsonschema)
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
