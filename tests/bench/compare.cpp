@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // handoff_bench_compare: the C++ contestants of the side-by-side benchmark (run_bench.py).
 //
-//   handoff_bench_compare --contestant handoff|naive|envelope-only --envelope-schema FILE
+//   handoff_bench_compare --contestant handoff|naive|envelope-only|dom-only --envelope-schema FILE
 //                         --task-schema FILE [--stride K] --serve NAME=FILE...
 //       loads each corpus into memory, then answers "run NAME" lines on stdin with one JSON
 //       line: the microseconds per envelope of one pass over corpus NAME, and the verdicts;
@@ -15,7 +15,9 @@
 // `naive` is what one writes first: nlohmann::json::parse into a DOM, then valijson on the
 // envelope schema file and on the task schema, with one Validator reused for every envelope.
 // `envelope-only` is handoff's receive without a task schema (steps 1 and 2, the result's DOM
-// built and freed): the part of receive that step 3 is added to.
+// built and freed): the part of receive that step 3 is added to. `dom-only` reads and judges
+// nothing: it copies and frees partial_result's DOM, parsed before any timing, the cost of the
+// nlohmann::json a receipt returns whatever builds it.
 
 #include "cpu_time.hpp"
 #include "support/valijson.hpp"
@@ -24,17 +26,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>    // steady_clock
-#include <cmath>     // fabs
-#include <cstdlib>   // strtoul
-#include <fstream>   // ifstream
-#include <iostream>  // cin, cout, cerr
-#include <map>       // map
-#include <sstream>   // ostringstream
-#include <stdexcept> // runtime_error
-#include <string>    // string
-#include <utility>   // move
-#include <vector>    // vector
+#include <chrono>        // steady_clock
+#include <cmath>         // fabs
+#include <cstdlib>       // strtoul
+#include <fstream>       // ifstream
+#include <iostream>      // cin, cout, cerr
+#include <map>           // map
+#include <sstream>       // ostringstream
+#include <stdexcept>     // runtime_error
+#include <string>        // string
+#include <unordered_map> // unordered_map
+#include <utility>       // move
+#include <vector>        // vector
 
 namespace {
 
@@ -100,6 +103,38 @@ public:
     envelope_only_contestant(const std::string& /*envelope_schema*/, const std::string& /*task_schema*/)
         : handoff_contestant(handoff::receiver<>()) {}
 };
+
+/// The DOM alone: each envelope's partial_result, parsed before any timing, copied and freed
+/// per envelope. A copy allocates exactly the nodes of the DOM (one per string, object, array
+/// and member, as nlohmann::json lays them out) and copies a map's tree without comparing keys,
+/// so this is a lower bound on what any receive that returns that DOM pays, whatever reads the
+/// text and whatever judges it. Not a contestant of the verdict comparison: it checks nothing.
+class dom_only_contestant {
+public:
+    dom_only_contestant(const std::string& /*envelope_schema*/, const std::string& /*task_schema*/) {}
+
+    void prepare(const std::vector<std::string>& lines) {
+        for (const std::string& text : lines) {
+            const json doc = json::parse(text, nullptr, false);
+            results_[&text] = doc.is_object() ? doc.value("partial_result", json()) : json();
+        }
+    }
+
+    verdict check(const std::string& text) {
+        const json copy = results_.at(&text);
+        kept_values_ += copy.size(); // read, so the copy is not optimised away
+        return verdict{};
+    }
+
+private:
+    std::unordered_map<const std::string*, json> results_;
+    std::size_t kept_values_ = 0;
+};
+
+/// Work done once a corpus is loaded, before anything is timed: none for the checks.
+template <class Contestant>
+void prepare(Contestant& /*contestant*/, const std::vector<std::string>& /*lines*/) {}
+void prepare(dom_only_contestant& contestant, const std::vector<std::string>& lines) { contestant.prepare(lines); }
 
 class naive_contestant {
 public:
@@ -204,6 +239,7 @@ int serve(Contestant& contestant, const std::map<std::string, std::string>& corp
     std::map<std::string, std::vector<std::string>> loaded;
     for (const auto& [name, path] : corpora) {
         loaded[name] = read_lines(path, stride);
+        prepare(contestant, loaded[name]);
     }
     std::cout << "{\"ready\": true}" << std::endl;
     std::string command;
@@ -307,7 +343,8 @@ int main(int argc, char** argv) {
     }
     for (const char* required : {"--contestant", "--envelope-schema", "--task-schema"}) {
         if (args.count(required) == 0) {
-            std::cerr << "usage: handoff_bench_compare --contestant handoff|naive|envelope-only --envelope-schema FILE "
+            std::cerr << "usage: handoff_bench_compare --contestant handoff|naive|envelope-only|dom-only "
+                         "--envelope-schema FILE "
                          "--task-schema FILE [--stride K] (--serve NAME=FILE... | --stream FILE|-)\n";
             return 2;
         }
@@ -322,6 +359,9 @@ int main(int argc, char** argv) {
         }
         if (args["--contestant"] == "envelope-only") {
             return run<envelope_only_contestant>(args, corpora, stride == 0 ? 1 : stride);
+        }
+        if (args["--contestant"] == "dom-only") {
+            return run<dom_only_contestant>(args, corpora, stride == 0 ? 1 : stride);
         }
     } catch (const std::exception& e) {
         std::cerr << "handoff_bench_compare: " << e.what() << "\n";
