@@ -373,4 +373,23 @@ TEST_CASE("the prompt named draft-07 refuses prefixItems with the receiver's mes
     options.schema.dialect = handoff::schema_dialect::draft2020_12;
     CHECK(task_section(handoff::worker_prompt(schema, options)).find("Task: Place\n") == 0);
 }
+TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply, and their description first",
+          "[worker_prompt][dialects]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_ref_siblings.json"));
+    // 2020-12: maxLength beside the $ref constrains with it, as the receiver enforces it.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_2020_12"])) ==
+          "- name (required): string, at least 1 characters; and also string, at most 5 characters. The buyer's "
+          "short name\n"
+          "- sku: string, at least 1 characters. A label\n"
+          "- marks: array; at least 2 of the items: integer\n");
+    const nlohmann::json too_long = {{"name", "Alexandra"}};
+    CHECK_FALSE(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_2020_12"])).accepts(too_long));
+    // draft-07 ignores it, and so does the prompt; the description beside the $ref is still the
+    // field's own.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_draft_07"])) ==
+          "- name (required): string, at least 1 characters. The buyer's short name\n"
+          "- sku: string, at least 1 characters. A label\n");
+    CHECK(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"])).accepts(too_long));
+}
+
 } // namespace test_worker_prompt

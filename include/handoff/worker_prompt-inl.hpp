@@ -10,17 +10,26 @@
 
 #include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/dynamic_refs.hpp>
+#include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_schema.hpp>
 #include <handoff/schema_registry.hpp>
 
-#include <algorithm> // find
+#include <algorithm> // find, any_of
+#include <cmath>     // floor, fabs
 #include <vector>    // vector
 
 namespace handoff {
 
 namespace detail {
+
+/// Whether keyword `k` constrains an instance in some dialect: an entry of the compiler's table
+/// outside the core vocabulary, whose keywords name, declare or hold schemas.
+[[nodiscard]] inline bool constraining_keyword(std::string_view k) {
+    const keyword_entry* entry = find_keyword(k);
+    return entry != nullptr && entry->vocabulary != vocab_core;
+}
 
 /// Describes a JSON Schema (any dialect compiled_schema reads) in plain sentences, one list item per property.
 /// `Json` is nlohmann::json or nlohmann::ordered_json (the latter keeps the author's order).
@@ -28,8 +37,11 @@ namespace detail {
 template <class Json>
 class schema_describer {
 public:
-    schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options)
-        : refs_(refs), options_(options) {}
+    /// `ref_siblings_apply`: the keywords beside a `$ref` constrain with it (2019-09 on), so
+    /// they are described too.
+    schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options,
+                     bool ref_siblings_apply = false)
+        : refs_(refs), options_(options), ref_siblings_apply_(ref_siblings_apply) {}
 
     /// The fields of an object schema as "- name (required): ..." lines: required fields in the
     /// order "required" lists them, then the others in key order.
@@ -67,8 +79,14 @@ public:
         } else {
             out = typed_phrase(*s, target.base, indent, depth, nested);
         }
-        const bool described = with_description || s != &schema; // a target's description is its own
-        if (const auto it = s->find("description"); described && it != s->end() && it->is_string()) {
+        if (s != &schema && ref_siblings_apply_) {
+            out += sibling_phrase(schema, *s, base, indent, depth, nested);
+        }
+        // A target's description is its own; a description beside the `$ref` says what this use
+        // of it is, and is preferred.
+        const bool described = with_description || s != &schema;
+        const Json* says = with_description && schema.is_object() && schema.contains("description") ? &schema : s;
+        if (const auto it = says->find("description"); described && it != says->end() && it->is_string()) {
             out += ". " + description_line(it->template get<std::string>());
         }
         return out;
@@ -148,7 +166,18 @@ private:
         return out;
     }
 
-    static std::string number_text(const Json& v) { return v.is_number() ? value_text(v) : std::string("?"); }
+    /// A number as a reader writes it: an integral float (`2.0`, which counts as the integer 2
+    /// from draft-06 on) without its fraction.
+    static std::string number_text(const Json& v) {
+        if (v.is_number_float()) {
+            const double d = v.template get<double>();
+            constexpr double exact_integers = 9007199254740992.0; // 2^53
+            if (std::floor(d) == d && std::fabs(d) < exact_integers) {
+                return std::to_string(static_cast<long long>(d));
+            }
+        }
+        return v.is_number() ? value_text(v) : std::string("?");
+    }
 
     [[nodiscard]] static std::string length_text(const Json& s, const char* min_key, const char* max_key,
                                                  const char* unit) {
@@ -301,8 +330,8 @@ private:
         return type;
     }
 
-    [[nodiscard]] std::string typed_phrase(const Json& s, const std::string& base, std::size_t indent,
-                                           std::size_t depth, std::string& nested) const {
+    /// The types `s` names, or implies by listing properties.
+    [[nodiscard]] static std::vector<std::string> types_of(const Json& s) {
         std::vector<std::string> types;
         if (const auto it = s.find("type"); it != s.end()) {
             if (it->is_string()) {
@@ -317,6 +346,31 @@ private:
         }
         if (types.empty() && (s.contains("properties") || s.contains("required"))) {
             types.emplace_back("object");
+        }
+        return types;
+    }
+
+    /// The keywords beside a `$ref` to `target`, described in the target's types when they name
+    /// none ("maxLength" beside a string's `$ref` is a string's bound); empty when none
+    /// constrains. They are read in place, so a `$ref` among them resolves as it stands.
+    [[nodiscard]] std::string sibling_phrase(const Json& referring, const Json& target, const std::string& base,
+                                             std::size_t indent, std::size_t depth, std::string& nested) const {
+        const auto constrains = [](const auto& member) { return constraining_keyword(member.key()); };
+        if (!referring.is_object() || depth >= options_.max_depth ||
+            std::none_of(referring.items().begin(), referring.items().end(), constrains)) {
+            return "";
+        }
+        const std::string also = typed_phrase(referring, base, indent, depth, nested, &target);
+        return also == any_value ? "" : "; and also " + also;
+    }
+
+    /// `types_from`: where the types come from when `s` names none.
+    [[nodiscard]] std::string typed_phrase(const Json& s, const std::string& base, std::size_t indent,
+                                           std::size_t depth, std::string& nested,
+                                           const Json* types_from = nullptr) const {
+        std::vector<std::string> types = types_of(s);
+        if (types.empty() && types_from != nullptr) {
+            types = types_of(*types_from);
         }
         std::string out;
         bool null_allowed = false;
@@ -339,7 +393,7 @@ private:
         if (null_allowed) {
             out += out.empty() ? "null" : ", or null";
         }
-        return out.empty() ? "any JSON value" : out;
+        return out.empty() ? any_value : out;
     }
 
     /// `allOf` added to `out`: a lone member (a `$ref` with a description beside it, as
@@ -370,8 +424,11 @@ private:
         }
     }
 
+    static constexpr const char* any_value = "any JSON value";
+
     typed_ref_follower<Json>& refs_;
     const worker_prompt_options& options_;
+    bool ref_siblings_apply_ = false;
 };
 
 /// The embedded envelope schema in its author's order (fields are listed as written).
@@ -435,10 +492,14 @@ template <class Json>
     }
     // The describer follows `$ref`s; a `$dynamicRef` that can name one schema is that `$ref`.
     Json read = *task;
-    dynamic_refs_as_refs(read, task_dialect(task, scope.options()));
+    const std::optional<schema_dialect> dialect = task_dialect(task, scope.options());
+    dynamic_refs_as_refs(read, dialect);
     task = &read;
     typed_ref_follower<Json> refs(*task, scope);
-    const schema_describer<Json> describe(refs, options);
+    // Whether keywords beside a `$ref` apply is the root's dialect's rule, taken for every part:
+    // the prompt does not follow a part below another `$schema` into its own dialect.
+    const bool siblings_apply = dialect == schema_dialect::draft2019_09 || dialect == schema_dialect::draft2020_12;
+    const schema_describer<Json> describe(refs, options, siblings_apply);
     if (const auto title = task->find("title"); title != task->end() && title->is_string()) {
         out += "Task: " + plain_line(title->template get<std::string>(), options.max_description_bytes) + "\n";
     }
