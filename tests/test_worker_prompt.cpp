@@ -392,4 +392,24 @@ TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply,
     CHECK(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"])).accepts(too_long));
 }
 
+TEST_CASE("the prompt describes a branch that names no type in the types around it", "[worker_prompt][dialects]") {
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_branch_types.schema.json"));
+    // A bound alone holds of the value the enclosing type (or allOf's typed part) describes; with
+    // no type anywhere, a part still says nothing of the value's kind.
+    CHECK(task_section(handoff::worker_prompt(schema)) == "- code: string, and all of these\n"
+                                                          "  - part 1: string, at least 2 characters\n"
+                                                          "  - part 2: string, matching the regular expression "
+                                                          "\"^[A-Z]+$\"\n"
+                                                          "- size: integer, and one of these, or null\n"
+                                                          "  - option 1: integer >= 1, or null\n"
+                                                          "  - option 2: exactly 0\n"
+                                                          "- label: all of these\n"
+                                                          "  - part 1: string, at least 1 characters\n"
+                                                          "  - part 2: string, at most 8 characters\n"
+                                                          "- free: all of these\n"
+                                                          "  - part 1: any JSON value\n"
+                                                          "  - part 2: any JSON value\n");
+}
+
 } // namespace test_worker_prompt

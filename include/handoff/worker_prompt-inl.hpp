@@ -54,9 +54,11 @@ public:
     }
 
     /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
-    /// `with_description` false leaves the schema's own "description" out.
+    /// `with_description` false leaves the schema's own "description" out. `types_from`: the
+    /// schema whose types hold for this one when it names none (a branch of a typed anyOf).
     [[nodiscard]] std::string phrase(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
-                                     std::string& nested, bool with_description = true) const {
+                                     std::string& nested, bool with_description = true,
+                                     const Json* types_from = nullptr) const {
         if (depth > options_.max_depth) { // each construct stops at the bound; this is the backstop
             return "(nested too deep to list: see the schema)";
         }
@@ -77,7 +79,7 @@ public:
         } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
             out = enum_text(*en);
         } else {
-            out = typed_phrase(*s, target.base, indent, depth, nested);
+            out = typed_phrase(*s, target.base, indent, depth, nested, types_from);
         }
         if (s != &schema && ref_siblings_apply_) {
             out += sibling_phrase(schema, *s, base, indent, depth, nested);
@@ -369,9 +371,13 @@ private:
                                            std::size_t depth, std::string& nested,
                                            const Json* types_from = nullptr) const {
         std::vector<std::string> types = types_of(s);
+        const Json* typed_by = &s;
         if (types.empty() && types_from != nullptr) {
             types = types_of(*types_from);
+            typed_by = types_from;
         }
+        // The types hold for every branch of s's anyOf, oneOf and allOf too.
+        const Json* branches_typed_by = types.empty() ? nullptr : typed_by;
         std::string out;
         bool null_allowed = false;
         for (const std::string& t : types) {
@@ -387,9 +393,9 @@ private:
                 continue;
             }
             out += out.empty() ? "one of these" : ", and one of these";
-            list_schemas(*it, "option", base, indent, depth, nested);
+            list_schemas(*it, "option", base, indent, depth, nested, branches_typed_by);
         }
-        all_of_phrase(s, base, indent, depth, out, nested);
+        all_of_phrase(s, base, indent, depth, out, nested, branches_typed_by);
         if (null_allowed) {
             out += out.empty() ? "null" : ", or null";
         }
@@ -397,28 +403,37 @@ private:
     }
 
     /// `allOf` added to `out`: a lone member (a `$ref` with a description beside it, as
-    /// generators write one) as that member's own phrase, several as parts that all hold.
+    /// generators write one) as that member's own phrase, several as parts that all hold. A
+    /// part that names no type takes `typed_by`'s types, or else the first part's that names
+    /// some: all parts hold of one value.
     void all_of_phrase(const Json& s, const std::string& base, std::size_t indent, std::size_t depth, std::string& out,
-                       std::string& nested) const {
+                       std::string& nested, const Json* typed_by) const {
         const auto all = s.find("allOf");
         if (all == s.end() || !all->is_array() || all->empty() || depth >= options_.max_depth) {
             return;
         }
         if (out.empty() && all->size() == 1) {
-            out = phrase(all->front(), base, indent, depth + 1, nested);
+            out = phrase(all->front(), base, indent, depth + 1, nested, true, typed_by);
             return;
         }
+        for (auto part = all->begin(); typed_by == nullptr && part != all->end(); ++part) {
+            const auto target = refs_.resolve(*part, base);
+            if (target.schema != nullptr && target.schema->is_object() && !types_of(*target.schema).empty()) {
+                typed_by = target.schema;
+            }
+        }
         out += out.empty() ? "all of these" : ", and all of these";
-        list_schemas(*all, "part", base, indent, depth, nested);
+        list_schemas(*all, "part", base, indent, depth, nested, typed_by);
     }
 
-    /// The schemas of an anyOf, oneOf or allOf as "- option 1: ..." (or "part") lines.
+    /// The schemas of an anyOf, oneOf or allOf as "- option 1: ..." (or "part") lines; a branch
+    /// that names no type takes `typed_by`'s.
     void list_schemas(const Json& schemas, const char* label, const std::string& base, std::size_t indent,
-                      std::size_t depth, std::string& nested) const {
+                      std::size_t depth, std::string& nested, const Json* typed_by) const {
         std::size_t n = 1;
         for (const auto& branch : schemas) {
             std::string inner;
-            const std::string text = phrase(branch, base, indent + 2, depth + 1, inner);
+            const std::string text = phrase(branch, base, indent + 2, depth + 1, inner, true, typed_by);
             nested.append(indent, ' ').append("- ").append(label).append(" ").append(std::to_string(n++)).append(": ");
             nested.append(text).append("\n").append(inner);
         }
