@@ -276,6 +276,18 @@ TEST_CASE("The generator meets the dependentSchemas of the properties it writes,
     CHECK(handoff::compiled_schema::from_json(required_by_dependent).accepts(made));
 }
 
+TEST_CASE("The generator fills minProperties with keys a pattern admits, and unique items of a pattern",
+          "[testing][fixtures][dialects]") {
+    const nlohmann::json schema = handoff_test::read_fixture_json("schemas/generators/pattern_keyed.schema.json");
+    const handoff::fixture_set set = fixtures_for(schema);
+    REQUIRE(set.ok());
+    const nlohmann::json result = nlohmann::json::parse(set.files.front().text).at("partial_result");
+    CHECK(result.at("meta").size() >= 2);  // patternProperties' keys, additionalProperties false
+    CHECK(result.at("codes").size() >= 3); // keys of the propertyNames pattern, varied in its shape
+    CHECK(result.at("pairs").size() >= 3); // distinct items of a pattern, made the same way
+    CHECK(handoff::compiled_schema::from_json(schema).accepts(result));
+}
+
 TEST_CASE("Fixtures refuse a schema the receiver refuses, with its message", "[testing][fixtures][dialects]") {
     const nlohmann::json schema = nlohmann::json::parse(
         R"({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "unevaluatedProperties": false})");

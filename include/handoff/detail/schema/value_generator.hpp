@@ -16,7 +16,7 @@
 #include <algorithm>     // max, min
 #include <cmath>         // ceil, fabs, floor, isfinite
 #include <cstddef>       // size_t
-#include <cstdint>       // int64_t
+#include <cstdint>       // int64_t, uint64_t
 #include <limits>        // numeric_limits
 #include <optional>      // optional
 #include <string>        // string
@@ -538,18 +538,36 @@ private:
         return merged;
     }
 
-    /// Keys added to `object` until it has `minProperties`: names `propertyNames` takes, varied
-    /// as uniqueItems' values are, each with a value of `additionalProperties`. As many as can be
-    /// made: a short object fails the schema as any other candidate does, with its problem. More
-    /// than max_filled_keys are not looked for (each name is checked against those made).
+    /// Keys added to `object` until it has `minProperties`: first names a `patternProperties`
+    /// pattern matches, each with a value of its schema, then names with a value of
+    /// `additionalProperties` (unless false); every name is one `propertyNames` takes, varied as
+    /// uniqueItems' values are. As many as can be made: a short object fails the schema as any
+    /// other candidate does, with its problem. More than max_filled_keys are not looked for (each
+    /// name is checked against those made).
     void fill_min_properties(const nlohmann::json& schema, nlohmann::json& object, const std::string& at, int depth) {
         const std::size_t want = count_at(schema, "minProperties", 0.0);
-        const nlohmann::json others = schema.value("additionalProperties", nlohmann::json(true));
-        if (object.size() >= want || others == false || want > max_filled_keys) {
+        if (object.size() >= want || want > max_filled_keys) {
             return;
         }
-        const nlohmann::json names =
-            merge(nlohmann::json{{"type", "string"}}, schema.value("propertyNames", nlohmann::json::object()));
+        const nlohmann::json names = schema.value("propertyNames", nlohmann::json::object());
+        if (const auto patterns = schema.find("patternProperties"); patterns != schema.end() && patterns->is_object()) {
+            const std::string patterns_at = pointer_child(at, "patternProperties");
+            for (auto p = patterns->begin(); p != patterns->end() && object.size() < want; ++p) {
+                const nlohmann::json matching = merge(nlohmann::json{{"type", "string"}, {"pattern", p.key()}}, names);
+                add_keys(matching, at, p.value(), pointer_child(patterns_at, p.key()), want, object, depth);
+            }
+        }
+        const nlohmann::json others = schema.value("additionalProperties", nlohmann::json(true));
+        if (others != false) {
+            add_keys(merge(nlohmann::json{{"type", "string"}}, names), at, others,
+                     pointer_child(at, "additionalProperties"), want, object, depth);
+        }
+    }
+
+    /// Keys of schema `names`, each with a value of `values` (at `values_at`), added to `object`
+    /// (the object schema at `at`) until it has `want` members or no further name or value is found.
+    void add_keys(const nlohmann::json& names, const std::string& at, const nlohmann::json& values,
+                  const std::string& values_at, std::size_t want, nlohmann::json& object, int depth) {
         nlohmann::json taken = nlohmann::json::array();
         for (auto it = object.begin(); it != object.end(); ++it) {
             taken.push_back(it.key());
@@ -560,7 +578,7 @@ private:
                 name = distinct_variant(names, taken, *name);
                 continue;
             }
-            auto value = generate(others, pointer_child(at, "additionalProperties"), depth + 1);
+            auto value = generate(values, values_at, depth + 1);
             if (!value) {
                 return;
             }
@@ -691,6 +709,28 @@ private:
         }
     }
 
+    /// `text` turned `k` steps on as an odometer whose wheels are its ASCII digits and letters,
+    /// each within its own kind (0-9, a-z, A-Z), its other bytes fixed: a string of the same
+    /// shape, which a pattern of character classes (`^[A-Z]{3}$`) still matches.
+    [[nodiscard]] static std::string same_shape_variant(std::string text, std::uint64_t k) {
+        for (std::size_t i = text.size(); i-- > 0 && k > 0;) {
+            char& c = text[i];
+            const auto turn = [&c, &k](char first, unsigned size) {
+                const std::uint64_t place = static_cast<std::uint64_t>(c - first) + k % size;
+                k = k / size + place / size;
+                c = static_cast<char>(first + static_cast<char>(place % size));
+            };
+            if (c >= '0' && c <= '9') {
+                turn('0', 10);
+            } else if (c >= 'a' && c <= 'z') {
+                turn('a', 26);
+            } else if (c >= 'A' && c <= 'Z') {
+                turn('A', 26);
+            }
+        }
+        return text;
+    }
+
     /// For `uniqueItems`: a value of `schema` not yet in `taken`, varied from `base` (a numbered
     /// string, the next numbers, the other boolean, another enum value).
     [[nodiscard]] std::optional<nlohmann::json>
@@ -718,6 +758,11 @@ private:
                 variants.emplace_back(base.get<double>() + static_cast<double>(k));
             } else if (base.is_boolean()) {
                 variants.emplace_back(!base.get<bool>());
+            }
+        }
+        if (base.is_string()) { // after the numbered ones, which a pattern of classes often refuses
+            for (std::uint64_t k = 1; k <= taken.size() + 1; ++k) {
+                variants.emplace_back(same_shape_variant(base.get<std::string>(), k));
             }
         }
         const std::optional<compiled_schema> compiled = compile_alone(schema);
