@@ -285,6 +285,7 @@ TEST_CASE("The generator fills minProperties with keys a pattern admits, and uni
     CHECK(result.at("meta").size() >= 2);  // patternProperties' keys, additionalProperties false
     CHECK(result.at("codes").size() >= 3); // keys of the propertyNames pattern, varied in its shape
     CHECK(result.at("pairs").size() >= 3); // distinct items of a pattern, made the same way
+    CHECK(result.at("both").size() >= 3);  // both patterns apply: keys from propertyNames' alone
     CHECK(handoff::compiled_schema::from_json(schema).accepts(result));
 }
 

@@ -390,6 +390,18 @@ TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply,
           "- name (required): string, at least 1 characters. The buyer's short name\n"
           "- sku: string, at least 1 characters. A label\n");
     CHECK(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"])).accepts(too_long));
+    // required and const beside a $ref; a $ref to true leaves the keywords beside it alone (a
+    // bound with no type, as a schema of its own would be); a description that is no string
+    // leaves the target's.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_more_siblings"])) ==
+          "- base: object with these fields; and also object, with the keys \"id\" required\n"
+          "  - id: string\n"
+          "- color: string; and also exactly \"red\". a colour\n"
+          "- any: any JSON value\n"
+          "- d: string. a colour\n");
+    // The root itself a $ref: the target's fields, those beside it, and required from both.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_root_ref"])) == "- id (required): string\n"
+                                                                              "- extra (required): integer\n");
 }
 
 TEST_CASE("the prompt describes a branch that names no type in the types around it", "[worker_prompt][dialects]") {

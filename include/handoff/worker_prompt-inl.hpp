@@ -45,11 +45,18 @@ public:
 
     /// The fields of an object schema as "- name (required): ..." lines: required fields in the
     /// order "required" lists them, then the others in key order.
+    /// Beside a `$ref` whose siblings apply, the sibling `required` names the target's fields too,
+    /// and the sibling `properties` are listed after them.
     void fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
                 std::string& out) const {
         const auto target = refs_.resolve(schema, base);
-        if (target.schema != nullptr) {
-            listed_fields(*target.schema, target.base, indent, depth, out);
+        if (target.schema == nullptr) {
+            return;
+        }
+        const bool siblings = target.schema != &schema && ref_siblings_apply_ && schema.is_object();
+        listed_fields(*target.schema, target.base, indent, depth, out, siblings ? &schema : nullptr);
+        if (siblings) {
+            listed_fields(schema, base, indent, depth, out);
         }
     }
 
@@ -64,6 +71,12 @@ public:
         }
         const auto target = refs_.resolve(schema, base);
         const Json* s = target.schema;
+        std::string inner_base = target.base;
+        if (s != nullptr && s != &schema && s->is_boolean() && s->template get<bool>() && ref_siblings_apply_ &&
+            schema.is_object()) {
+            s = &schema; // a `$ref` to true adds nothing: the keywords beside it say it all
+            inner_base = base;
+        }
         if (s == nullptr) {
             return "any JSON value";
         }
@@ -79,7 +92,7 @@ public:
         } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
             out = enum_text(*en);
         } else {
-            out = typed_phrase(*s, target.base, indent, depth, nested, types_from);
+            out = typed_phrase(*s, inner_base, indent, depth, nested, types_from);
         }
         if (s != &schema && ref_siblings_apply_) {
             out += sibling_phrase(schema, *s, base, indent, depth, nested);
@@ -87,7 +100,9 @@ public:
         // A target's description is its own; a description beside the `$ref` says what this use
         // of it is, and is preferred.
         const bool described = with_description || s != &schema;
-        const Json* says = with_description && schema.is_object() && schema.contains("description") ? &schema : s;
+        const bool own = with_description && schema.is_object() && schema.contains("description") &&
+                         schema.find("description")->is_string();
+        const Json* says = own ? &schema : s;
         if (const auto it = says->find("description"); described && it != says->end() && it->is_string()) {
             out += ". " + description_line(it->template get<std::string>());
         }
@@ -96,14 +111,15 @@ public:
 
 private:
     /// fields() of a schema already resolved; `base` is the base URI inside it.
+    /// `also_required`: a schema whose `required` names hold too (the siblings of a `$ref`).
     void listed_fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
-                       std::string& out) const {
+                       std::string& out, const Json* also_required = nullptr) const {
         const Json* s = &schema;
-        std::vector<std::string> required;
-        if (const auto it = s->find("required"); it != s->end() && it->is_array()) {
-            for (const auto& name : *it) {
-                if (name.is_string()) {
-                    required.push_back(name.template get<std::string>());
+        std::vector<std::string> required = required_names(*s);
+        if (also_required != nullptr) {
+            for (std::string& name : required_names(*also_required)) {
+                if (std::find(required.begin(), required.end(), name) == required.end()) {
+                    required.push_back(std::move(name));
                 }
             }
         }
@@ -121,6 +137,18 @@ private:
                 field(item.key(), false, item.value(), base, indent, depth, out);
             }
         }
+    }
+
+    [[nodiscard]] static std::vector<std::string> required_names(const Json& s) {
+        std::vector<std::string> names;
+        if (const auto it = s.find("required"); it != s.end() && it->is_array()) {
+            for (const auto& name : *it) {
+                if (name.is_string()) {
+                    names.push_back(name.template get<std::string>());
+                }
+            }
+        }
+        return names;
     }
 
     void field(const std::string& name, bool required, const Json& schema, const std::string& base, std::size_t indent,
@@ -362,8 +390,26 @@ private:
             std::none_of(referring.items().begin(), referring.items().end(), constrains)) {
             return "";
         }
-        const std::string also = typed_phrase(referring, base, indent, depth, nested, &target);
-        return also == any_value ? "" : "; and also " + also;
+        std::string also;
+        if (const auto it = referring.find("const"); it != referring.end()) {
+            also = "exactly " + value_text(*it);
+        } else if (const auto en = referring.find("enum"); en != referring.end() && en->is_array()) {
+            also = enum_text(*en);
+        } else if (also = typed_phrase(referring, base, indent, depth, nested, &target); also == any_value) {
+            also.clear();
+        }
+        // Required names its own properties do not list are the target's fields.
+        const auto props = referring.find("properties");
+        std::string keys;
+        for (const std::string& name : required_names(referring)) {
+            if (props == referring.end() || !props->is_object() || !props->contains(name)) {
+                keys += (keys.empty() ? "" : ", ") + value_text(Json(name));
+            }
+        }
+        if (!keys.empty()) {
+            also += (also.empty() ? "" : ", ") + std::string("with the keys ") + keys + " required";
+        }
+        return also.empty() ? "" : "; and also " + also;
     }
 
     /// `types_from`: where the types come from when `s` names none.

@@ -19,6 +19,7 @@
 #include <cstdint>       // int64_t, uint64_t
 #include <limits>        // numeric_limits
 #include <optional>      // optional
+#include <set>           // set
 #include <string>        // string
 #include <string_view>   // string_view
 #include <unordered_map> // unordered_map
@@ -553,30 +554,40 @@ private:
         if (const auto patterns = schema.find("patternProperties"); patterns != schema.end() && patterns->is_object()) {
             const std::string patterns_at = pointer_child(at, "patternProperties");
             for (auto p = patterns->begin(); p != patterns->end() && object.size() < want; ++p) {
-                const nlohmann::json matching = merge(nlohmann::json{{"type", "string"}, {"pattern", p.key()}}, names);
-                add_keys(matching, at, p.value(), pointer_child(patterns_at, p.key()), want, object, depth);
+                // Names of the pattern that propertyNames takes too (checked, not merged: a merge
+                // keeps one pattern of two).
+                const nlohmann::json matching = {{"type", "string"}, {"pattern", p.key()}};
+                const std::string pattern_at = pointer_child(patterns_at, p.key());
+                add_keys(matching, pattern_at, p.value(), pattern_at, want, object, depth, &names);
             }
         }
         const nlohmann::json others = schema.value("additionalProperties", nlohmann::json(true));
         if (others != false) {
-            add_keys(merge(nlohmann::json{{"type", "string"}}, names), at, others,
+            add_keys(merge(nlohmann::json{{"type", "string"}}, names), pointer_child(at, "propertyNames"), others,
                      pointer_child(at, "additionalProperties"), want, object, depth);
         }
     }
 
-    /// Keys of schema `names`, each with a value of `values` (at `values_at`), added to `object`
-    /// (the object schema at `at`) until it has `want` members or no further name or value is found.
-    void add_keys(const nlohmann::json& names, const std::string& at, const nlohmann::json& values,
-                  const std::string& values_at, std::size_t want, nlohmann::json& object, int depth) {
+    /// Keys of schema `names` (at `names_at`) that `also` (when given) accepts too, each with a
+    /// value of `values` (at `values_at`), added to `object` until it has `want` members or no
+    /// further name or value is found.
+    void add_keys(const nlohmann::json& names, const std::string& names_at, const nlohmann::json& values,
+                  const std::string& values_at, std::size_t want, nlohmann::json& object, int depth,
+                  const nlohmann::json* also = nullptr) {
+        const std::optional<compiled_schema> also_compiled =
+            also != nullptr ? compile_alone(*also) : std::optional<compiled_schema>();
         nlohmann::json taken = nlohmann::json::array();
         for (auto it = object.begin(); it != object.end(); ++it) {
             taken.push_back(it.key());
         }
-        std::optional<nlohmann::json> name = generate(names, pointer_child(at, "propertyNames"), depth + 1);
+        std::optional<nlohmann::json> name = generate(names, names_at, depth + 1);
         while (object.size() < want && name && name->is_string()) {
             if (object.contains(name->get<std::string>())) {
                 name = distinct_variant(names, taken, *name);
                 continue;
+            }
+            if (also_compiled && !also_compiled->accepts(*name)) {
+                return; // the next source may make names it takes
             }
             auto value = generate(values, values_at, depth + 1);
             if (!value) {
@@ -766,9 +777,9 @@ private:
             }
         }
         const std::optional<compiled_schema> compiled = compile_alone(schema);
+        const std::set<nlohmann::json> seen(taken.begin(), taken.end()); // a long unique array asks often
         for (const nlohmann::json& v : variants) {
-            if (std::find(taken.begin(), taken.end(), v) == taken.end() &&
-                (!compiled || compiled->validate(v, "", step::task_schema).empty())) {
+            if (seen.count(v) == 0 && (!compiled || compiled->accepts(v))) {
                 return v;
             }
         }
