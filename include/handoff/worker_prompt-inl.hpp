@@ -16,7 +16,7 @@
 #include <handoff/envelope_schema.hpp>
 #include <handoff/schema_registry.hpp>
 
-#include <algorithm> // find, any_of
+#include <algorithm> // find, none_of
 #include <cmath>     // floor, fabs
 #include <vector>    // vector
 
