@@ -394,11 +394,12 @@ TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply,
     // bound with no type, as a schema of its own would be); a description that is no string
     // leaves the target's.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_more_siblings"])) ==
-          "- base: object with these fields; and also object, with the keys \"id\" required\n"
+          "- base: object with these fields; and also with the keys \"id\" required\n"
           "  - id: string\n"
           "- color: string; and also exactly \"red\". a colour\n"
           "- any: any JSON value\n"
-          "- d: string. a colour\n");
+          "- d: string. a colour\n"
+          "- n: string. a colour\n");
     // The root itself a $ref: the target's fields, those beside it, and required from both.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_root_ref"])) == "- id (required): string\n"
                                                                               "- extra (required): integer\n");

@@ -395,8 +395,9 @@ private:
             also = "exactly " + value_text(*it);
         } else if (const auto en = referring.find("enum"); en != referring.end() && en->is_array()) {
             also = enum_text(*en);
-        } else if (also = typed_phrase(referring, base, indent, depth, nested, &target); also == any_value) {
-            also.clear();
+        } else if (also = typed_phrase(referring, base, indent, depth, nested, &target);
+                   also == any_value || also == bare_type_phrase(target, base, indent, depth)) {
+            also.clear(); // a bound of another type ("minimum" beside a string's $ref) says nothing here
         }
         // Required names its own properties do not list are the target's fields.
         const auto props = referring.find("properties");
@@ -410,6 +411,13 @@ private:
             also += (also.empty() ? "" : ", ") + std::string("with the keys ") + keys + " required";
         }
         return also.empty() ? "" : "; and also " + also;
+    }
+
+    /// `target`'s types in words with no bound ("string", "integer or string").
+    [[nodiscard]] std::string bare_type_phrase(const Json& target, const std::string& base, std::size_t indent,
+                                               std::size_t depth) const {
+        std::string unused;
+        return typed_phrase(Json::object(), base, indent, depth, unused, &target);
     }
 
     /// `types_from`: where the types come from when `s` names none.
