@@ -100,9 +100,8 @@ public:
         // A target's description is its own; a description beside the `$ref` says what this use
         // of it is, and is preferred.
         const bool described = with_description || s != &schema;
-        const bool own = with_description && schema.is_object() && schema.contains("description") &&
-                         schema.find("description")->is_string();
-        const Json* says = own ? &schema : s;
+        const auto mine = schema.find("description"); // end() for a schema that is no object
+        const Json* says = with_description && mine != schema.end() && mine->is_string() ? &schema : s;
         if (const auto it = says->find("description"); described && it != says->end() && it->is_string()) {
             out += ". " + description_line(it->template get<std::string>());
         }
