@@ -125,22 +125,26 @@ struct fixture_envelope {
 };
 
 /// A result the task schema refuses, made from a valid one: an unexpected property, a missing
-/// required one, or a property of the wrong type, whichever the schema refuses first.
+/// required one, or a property of the wrong type, whichever the schema refuses first. Each
+/// candidate is made only when the ones before it passed: a result of thousands of members has
+/// as many candidates, each a copy of it.
 HANDOFF_INLINE std::optional<nlohmann::json> broken_result(const nlohmann::json& valid, const compiled_schema& schema) {
-    std::vector<nlohmann::json> candidates;
-    candidates.push_back(valid);
-    candidates.back()["unexpected_fixture_property"] = "not in the task schema";
-    for (auto it = valid.begin(); it != valid.end(); ++it) {
-        nlohmann::json missing = valid;
-        missing.erase(it.key());
-        candidates.push_back(std::move(missing));
-        nlohmann::json wrong = valid;
-        wrong[it.key()] = it.value().is_array() ? nlohmann::json("not an array") : nlohmann::json::array({it.value()});
-        candidates.push_back(std::move(wrong));
+    const auto refused = [&schema](const nlohmann::json& candidate) { return !schema.accepts(candidate); };
+    nlohmann::json candidate = valid;
+    candidate["unexpected_fixture_property"] = "not in the task schema";
+    if (refused(candidate)) {
+        return candidate;
     }
-    for (nlohmann::json& c : candidates) {
-        if (!schema.validate(c, "", step::task_schema).empty()) {
-            return std::move(c);
+    for (auto it = valid.begin(); it != valid.end(); ++it) {
+        candidate = valid;
+        candidate.erase(it.key());
+        if (refused(candidate)) {
+            return candidate;
+        }
+        candidate[it.key()] =
+            it.value().is_array() ? nlohmann::json("not an array") : nlohmann::json::array({it.value()});
+        if (refused(candidate)) {
+            return candidate;
         }
     }
     return std::nullopt;
