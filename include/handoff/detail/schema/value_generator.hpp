@@ -7,6 +7,7 @@
 #include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/uri.hpp>
+#include <handoff/detail/schema/variant_source.hpp>
 #include <handoff/enums.hpp>
 #include <handoff/limits.hpp>
 #include <handoff/schema.hpp>
@@ -18,6 +19,7 @@
 #include <cstddef>       // size_t
 #include <cstdint>       // int64_t, uint64_t
 #include <limits>        // numeric_limits
+#include <map>           // map
 #include <optional>      // optional
 #include <set>           // set
 #include <string>        // string
@@ -85,9 +87,6 @@ public:
 
 private:
     static constexpr int max_depth = 32; // a recursive $ref ends here instead of looping
-    /// The most keys fill_min_properties makes: a larger minProperties gets no value (the user
-    /// gives one as "default" or "examples").
-    static constexpr std::size_t max_filled_keys = 256;
 
     /// A value for `schema` at `depth`, made once for each schema text and depth (what fits
     /// depends on both: the depth bound cuts recursion short) and copied where they recur,
@@ -454,14 +453,19 @@ private:
         for (std::size_t k = 0; k < (shown == min ? 1 : 2); ++k) {
             const std::size_t length = lengths[k];
             nlohmann::json array = nlohmann::json::array();
+            std::set<nlohmann::json> taken;                              // unique: the items so far
+            std::map<const nlohmann::json*, variant_source> variants_of; // unique: by item schema
             for (std::size_t i = 0; i < length; ++i) {
                 const nlohmann::json& item_schema = i < places.size() ? places.at(i) : rest;
                 auto item = generate(item_schema, pointer_child(at, "items"), depth + 1);
-                if (item && unique && std::find(array.begin(), array.end(), *item) != array.end()) {
-                    item = distinct_variant(item_schema, array, *item);
+                if (item && unique && taken.count(*item) != 0) {
+                    item = distinct_value(variants_of, item_schema, *item, taken);
                 }
                 if (!item) {
                     break;
+                }
+                if (unique) {
+                    taken.insert(*item);
                 }
                 array.push_back(std::move(*item));
             }
@@ -543,11 +547,11 @@ private:
     /// pattern matches, each with a value of its schema, then names with a value of
     /// `additionalProperties` (unless false); every name is one `propertyNames` takes, varied as
     /// uniqueItems' values are. As many as can be made: a short object fails the schema as any
-    /// other candidate does, with its problem. More than max_filled_keys are not looked for (each
-    /// name is checked against those made).
+    /// other candidate does, with its problem. The values made count against max_values, which
+    /// bounds a huge minProperties.
     void fill_min_properties(const nlohmann::json& schema, nlohmann::json& object, const std::string& at, int depth) {
         const std::size_t want = count_at(schema, "minProperties", 0.0);
-        if (object.size() >= want || want > max_filled_keys) {
+        if (object.size() >= want) {
             return;
         }
         const nlohmann::json names = schema.value("propertyNames", nlohmann::json::object());
@@ -576,14 +580,15 @@ private:
                   const nlohmann::json* also = nullptr) {
         const std::optional<compiled_schema> also_compiled =
             also != nullptr ? compile_alone(*also) : std::optional<compiled_schema>();
-        nlohmann::json taken = nlohmann::json::array();
+        std::set<nlohmann::json> taken;
         for (auto it = object.begin(); it != object.end(); ++it) {
-            taken.push_back(it.key());
+            taken.insert(it.key());
         }
+        std::map<const nlohmann::json*, variant_source> variants_of;
         std::optional<nlohmann::json> name = generate(names, names_at, depth + 1);
         while (object.size() < want && name && name->is_string()) {
             if (object.contains(name->get<std::string>())) {
-                name = distinct_variant(names, taken, *name);
+                name = distinct_value(variants_of, names, *name, taken);
                 continue;
             }
             if (also_compiled && !also_compiled->accepts(*name)) {
@@ -593,7 +598,7 @@ private:
             if (!value) {
                 return;
             }
-            taken.push_back(*name);
+            taken.insert(*name);
             object[name->get<std::string>()] = std::move(*value);
         }
     }
@@ -720,70 +725,24 @@ private:
         }
     }
 
-    /// `text` turned `k` steps on as an odometer whose wheels are its ASCII digits and letters,
-    /// each within its own kind (0-9, a-z, A-Z), its other bytes fixed: a string of the same
-    /// shape, which a pattern of character classes (`^[A-Z]{3}$`) still matches.
-    [[nodiscard]] static std::string same_shape_variant(std::string text, std::uint64_t k) {
-        for (std::size_t i = text.size(); i-- > 0 && k > 0;) {
-            char& c = text[i];
-            const auto turn = [&c, &k](char first, unsigned size) {
-                const std::uint64_t place = static_cast<std::uint64_t>(c - first) + k % size;
-                k = k / size + place / size;
-                c = static_cast<char>(first + static_cast<char>(place % size));
-            };
-            if (c >= '0' && c <= '9') {
-                turn('0', 10);
-            } else if (c >= 'a' && c <= 'z') {
-                turn('a', 26);
-            } else if (c >= 'A' && c <= 'Z') {
-                turn('A', 26);
+    /// For `uniqueItems` and distinct names: a value of `schema` not in `taken`, varied from
+    /// `base` (variant_source says in what order). `sources` keeps each schema's variants between
+    /// calls while `taken` grows, so that a long array does not try every variant again per item.
+    [[nodiscard]] std::optional<nlohmann::json> distinct_value(std::map<const nlohmann::json*, variant_source>& sources,
+                                                               const nlohmann::json& schema, const nlohmann::json& base,
+                                                               const std::set<nlohmann::json>& taken) const {
+        auto found = sources.find(&schema);
+        if (found == sources.end() || found->second.base() != base) {
+            const nlohmann::json* target = &schema;
+            for (int hops = 0; target != nullptr && target->is_object() && target->contains("$ref") && hops < max_depth;
+                 ++hops) {
+                target = resolve(target->at("$ref"));
             }
+            const bool listed = target != nullptr && target->is_object() && target->contains("enum");
+            variant_source made(listed ? target->at("enum") : nlohmann::json(), base, compile_alone(schema));
+            found = sources.insert_or_assign(&schema, std::move(made)).first;
         }
-        return text;
-    }
-
-    /// For `uniqueItems`: a value of `schema` not yet in `taken`, varied from `base` (a numbered
-    /// string, the next numbers, the other boolean, another enum value).
-    [[nodiscard]] std::optional<nlohmann::json>
-    distinct_variant(const nlohmann::json& schema, const nlohmann::json& taken, const nlohmann::json& base) const {
-        std::vector<nlohmann::json> variants;
-        const nlohmann::json* target = &schema;
-        for (int hops = 0; target != nullptr && target->is_object() && target->contains("$ref") && hops < max_depth;
-             ++hops) {
-            target = resolve(target->at("$ref"));
-        }
-        if (target != nullptr && target->is_object() && target->contains("enum") && target->at("enum").is_array()) {
-            variants.insert(variants.end(), target->at("enum").begin(), target->at("enum").end());
-        }
-        for (std::int64_t k = 1; k <= static_cast<std::int64_t>(taken.size()) + 1; ++k) {
-            if (base.is_string()) {
-                const std::string suffix = std::to_string(k + 1);
-                std::string text = base.get<std::string>();
-                text.resize(text.size() > suffix.size() ? text.size() - suffix.size() : text.size());
-                text += suffix;
-                variants.emplace_back(text);
-            } else if (base.is_number_integer()) {
-                variants.emplace_back(base.get<std::int64_t>() + k);
-                variants.emplace_back(base.get<std::int64_t>() - k);
-            } else if (base.is_number()) {
-                variants.emplace_back(base.get<double>() + static_cast<double>(k));
-            } else if (base.is_boolean()) {
-                variants.emplace_back(!base.get<bool>());
-            }
-        }
-        if (base.is_string()) { // after the numbered ones, which a pattern of classes often refuses
-            for (std::uint64_t k = 1; k <= taken.size() + 1; ++k) {
-                variants.emplace_back(same_shape_variant(base.get<std::string>(), k));
-            }
-        }
-        const std::optional<compiled_schema> compiled = compile_alone(schema);
-        const std::set<nlohmann::json> seen(taken.begin(), taken.end()); // a long unique array asks often
-        for (const nlohmann::json& v : variants) {
-            if (seen.count(v) == 0 && (!compiled || compiled->accepts(v))) {
-                return v;
-            }
-        }
-        return std::nullopt;
+        return found->second.next(taken);
     }
 
     /// The first candidate that `schema` (with the root's definitions, so local $refs resolve)
