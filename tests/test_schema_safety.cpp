@@ -453,6 +453,27 @@ TEST_CASE("format email reads an IPv6 address literal by RFC 5321's grammar, for
     }
 }
 
+TEST_CASE("format idn-email takes UTF-8 local parts and U-labels, judged in NFC, and what email takes",
+          "[schema-safety][format]") {
+    handoff::schema_options asserting;
+    asserting.assert_formats = true;
+    const compiled_schema s = compiled_schema::from_json(json{{"format", "idn-email"}}, asserting);
+    const compiled_schema ascii = compiled_schema::from_json(json{{"format", "email"}}, asserting);
+    const json cases = handoff_test::read_fixture_json("formats/idn_email.json").at("idn-email");
+    REQUIRE(cases.size() >= 10);
+    for (const json& c : cases) {
+        INFO(c["data"].get<std::string>() << " (" << c["why"].get<std::string>() << ")");
+        CHECK(s.is_valid(c["data"]) == c["valid"].get<bool>());
+    }
+    // Every address email takes, idn-email takes: its cases here and the literals' fixture.
+    const json literals = handoff_test::read_fixture_json("formats/email_address_literals.json").at("email");
+    REQUIRE(literals.size() >= 4);
+    for (const json& c : literals) {
+        INFO(c["data"].get<std::string>());
+        CHECK(s.is_valid(c["data"]) == ascii.is_valid(c["data"]));
+    }
+}
+
 TEST_CASE("format uri and uri-reference follow RFC 3986's grammar in one pass", "[schema-safety][format]") {
     const auto uri = [](const std::string& s) {
         return handoff::detail::check_format(handoff::detail::format_kind::uri, s);

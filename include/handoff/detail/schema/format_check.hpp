@@ -15,6 +15,11 @@
 // - email: RFC 5321 section 4.1.2's Mailbox (the validation vocabulary names it, 2020-12
 //   7.3.2; in every dialect): a dot-string or quoted local part of at most 64 octets, "@", a
 //   domain of letter/digit/hyphen labels or an [IPv4] / [IPv6:...] literal; 254 octets in all.
+// - idn-email: RFC 6531 section 3.3's Mailbox (2020-12 7.3.2): email's grammar, with UTF-8
+//   beyond ASCII (RFC 6532 section 3.1's UTF8-non-ascii) in the local part's atoms and quoted
+//   text, and U-labels among the domain's labels. A U-label is judged in its NFC form: NFC is
+//   recommended for internationalized addresses, not required, and the official test suite
+//   takes a label written otherwise as valid.
 // - duration: RFC 3339 appendix A (2020-12 7.3.1): P, then weeks alone, or years, months, days
 //   and/or T with hours, minutes, seconds, each run without a gap; whole numbers only.
 // - json-pointer: RFC 6901 (2020-12 7.3.7), "" or "/"-led tokens, "~" escaping only 0 and 1.
@@ -40,7 +45,11 @@
 #include <array>       // array
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
+#include <optional>    // optional
+#include <string>      // u32string
 #include <string_view> // string_view
+#include <utility>     // move
+#include <vector>      // vector
 
 namespace handoff::detail {
 
@@ -53,6 +62,7 @@ enum class format_kind : std::uint8_t {
     ipv6,
     uuid,
     email,
+    idn_email,
     duration,
     json_pointer,
     relative_json_pointer,
@@ -73,6 +83,10 @@ inline constexpr std::size_t max_format_length = 128;
 /// them its angle brackets.
 inline constexpr std::size_t max_email_length = 254;
 
+/// The longest internationalized e-mail address in UTF-8: a local part of 64 octets, "@", and
+/// the longest internationalized host name (its A-label form counts against the name's bound).
+inline constexpr std::size_t max_idn_email_length = 64 + 1 + idna::max_unicode_name_bytes;
+
 /// No bound but the string's own: a grammar that repeats (a duration's digits, a pointer's
 /// tokens) is read in one pass however long it is.
 inline constexpr std::size_t unbounded_format = static_cast<std::size_t>(-1);
@@ -86,7 +100,7 @@ struct format_row {
     std::size_t max_length;
 };
 
-inline constexpr std::array<format_row, 17> asserted_formats{{
+inline constexpr std::array<format_row, 18> asserted_formats{{
     {format_kind::date, "date", "date (YYYY-MM-DD)", max_format_length},
     {format_kind::time, "time", "time (HH:MM:SS with a zone, Z or +HH:MM)", max_format_length},
     {format_kind::date_time, "date-time", "date-time (YYYY-MM-DDTHH:MM:SS with a zone)", max_format_length},
@@ -94,6 +108,8 @@ inline constexpr std::array<format_row, 17> asserted_formats{{
     {format_kind::ipv6, "ipv6", "IPv6 address (RFC 4291 text form)", max_format_length},
     {format_kind::uuid, "uuid", "UUID (8-4-4-4-12 hex digits)", max_format_length},
     {format_kind::email, "email", "e-mail address (local-part@domain, RFC 5321)", max_email_length},
+    {format_kind::idn_email, "idn-email", "internationalized e-mail address (local-part@domain, RFC 6531)",
+     max_idn_email_length},
     {format_kind::duration, "duration", "duration (P1Y2M3DT4H5M6S or P2W, RFC 3339 appendix A)", unbounded_format},
     {format_kind::json_pointer, "json-pointer", "JSON pointer (\"\" or /token/..., RFC 6901)", unbounded_format},
     {format_kind::relative_json_pointer, "relative-json-pointer",
@@ -320,13 +336,26 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
 
 [[nodiscard]] inline bool alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-/// RFC 5321 Dot-string: atoms of atext joined by single dots.
-[[nodiscard]] inline bool dot_string(std::string_view s, std::size_t& at) {
+/// How many bytes at s[at] are one character beyond ASCII in UTF-8 (RFC 6532's UTF8-non-ascii)
+/// when `international`, else 0.
+[[nodiscard]] inline std::size_t non_ascii_at(std::string_view s, std::size_t at, bool international) noexcept {
+    return international && static_cast<unsigned char>(s[at]) >= 0x80U ? utf8_sequence_length(s.substr(at)) : 0;
+}
+
+/// RFC 5321 Dot-string: atoms of atext joined by single dots; with `international`, atext
+/// holds UTF8-non-ascii too (RFC 6531 section 3.3).
+[[nodiscard]] inline bool dot_string(std::string_view s, std::size_t& at, bool international) {
     constexpr std::string_view atext_signs = "!#$%&'*+-/=?^_`{|}~";
     for (;;) {
         const std::size_t start = at;
-        while (at < s.size() && (alpha(s[at]) || digit(s[at]) || atext_signs.find(s[at]) != std::string_view::npos)) {
-            ++at;
+        while (at < s.size()) {
+            if (alpha(s[at]) || digit(s[at]) || atext_signs.find(s[at]) != std::string_view::npos) {
+                ++at;
+            } else if (const std::size_t n = non_ascii_at(s, at, international)) {
+                at += n;
+            } else {
+                break;
+            }
         }
         if (at == start) {
             return false;
@@ -337,13 +366,21 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
     }
 }
 
-/// RFC 5321 Quoted-string: printable ASCII between double quotes, `\` quoting any of it.
-[[nodiscard]] inline bool quoted_string(std::string_view s, std::size_t& at) {
+/// RFC 5321 Quoted-string: printable ASCII between double quotes, `\` quoting any of it; with
+/// `international`, UTF8-non-ascii too (RFC 6531 section 3.3's qtextSMTP; only ASCII is quoted).
+[[nodiscard]] inline bool quoted_string(std::string_view s, std::size_t& at, bool international) {
     if (!expect(s, at, '"')) {
         return false;
     }
     const auto printable = [](char c) { return c >= ' ' && c <= '~'; };
-    while (at < s.size() && printable(s[at])) {
+    while (at < s.size()) {
+        if (const std::size_t n = non_ascii_at(s, at, international)) {
+            at += n;
+            continue;
+        }
+        if (!printable(s[at])) {
+            return false;
+        }
         if (s[at] == '"') {
             ++at;
             return true;
@@ -390,15 +427,49 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
     return (six ? ipv6(inner, read, ipv6_grammar::rfc5321) : dotted_quad(inner, read, true)) && read == inner.size();
 }
 
-/// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal.
-[[nodiscard]] inline bool email(std::string_view s, std::size_t& at) {
+/// RFC 6531 section 3.3 Domain: sub-domains that are RFC 5321's labels or U-labels, each judged
+/// in NFC, joined by dots; its A-label form within a host name's bound, and RFC 5893's Bidi rule
+/// met when it holds right-to-left text (as an idn-hostname).
+[[nodiscard]] inline bool international_domain(std::string_view s, std::size_t& at) {
+    std::vector<idna::label> labels;
+    std::size_t length = 0;
+    for (;;) {
+        const std::size_t end = std::min(s.find('.', at), s.size());
+        const std::string_view text = s.substr(at, end - at);
+        std::size_t read = 0;
+        const bool ascii =
+            std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
+        std::optional<std::u32string> points = ascii ? std::nullopt : idna::code_points(text);
+        std::optional<idna::label> l = points ? idna::unicode_label(idna::nfc::normalized(*points)) : std::nullopt;
+        if (ascii && domain(text, read) && read == text.size()) {
+            l = idna::label{std::u32string(text.begin(), text.end()), text.size()};
+        }
+        if (!l) {
+            return false;
+        }
+        length += l->ascii_length + (labels.empty() ? 0 : 1);
+        labels.push_back(std::move(*l));
+        at = end;
+        if (!expect(s, at, '.')) {
+            return length <= idna::max_name_length && idna::meets_bidi_rule(labels);
+        }
+    }
+}
+
+/// RFC 5321 Mailbox: a local part of at most 64 octets, "@", a domain or an address literal;
+/// with `international`, RFC 6531's (UTF-8 in the local part, U-labels in the domain).
+[[nodiscard]] inline bool email(std::string_view s, std::size_t& at, bool international = false) {
     constexpr std::size_t max_local_part = 64; // RFC 5321 section 4.5.3.1.1
     const std::size_t start = at;
-    if (!(at < s.size() && s[at] == '"' ? quoted_string(s, at) : dot_string(s, at)) || at - start > max_local_part ||
-        !expect(s, at, '@')) {
+    const bool local =
+        at < s.size() && s[at] == '"' ? quoted_string(s, at, international) : dot_string(s, at, international);
+    if (!local || at - start > max_local_part || !expect(s, at, '@')) {
         return false;
     }
-    return at < s.size() && s[at] == '[' ? address_literal(s, at) : domain(s, at);
+    if (at < s.size() && s[at] == '[') {
+        return address_literal(s, at);
+    }
+    return international ? international_domain(s, at) : domain(s, at);
 }
 
 /// Parts "digits unit" whose units follow one another in `units` without a gap: RFC 3339
@@ -699,6 +770,7 @@ inline void uri_run(std::string_view s, std::size_t& at, std::string_view extra,
     case format_kind::ipv6: ok = format_detail::ipv6(s, at); break;
     case format_kind::uuid: ok = format_detail::uuid(s, at); break;
     case format_kind::email: ok = format_detail::email(s, at); break;
+    case format_kind::idn_email: ok = format_detail::email(s, at, true); break;
     case format_kind::duration: ok = format_detail::duration(s, at); break;
     case format_kind::json_pointer: ok = format_detail::json_pointer(s, at); break;
     case format_kind::relative_json_pointer: ok = format_detail::relative_json_pointer(s, at); break;

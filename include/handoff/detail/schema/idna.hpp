@@ -17,12 +17,13 @@
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/detail/text.hpp>
 
-#include <algorithm>   // any_of, lower_bound, swap
+#include <algorithm>   // all_of, any_of, lower_bound, swap
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t
 #include <optional>    // optional
 #include <string>      // string, u32string
 #include <string_view> // string_view
+#include <utility>     // move
 #include <vector>      // vector
 
 namespace handoff::detail::idna {
@@ -432,8 +433,8 @@ struct label {
     return label{std::move(*points), text.size()};
 }
 
-/// A label holding non-ASCII text: a U-label whose A-label fits in 63 octets.
-[[nodiscard]] inline std::optional<label> unicode_label(std::string_view text) {
+/// The code points of UTF-8 `text`, or nullopt when it is not well-formed.
+[[nodiscard]] inline std::optional<std::u32string> code_points(std::string_view text) {
     std::u32string points;
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t n = utf8_sequence_length(text.substr(at));
@@ -443,6 +444,11 @@ struct label {
         points.push_back(code_point_of(text.substr(at, n)));
         at += n;
     }
+    return points;
+}
+
+/// A label of these code points: a U-label whose A-label fits in 63 octets.
+[[nodiscard]] inline std::optional<label> unicode_label(std::u32string points) {
     const std::size_t room = max_label_length - 4; // "xn--"
     if (points.size() > room || !valid_u_label(points)) {
         return std::nullopt;
@@ -474,6 +480,15 @@ struct label {
     return at;
 }
 
+/// Whether RFC 5893's Bidi rule holds for a name of these labels: only a name holding
+/// right-to-left text has a rule to meet, and then every label meets it.
+[[nodiscard]] inline bool meets_bidi_rule(const std::vector<label>& labels) {
+    const bool bidi_name =
+        std::any_of(labels.begin(), labels.end(), [](const label& l) { return right_to_left(l.points); });
+    return !bidi_name ||
+           std::all_of(labels.begin(), labels.end(), [](const label& l) { return meets_bidi_rule(l.points); });
+}
+
 /// A host name: labels of one to 63 octets (in their A-label form) between single separators,
 /// 253 octets in all; with `international`, U-labels too.
 [[nodiscard]] inline bool host_name(std::string_view s, bool international) {
@@ -485,9 +500,10 @@ struct label {
         const std::string_view text = s.substr(at, end - at);
         const bool ascii =
             std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
-        std::optional<label> l = ascii           ? ascii_label(text, international)
-                                 : international ? unicode_label(text)
-                                                 : std::nullopt;
+        std::optional<std::u32string> points = !ascii && international ? code_points(text) : std::nullopt;
+        std::optional<label> l = ascii    ? ascii_label(text, international)
+                                 : points ? unicode_label(std::move(*points))
+                                          : std::nullopt;
         if (!l) {
             return false;
         }
@@ -498,13 +514,7 @@ struct label {
         }
         at = end + separator;
     }
-    if (length > max_name_length) {
-        return false;
-    }
-    const bool bidi_name =
-        std::any_of(labels.begin(), labels.end(), [](const label& l) { return right_to_left(l.points); });
-    return !bidi_name ||
-           std::all_of(labels.begin(), labels.end(), [](const label& l) { return meets_bidi_rule(l.points); });
+    return length <= max_name_length && meets_bidi_rule(labels);
 }
 
 } // namespace handoff::detail::idna

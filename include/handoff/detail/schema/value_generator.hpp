@@ -414,6 +414,7 @@ private:
             {"time", "00:00:00Z"},
             {"duration", "P1D"},
             {"email", "user@example.com"},
+            {"idn-email", "user@example.com"},
             {"hostname", "example.com"},
             {"idn-hostname", "example.com"},
             {"uri-template", "https://example.com/{id}"},
