@@ -385,7 +385,10 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
             ++at;
             return true;
         }
-        at += s[at] == '\\' && at + 1 < s.size() && printable(s[at + 1]) ? 2 : 1;
+        if (s[at] == '\\' && !(at + 1 < s.size() && printable(s[at + 1]))) {
+            return false; // quoted-pairSMTP quotes printable ASCII only
+        }
+        at += s[at] == '\\' ? 2 : 1;
     }
     return false;
 }
@@ -429,7 +432,7 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
 
 /// RFC 6531 section 3.3 Domain: sub-domains that are RFC 5321's labels or U-labels, each judged
 /// in NFC, joined by dots; its A-label form within a host name's bound, and RFC 5893's Bidi rule
-/// met when it holds right-to-left text (as an idn-hostname).
+/// met when it holds right-to-left text, A-labels read as their U-labels (as an idn-hostname).
 [[nodiscard]] inline bool international_domain(std::string_view s, std::size_t& at) {
     std::vector<idna::label> labels;
     std::size_t length = 0;
@@ -442,7 +445,12 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
         std::optional<std::u32string> points = ascii ? std::nullopt : idna::code_points(text);
         std::optional<idna::label> l = points ? idna::unicode_label(idna::nfc::normalized(*points)) : std::nullopt;
         if (ascii && domain(text, read) && read == text.size()) {
-            l = idna::label{std::u32string(text.begin(), text.end()), text.size()};
+            // An A-label is read as its U-label for the Bidi rule; one that is no A-label stays
+            // an RFC 5321 label, as format email takes it.
+            l = idna::ascii_label(text, false);
+            if (!l) {
+                l = idna::label{std::u32string(text.begin(), text.end()), text.size()};
+            }
         }
         if (!l) {
             return false;

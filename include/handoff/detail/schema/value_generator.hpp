@@ -55,7 +55,8 @@ public:
     explicit value_generator(const nlohmann::json& root, const schema_options& options = {},
                              const parse_limits& limits = {})
         : root_(root), max_values_(limits.max_values), max_string_bytes_(limits.max_string_bytes),
-          max_string_total_(string_total_for(limits.max_bytes)), options_(options) {
+          max_string_total_(string_total_for(limits.max_bytes)), max_members_(limits.max_container_items),
+          options_(options) {
         options_.dialect = compiled_schema::dialect_of(root, options); // subschemas read as the root
         if (root.is_object()) {
             for (const char* key : {"definitions", "$defs"}) {
@@ -548,11 +549,17 @@ private:
     /// pattern matches, each with a value of its schema, then names with a value of
     /// `additionalProperties` (unless false); every name is one `propertyNames` takes, varied as
     /// uniqueItems' values are. As many as can be made: a short object fails the schema as any
-    /// other candidate does, with its problem. The values made count against max_values, which
-    /// bounds a huge minProperties.
+    /// other candidate does, with its problem. More members than the receiver reads in an object
+    /// are not looked for; the names and values made count against the generator's budgets.
     void fill_min_properties(const nlohmann::json& schema, nlohmann::json& object, const std::string& at, int depth) {
         const std::size_t want = count_at(schema, "minProperties", 0.0);
         if (object.size() >= want) {
+            return;
+        }
+        if (want > max_members_) {
+            fail(at, "minProperties " + json_text(schema.at("minProperties")) + " is more than " +
+                         std::to_string(max_members_) +
+                         " members (parse_limits::max_container_items, the most the receiver reads in an object)");
             return;
         }
         const nlohmann::json names = schema.value("propertyNames", nlohmann::json::object());
@@ -586,11 +593,17 @@ private:
             taken.insert(it.key());
         }
         std::map<const nlohmann::json*, variant_source> variants_of;
-        std::optional<nlohmann::json> name = generate(names, names_at, depth + 1);
+        const std::optional<nlohmann::json> first = generate(names, names_at, depth + 1);
+        std::optional<nlohmann::json> name = first;
         while (object.size() < want && name && name->is_string()) {
             if (object.contains(name->get<std::string>())) {
-                name = distinct_value(variants_of, names, *name, taken);
+                // Varied from the first name, as unique items from the first item: one source
+                // for all of them, so each variant is looked at once.
+                name = distinct_value(variants_of, names, *first, taken);
                 continue;
+            }
+            if (!count_bytes(name->get_ref<const std::string&>().size(), names_at)) {
+                return;
             }
             if (also_compiled && !also_compiled->accepts(*name)) {
                 return; // the next source may make names it takes
@@ -791,6 +804,7 @@ private:
     std::size_t max_values_;
     std::size_t max_string_bytes_;
     std::size_t max_string_total_;
+    std::size_t max_members_; // the most members the receiver reads in an object
     std::size_t made_ = 0;
     std::size_t bytes_made_ = 0;
     std::unordered_map<std::string, nlohmann::json> made_for_;
