@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <algorithm>   // all_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t, uint32_t, uint64_t
 #include <cstdio>      // snprintf
@@ -143,6 +144,11 @@ struct utf8_head {
         cp = (cp << 6U) | (static_cast<unsigned char>(seq[i]) & 0x3FU);
     }
     return cp;
+}
+
+/// True when every byte of `s` is ASCII (below 0x80).
+[[nodiscard]] inline bool is_ascii(std::string_view s) noexcept {
+    return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
 }
 
 /// True for well-formed UTF-8 throughout (RFC 3629 and Unicode table 3-7: no overlong forms,

@@ -48,8 +48,8 @@
 #include <handoff/detail/regex/program.hpp>
 #include <handoff/detail/regex/search_state.hpp>
 #include <handoff/detail/regex/utf8.hpp>
+#include <handoff/detail/text.hpp> // is_ascii
 
-#include <algorithm>   // all_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint32_t
 #include <memory>      // shared_ptr, make_shared
@@ -85,8 +85,7 @@ public:
         if (subject.size() >= 0x7FFFFFFF) {
             return regex_match::too_costly; // positions are 32-bit
         }
-        if (program_->literal &&
-            std::all_of(subject.begin(), subject.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; })) {
+        if (program_->literal && is_ascii(subject)) {
             return regex_impl::literal_matches(*program_->literal, subject) ? regex_match::found
                                                                             : regex_match::not_found;
         }

@@ -440,8 +440,7 @@ enum class ipv6_grammar : std::uint8_t { rfc4291, rfc5321 };
         const std::size_t end = std::min(s.find('.', at), s.size());
         const std::string_view text = s.substr(at, end - at);
         std::size_t read = 0;
-        const bool ascii =
-            std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
+        const bool ascii = is_ascii(text);
         std::optional<std::u32string> points = ascii ? std::nullopt : idna::code_points(text);
         std::optional<idna::label> l = points ? idna::unicode_label(idna::nfc::normalized(*points)) : std::nullopt;
         if (ascii && domain(text, read) && read == text.size()) {

@@ -498,8 +498,7 @@ struct label {
         std::size_t separator = 0;
         const std::size_t end = label_end(s, at, international, separator);
         const std::string_view text = s.substr(at, end - at);
-        const bool ascii =
-            std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80U; });
+        const bool ascii = is_ascii(text);
         std::optional<std::u32string> points = !ascii && international ? code_points(text) : std::nullopt;
         std::optional<label> l = ascii    ? ascii_label(text, international)
                                  : points ? unicode_label(std::move(*points))
