@@ -18,6 +18,8 @@
 
 #include <algorithm> // find, none_of
 #include <cmath>     // floor, fabs
+#include <optional>  // optional
+#include <utility>   // move
 #include <vector>    // vector
 
 namespace handoff {
@@ -86,14 +88,8 @@ public:
         if (!s->is_object()) {
             return "any JSON value";
         }
-        std::string out;
-        if (const auto it = s->find("const"); it != s->end()) {
-            out = "exactly " + value_text(*it);
-        } else if (const auto en = s->find("enum"); en != s->end() && en->is_array()) {
-            out = enum_text(*en);
-        } else {
-            out = typed_phrase(*s, inner_base, indent, depth, nested, types_from);
-        }
+        std::optional<std::string> listed = listed_values(*s);
+        std::string out = listed ? std::move(*listed) : typed_phrase(*s, inner_base, indent, depth, nested, types_from);
         if (s != &schema && ref_siblings_apply_) {
             out += sibling_phrase(schema, *s, base, indent, depth, nested);
         }
@@ -165,6 +161,17 @@ private:
 
     [[nodiscard]] static std::string value_text(const Json& v) {
         return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+
+    /// The values `s` lists, when it lists them: its `const`, else its `enum`; nullopt for neither.
+    [[nodiscard]] std::optional<std::string> listed_values(const Json& s) const {
+        if (const auto it = s.find("const"); it != s.end()) {
+            return "exactly " + value_text(*it);
+        }
+        if (const auto en = s.find("enum"); en != s.end() && en->is_array()) {
+            return enum_text(*en);
+        }
+        return std::nullopt;
     }
 
     [[nodiscard]] std::string enum_text(const Json& values) const {
@@ -390,10 +397,8 @@ private:
             return "";
         }
         std::string also;
-        if (const auto it = referring.find("const"); it != referring.end()) {
-            also = "exactly " + value_text(*it);
-        } else if (const auto en = referring.find("enum"); en != referring.end() && en->is_array()) {
-            also = enum_text(*en);
+        if (std::optional<std::string> listed = listed_values(referring)) {
+            also = std::move(*listed);
         } else if (also = typed_phrase(referring, base, indent, depth, nested, &target);
                    also == any_value || also == bare_type_phrase(target, base, indent, depth)) {
             also.clear(); // a bound of another type ("minimum" beside a string's $ref) says nothing here
