@@ -13,8 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string> // string
-#include <vector> // vector
+#include <string>  // string, to_string
+#include <utility> // make_pair
+#include <vector>  // vector
 
 namespace test_worker_prompt { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -221,17 +222,16 @@ TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other
           "    - zip (required): string, at most 10 characters\n");
 }
 
-TEST_CASE("a schema recursive through contains is described to the depth bound, never deeper",
-          "[worker_prompt][dialects]") {
-    // contains recursing into its own array: the description stops at max_depth as items do.
+TEST_CASE("a schema recursive through contains is described once, where it starts", "[worker_prompt][dialects]") {
+    // contains recursing into its own array: said, not followed again, whatever the depth bound.
     const auto schema =
         nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_recursive_contains.schema.json"));
+    const std::string once =
+        "- t: array of at most 3 items; at least 1 of the items: the same shape as \"t\" above (it nests itself)\n";
     handoff::worker_prompt_options options;
     options.max_depth = 3;
-    CHECK(task_section(handoff::worker_prompt(schema, options)) ==
-          "- t: array of at most 3 items; at least 1 of the items: array of at most 3 items; at least 1 of the "
-          "items: array of at most 3 items; at least 1 of the items: array of at most 3 items\n");
-    CHECK_FALSE(task_section(handoff::worker_prompt(schema)).empty()); // the default bound too
+    CHECK(task_section(handoff::worker_prompt(schema, options)) == once);
+    CHECK(task_section(handoff::worker_prompt(schema)) == once);
 }
 
 TEST_CASE("the prompt follows a $dynamicRef or $recursiveRef that can name one schema, as a $ref",
@@ -243,8 +243,9 @@ TEST_CASE("the prompt follows a $dynamicRef or $recursiveRef that can name one s
     for (const char* name : {"tree_2020_12", "tree_2019_09"}) {
         INFO(name);
         const std::string section = task_section(handoff::worker_prompt(fixture[name], options));
-        CHECK(section.find("- children: array; each item: object with these fields\n"
-                           "  - data (required): string\n") != std::string::npos);
+        // The anchor names the result itself: its items are results again.
+        CHECK(section.find("- children: array; each item: the same shape as partial_result above (it nests "
+                           "itself)\n") != std::string::npos);
         CHECK(section.find("any JSON value") == std::string::npos);
     }
 }
@@ -423,6 +424,58 @@ TEST_CASE("the prompt describes a branch that names no type in the types around 
                                                           "- free: all of these\n"
                                                           "  - part 1: any JSON value\n"
                                                           "  - part 2: any JSON value\n");
+}
+
+TEST_CASE("the prompt describes a schema that nests itself once, where it starts", "[worker_prompt][hostile]") {
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_recursive.schema.json"));
+    const std::string task = task_section(handoff::worker_prompt(schema));
+    // A tree: the items of children are nodes, described once above.
+    CHECK(task.find("- node: object with these fields\n"
+                    "  - name: string\n"
+                    "  - children: array; each item: the same shape as \"node\" above (it nests itself)\n") !=
+          std::string::npos);
+    // The draft-07 metaschema, built in, refers to itself from most of its keywords: each of them
+    // was a whole metaschema again, to the depth bound, many times over.
+    CHECK(task.find("  - additionalProperties: the same shape as \"schema\" above (it nests itself)\n") !=
+          std::string::npos);
+    CHECK(task.find("  - properties: object; each value: the same shape as \"schema\" above (it nests itself)\n") !=
+          std::string::npos);
+    CHECK(task.size() < 8000);
+    // The result itself: a `$ref` to the root.
+    const auto root = nlohmann::json::parse(R"({"type": "object", "properties": {"next": {"$ref": "#"}}})");
+    CHECK(task_section(handoff::worker_prompt(root)) ==
+          "- next: the same shape as partial_result above (it nests itself)\n");
+}
+
+TEST_CASE("the prompt describes at most max_described_schemas parts", "[worker_prompt][hostile]") {
+    // Seven levels of definitions, each used ten times by the one above: 10^7 fields.
+    const auto schema = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_fanout.schema.json"));
+    const auto described_lines = [](const std::string& task, std::size_t bound) {
+        const std::string past = "(more than " + std::to_string(bound) + " parts to list: see the schema)";
+        std::size_t described = 0;
+        std::size_t cut = 0;
+        for (std::size_t at = 0; at < task.size();) {
+            const std::size_t end = task.find('\n', at);
+            const std::string line = task.substr(at, end - at);
+            (line.find(past) != std::string::npos ? cut : described) += line.rfind("Task: ", 0) == 0 ? 0 : 1;
+            at = end == std::string::npos ? task.size() : end + 1;
+        }
+        return std::make_pair(described, cut);
+    };
+    const std::string task = task_section(handoff::worker_prompt(schema));
+    const auto [described, cut] = described_lines(task, handoff::worker_prompt_options{}.max_described_schemas);
+    CHECK(described <= handoff::worker_prompt_options{}.max_described_schemas);
+    CHECK(described > 1000);
+    CHECK(cut > 0);
+    CHECK(task.size() < 300000);
+    handoff::worker_prompt_options options;
+    options.max_described_schemas = 20;
+    const std::string small = task_section(handoff::worker_prompt(schema, options));
+    const auto [described_20, cut_20] = described_lines(small, 20);
+    CHECK(described_20 == 20);
+    CHECK(cut_20 > 0);
+    CHECK(small.find("- p0: object with these fields\n  - p0: object with these fields\n") != std::string::npos);
 }
 
 } // namespace test_worker_prompt

@@ -16,10 +16,11 @@
 #include <handoff/envelope_schema.hpp>
 #include <handoff/schema_registry.hpp>
 
-#include <algorithm> // find, none_of
+#include <algorithm> // find, find_if, none_of
 #include <cmath>     // floor, fabs
 #include <optional>  // optional
-#include <utility>   // move
+#include <string>    // string, to_string
+#include <utility>   // exchange, move, pair
 #include <vector>    // vector
 
 namespace handoff {
@@ -55,6 +56,7 @@ public:
         if (target.schema == nullptr) {
             return;
         }
+        const path_entry entered(walk_, target.schema);
         const bool siblings = target.schema != &schema && ref_siblings_apply_ && schema.is_object();
         listed_fields(*target.schema, target.base, indent, depth, out, siblings ? &schema : nullptr);
         if (siblings) {
@@ -71,8 +73,18 @@ public:
         if (depth > options_.max_depth) { // each construct stops at the bound; this is the backstop
             return "(nested too deep to list: see the schema)";
         }
+        if (++walk_.described > options_.max_described_schemas) {
+            return "(more than " + std::to_string(options_.max_described_schemas) + " parts to list: see the schema)";
+        }
         const auto target = refs_.resolve(schema, base);
         const Json* s = target.schema;
+        if (const std::string* around = s != nullptr && s != &schema ? walk_.field_describing(s) : nullptr) {
+            // A `$ref` back to a schema being described around it (a tree, a schema of schemas):
+            // described once, where it started.
+            return "the same shape as " + (around->empty() ? "partial_result" : value_text(Json(*around))) +
+                   " above (it nests itself)";
+        }
+        const path_entry entered(walk_, s);
         std::string inner_base = target.base;
         if (s != nullptr && s != &schema && s->is_boolean() && s->template get<bool>() && ref_siblings_apply_ &&
             schema.is_object()) {
@@ -149,7 +161,9 @@ private:
     void field(const std::string& name, bool required, const Json& schema, const std::string& base, std::size_t indent,
                std::size_t depth, std::string& out) const {
         std::string nested;
+        const std::string around = std::exchange(walk_.field, name);
         const std::string text = phrase(schema, base, indent + 2, depth, nested);
+        walk_.field = around;
         out += std::string(indent, ' ') + "- " + description_line(name) + (required ? " (required)" : "") + ": " +
                text + "\n";
         out += nested;
@@ -499,9 +513,38 @@ private:
 
     static constexpr const char* any_value = "any JSON value";
 
+    /// Where the description is: the schemas being described around the current one (each
+    /// entered once, so a `$ref` back to one of them is said, not followed), and how many
+    /// schemas were described in all (max_described_schemas).
+    struct walk {
+        /// Each schema being described, and the field it is the value of ("" for the result).
+        std::vector<std::pair<const Json*, std::string>> path;
+        std::string field; // the field being described now
+        std::size_t described = 0;
+
+        /// The field `s` is being described for, when it is on the path; else nullptr.
+        [[nodiscard]] const std::string* field_describing(const Json* s) const {
+            const auto it = std::find_if(path.begin(), path.end(), [&](const auto& entry) { return entry.first == s; });
+            return it == path.end() ? nullptr : &it->second;
+        }
+    };
+    /// A schema on the path while it is described.
+    class path_entry {
+    public:
+        path_entry(walk& w, const Json* s) : walk_(w) { walk_.path.emplace_back(s, walk_.field); }
+        path_entry(const path_entry&) = delete;
+        path_entry& operator=(const path_entry&) = delete;
+        ~path_entry() { walk_.path.pop_back(); }
+
+    private:
+        walk& walk_;
+    };
+
     typed_ref_follower<Json>& refs_;
     const worker_prompt_options& options_;
     bool ref_siblings_apply_ = false;
+    /// The state of the one description under way (the describer's methods only read the schema).
+    mutable walk walk_;
 };
 
 /// The embedded envelope schema in its author's order (fields are listed as written).

@@ -61,6 +61,10 @@ struct worker_prompt_options {
     std::size_t max_depth = 8;
     /// A schema "description" is quoted up to this many bytes (cut on a UTF-8 boundary).
     std::size_t max_description_bytes = 400;
+    /// Schemas described in all (fields, items, branches, each use of a definition counted);
+    /// past it, each says "(more than N parts to list: see the schema)". Definitions that refer
+    /// to each other many times over would otherwise make a prompt exponential in their depth.
+    std::size_t max_described_schemas = 2000;
     /// How the task schema is read, as the receiver's receiver_options::schema reads it: the
     /// dialect of a schema without `$schema`. The prompt describes only a schema the receiver
     /// compiles with these options.
