@@ -101,7 +101,8 @@ stage_gcc20() {
 # libFuzzer under ASan and UBSan, HANDOFF_FUZZ_SECONDS (default 60) per harness, all at once:
 # fuzz_receive (decode and receive never crash, hang or break a promise) and fuzz_fast_path (the
 # fast path never accepts what its oracle refuses) and fuzz_stream (a doomed prefix has no passing
-# extension; the stream's receipt is receive's), one binary named after each (see
+# extension; the stream's receipt is receive's) and fuzz_schema (every reader of task schemas
+# agrees with the compiler, and none crashes or hangs), one binary named after each (see
 # tests/fuzz/fuzz_harnesses.cpp). Seeded from tests/fixtures/ and the JSONTestSuite files. A
 # crash fails the stage and is left in build/fuzz/artifacts/: fix it, then commit the input
 # under tests/fixtures/fuzz_regressions/.
@@ -112,7 +113,8 @@ stage_fuzz() {
     tests/fuzz/fuzz_harnesses.cpp -o "$out/fuzz_receive"
   ln -f "$out/fuzz_receive" "$out/fuzz_fast_path"
   ln -f "$out/fuzz_receive" "$out/fuzz_stream"
-  for harness in fuzz_receive fuzz_fast_path fuzz_stream; do
+  ln -f "$out/fuzz_receive" "$out/fuzz_schema"
+  for harness in fuzz_receive fuzz_fast_path fuzz_stream fuzz_schema; do
     fuzz_one "$out" "$harness" &
     pids+=($!)
   done

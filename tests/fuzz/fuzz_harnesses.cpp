@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 // One libFuzzer binary for the harnesses, fuzz_receive (fuzz_receive.hpp), fuzz_fast_path
-// (fuzz_fast_path.hpp) and fuzz_stream (fuzz_stream.hpp). Each reaches most of the library
-// header-only, whose instrumented compilation is most of a harness's build: in one translation
-// unit it is compiled once. The binary runs the harness it is named after (scripts/test.sh
-// links it under each name):
+// (fuzz_fast_path.hpp), fuzz_stream (fuzz_stream.hpp) and fuzz_schema (fuzz_schema.hpp). Each
+// reaches most of the library header-only, whose instrumented compilation is most of a
+// harness's build: in one translation unit it is compiled once. The binary runs the harness it
+// is named after (scripts/test.sh links it under each name):
 //
 //   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 //     -Iinclude -Itests -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" \
 //     tests/fuzz/fuzz_harnesses.cpp -o fuzz_receive
-//   ln -f fuzz_receive fuzz_fast_path && ln -f fuzz_receive fuzz_stream
+//   for h in fuzz_fast_path fuzz_stream fuzz_schema; do ln -f fuzz_receive $h; done
 //   ./fuzz_receive CORPUS -dict=tests/fuzz/envelope.dict -max_len=16384
 
 #include "fuzz/fuzz_fast_path.hpp"
 #include "fuzz/fuzz_receive.hpp"
+#include "fuzz/fuzz_schema.hpp"
 #include "fuzz/fuzz_stream.hpp"
 
 #include <cstddef>     // size_t
@@ -32,6 +33,7 @@ constexpr harness harnesses[] = {
     {"fuzz_receive", &handoff_fuzz::receive::one_input},
     {"fuzz_fast_path", &handoff_fuzz::fast_path::one_input},
     {"fuzz_stream", &handoff_fuzz::stream::one_input},
+    {"fuzz_schema", &handoff_fuzz::schema::one_input},
 };
 
 const harness* chosen = nullptr;

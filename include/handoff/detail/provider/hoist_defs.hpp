@@ -71,8 +71,10 @@ public:
         }
         redirect(root_, "");
         for (std::size_t i = 0; i < defs_.size(); ++i) { // grows while it runs: copies get their own
+            // Copies, not references: a copy made below moves both vectors.
             Json body = defs_[i].second;
-            redirect(body, origins_[i]);
+            const std::string origin = origins_[i];
+            redirect(body, origin);
             defs_[i].second = std::move(body);
         }
         std::vector<hoisted_definition> sent;
