@@ -10,16 +10,20 @@
 // - lint, the worker prompt or fixtures disagree with the compiler on whether the schema
 //   compiles (lint says lint.does_not_compile, the others throw schema_error, exactly when
 //   compiling throws), or throw anything else;
+// - a fixture made for the schema does not route as its manifest says, or one streamed in
+//   chunks breaks fuzz_stream's promises (receive's receipt; no verdict an extension passes);
 // - provider_schema throws for any target.
 // A crash, a sanitizer report or a hang (libFuzzer's -timeout) is a finding too.
 
 #pragma once
 
 #include "fuzz/fuzz_common.hpp"
+#include "fuzz/fuzz_stream.hpp"
 
 #include <handoff/fixtures.hpp>
 #include <handoff/lint.hpp>
 #include <handoff/provider_schema.hpp>
+#include <handoff/receiver.hpp>
 #include <handoff/schema.hpp>
 #include <handoff/schema_error.hpp>
 #include <handoff/worker_prompt.hpp>
@@ -37,6 +41,9 @@
 // Each harness is included once, into the binary or a test: internal linkage.
 namespace handoff_fuzz::schema {
 namespace {
+
+/// Fixtures of one schema streamed (the first ones: the accepted result, then the routes).
+constexpr std::size_t max_streamed_fixtures = 8;
 
 /// Values every compiled schema is asked about, of every JSON type.
 const std::array<nlohmann::json, 14>& probe_values() {
@@ -134,6 +141,27 @@ void refuses_alike(const char* reader, bool compiles, Make&& make) {
     }
 }
 
+/// The fixtures of a schema that compiles route as their manifest says (make_fixtures checks
+/// that itself, and says a bug is one), and each reply streamed in chunks gets receive's receipt
+/// and no verdict that an extension passes (fuzz_stream's promises, with this task schema).
+void streams_agree(const handoff::fixture_set& set, const handoff::receiver_options& receiving,
+                   const nlohmann::json& schema) {
+    if (set.error && set.error->find("a bug in handoff") != std::string::npos) {
+        broken("fixtures route as their manifest says", *set.error);
+    }
+    const handoff::receiver<> checker(schema, receiving);
+    std::size_t streamed = 0;
+    for (const handoff::fixture_file& f : set.files) {
+        if (streamed++ == max_streamed_fixtures) {
+            return;
+        }
+        const std::string why = stream::disagreement(checker, f.text, static_cast<std::uint8_t>(f.text.size() % 17));
+        if (!why.empty()) {
+            broken("stream agrees with receive", f.entry.file + ": " + why);
+        }
+    }
+}
+
 void providers_never_throw(const nlohmann::json& schema) {
     for (const handoff::provider target : handoff::all_providers) {
         try {
@@ -167,7 +195,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
     handoff::fixture_options fixtures;
     fixtures.receiving.schema = options;
     refuses_alike("make_fixtures", compiled.has_value(),
-                  [&] { static_cast<void>(handoff::make_fixtures(schema, fixtures)); });
+                  [&] { streams_agree(handoff::make_fixtures(schema, fixtures), fixtures.receiving, schema); });
     providers_never_throw(schema);
     return 0;
 }
