@@ -442,6 +442,21 @@ TEST_CASE("the prompt describes a schema that nests itself once, where it starts
     CHECK(task.find("  - properties: object; each value: the same shape as \"schema\" above (it nests itself)\n") !=
           std::string::npos);
     CHECK(task.size() < 8000);
+    // The place named is where the schema started: an array's items, a branch of anyOf.
+    const auto nesting = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_nesting.json"));
+    CHECK(task_section(handoff::worker_prompt(nesting["array_of_nodes"])) ==
+          "- nodes: array; each item: object with these fields\n"
+          "  - children: array; each item: the same shape as each item of \"nodes\" above (it nests itself)\n");
+    CHECK(task_section(handoff::worker_prompt(nesting["optional_parent"])) ==
+          "- node: object with these fields\n"
+          "  - parent: one of these\n"
+          "    - option 1: the same shape as \"node\" above (it nests itself)\n"
+          "    - option 2: null\n");
+    // A definition used again beside the `$ref` that names it does not nest: described in full.
+    CHECK(task_section(handoff::worker_prompt(nesting["same_definition_beside_root_ref"])) ==
+          "- name: string\n"
+          "- manager: object with these fields\n"
+          "  - name: string\n");
     // The result itself: a `$ref` to the root.
     const auto root = nlohmann::json::parse(R"({"type": "object", "properties": {"next": {"$ref": "#"}}})");
     CHECK(task_section(handoff::worker_prompt(root)) ==
@@ -476,6 +491,12 @@ TEST_CASE("the prompt describes at most max_described_schemas parts", "[worker_p
     CHECK(described_20 == 20);
     CHECK(cut_20 > 0);
     CHECK(small.find("- p0: object with these fields\n  - p0: object with these fields\n") != std::string::npos);
+    // The bound is the task's: the envelope's fields are described whole whatever it is.
+    const auto envelope_part = [](const std::string& prompt) {
+        return prompt.substr(0, prompt.find("## Task result (partial_result)"));
+    };
+    options.max_described_schemas = 0;
+    CHECK(envelope_part(handoff::worker_prompt(schema, options)) == envelope_part(handoff::worker_prompt(schema)));
 }
 
 } // namespace test_worker_prompt

@@ -18,6 +18,7 @@
 
 #include <algorithm> // find, find_if, none_of
 #include <cmath>     // floor, fabs
+#include <limits>    // numeric_limits
 #include <optional>  // optional
 #include <string>    // string, to_string
 #include <utility>   // exchange, move, pair
@@ -56,9 +57,11 @@ public:
         if (target.schema == nullptr) {
             return;
         }
-        const path_entry entered(walk_, target.schema);
         const bool siblings = target.schema != &schema && ref_siblings_apply_ && schema.is_object();
-        listed_fields(*target.schema, target.base, indent, depth, out, siblings ? &schema : nullptr);
+        {
+            const path_entry entered(walk_, target.schema); // its own fields only: not the siblings
+            listed_fields(*target.schema, target.base, indent, depth, out, siblings ? &schema : nullptr);
+        }
         if (siblings) {
             listed_fields(schema, base, indent, depth, out);
         }
@@ -78,19 +81,21 @@ public:
         }
         const auto target = refs_.resolve(schema, base);
         const Json* s = target.schema;
-        if (const std::string* around = s != nullptr && s != &schema ? walk_.field_describing(s) : nullptr) {
+        if (const std::string* place = s != nullptr && s != &schema ? walk_.place_describing(s) : nullptr) {
             // A `$ref` back to a schema being described around it (a tree, a schema of schemas):
             // described once, where it started.
-            return "the same shape as " + (around->empty() ? "partial_result" : value_text(Json(*around))) +
-                   " above (it nests itself)";
+            return "the same shape as " + *place + " above (it nests itself)";
         }
-        const path_entry entered(walk_, s);
         std::string inner_base = target.base;
         if (s != nullptr && s != &schema && s->is_boolean() && s->template get<bool>() && ref_siblings_apply_ &&
             schema.is_object()) {
             s = &schema; // a `$ref` to true adds nothing: the keywords beside it say it all
             inner_base = base;
         }
+        // On the path while the schema itself is described; the keywords beside its `$ref` are
+        // the referring schema's, described after.
+        std::optional<path_entry> entered;
+        entered.emplace(walk_, s);
         if (s == nullptr) {
             return "any JSON value";
         }
@@ -102,6 +107,7 @@ public:
         }
         std::optional<std::string> listed = listed_values(*s);
         std::string out = listed ? std::move(*listed) : typed_phrase(*s, inner_base, indent, depth, nested, types_from);
+        entered.reset();
         if (s != &schema && ref_siblings_apply_) {
             out += sibling_phrase(schema, *s, base, indent, depth, nested);
         }
@@ -161,9 +167,8 @@ private:
     void field(const std::string& name, bool required, const Json& schema, const std::string& base, std::size_t indent,
                std::size_t depth, std::string& out) const {
         std::string nested;
-        const std::string around = std::exchange(walk_.field, name);
+        const place_entry here(walk_, value_text(Json(description_line(name))));
         const std::string text = phrase(schema, base, indent + 2, depth, nested);
-        walk_.field = around;
         out += std::string(indent, ' ') + "- " + description_line(name) + (required ? " (required)" : "") + ": " +
                text + "\n";
         out += nested;
@@ -302,9 +307,11 @@ private:
             return out + " (nested too deep to list: see the schema)";
         }
         for (std::size_t i = 0; places != s.end() && i < places->size(); ++i) {
+            const place_entry here(walk_, "item " + std::to_string(i + 1) + " of " + walk_.place);
             out += "; item " + std::to_string(i + 1) + ": " + phrase((*places)[i], base, indent, depth + 1, nested);
         }
         if (items != s.end() && items->is_object()) {
+            const place_entry here(walk_, "each item of " + walk_.place);
             out += places != s.end() ? "; each item after those: " : "; each item: ";
             out += phrase(*items, base, indent, depth + 1, nested);
         }
@@ -314,6 +321,7 @@ private:
         }
         if (const auto contains = s.find("contains"); contains != s.end() && depth < options_.max_depth) {
             if (const std::string count = contains_count(s); !count.empty()) {
+                const place_entry here(walk_, "the items " + walk_.place + " must contain");
                 out += "; " + count + " of the items: " + phrase(*contains, base, indent, depth + 1, nested);
             }
         }
@@ -342,6 +350,7 @@ private:
         }
         const auto others = s.find("additionalProperties");
         if (others != s.end() && others->is_object()) {
+            const place_entry here(walk_, "each value of " + walk_.place);
             out += std::string(s.contains("properties") ? "; any other key's value: " : "; each value: ") +
                    phrase(*others, base, indent, depth + 1, nested);
         }
@@ -505,6 +514,7 @@ private:
         std::size_t n = 1;
         for (const auto& branch : schemas) {
             std::string inner;
+            const place_entry here(walk_, std::string(label) + " " + std::to_string(n) + " of " + walk_.place);
             const std::string text = phrase(branch, base, indent + 2, depth + 1, inner, true, typed_by);
             nested.append(indent, ' ').append("- ").append(label).append(" ").append(std::to_string(n++)).append(": ");
             nested.append(text).append("\n").append(inner);
@@ -517,13 +527,14 @@ private:
     /// entered once, so a `$ref` back to one of them is said, not followed), and how many
     /// schemas were described in all (max_described_schemas).
     struct walk {
-        /// Each schema being described, and the field it is the value of ("" for the result).
+        /// Each schema being described, and the place it is described at.
         std::vector<std::pair<const Json*, std::string>> path;
-        std::string field; // the field being described now
+        /// The place being described now, in words: a field ("\"name\""), "each item of" it, ...
+        std::string place = "partial_result";
         std::size_t described = 0;
 
-        /// The field `s` is being described for, when it is on the path; else nullptr.
-        [[nodiscard]] const std::string* field_describing(const Json* s) const {
+        /// The place `s` is being described at, when it is on the path; else nullptr.
+        [[nodiscard]] const std::string* place_describing(const Json* s) const {
             const auto it = std::find_if(path.begin(), path.end(), [&](const auto& entry) { return entry.first == s; });
             return it == path.end() ? nullptr : &it->second;
         }
@@ -531,13 +542,25 @@ private:
     /// A schema on the path while it is described.
     class path_entry {
     public:
-        path_entry(walk& w, const Json* s) : walk_(w) { walk_.path.emplace_back(s, walk_.field); }
+        path_entry(walk& w, const Json* s) : walk_(w) { walk_.path.emplace_back(s, walk_.place); }
         path_entry(const path_entry&) = delete;
         path_entry& operator=(const path_entry&) = delete;
         ~path_entry() { walk_.path.pop_back(); }
 
     private:
         walk& walk_;
+    };
+    /// The place being described, while a part of it is.
+    class place_entry {
+    public:
+        place_entry(walk& w, std::string place) : walk_(w), around_(std::exchange(walk_.place, std::move(place))) {}
+        place_entry(const place_entry&) = delete;
+        place_entry& operator=(const place_entry&) = delete;
+        ~place_entry() { walk_.place = std::move(around_); }
+
+    private:
+        walk& walk_;
+        std::string around_;
     };
 
     typed_ref_follower<Json>& refs_;
@@ -568,7 +591,10 @@ private:
 
     out += "\n## Envelope fields\n";
     typed_ref_follower<nlohmann::ordered_json> refs(envelope, ref_scope{});
-    schema_describer<nlohmann::ordered_json>(refs, options).fields(envelope, refs.document_uri(), 0, 0, out);
+    // The envelope is described whole: max_described_schemas bounds the task's part.
+    worker_prompt_options whole = options;
+    whole.max_described_schemas = std::numeric_limits<std::size_t>::max();
+    schema_describer<nlohmann::ordered_json>(refs, whole).fields(envelope, refs.document_uri(), 0, 0, out);
 
     out += "\n## Rules the receiver checks\n"
            "- status \"ok\": partial_result is the whole result; leave reason_code out (or null).\n"
