@@ -8,8 +8,8 @@
 // - a compiled schema's accepts() and validate() disagree on a value (the schema itself among
 //   them, so that the values follow the schema's own shape);
 // - lint, the worker prompt or fixtures disagree with the compiler on whether the schema
-//   compiles (lint says lint.does_not_compile, the others throw schema_error, exactly when
-//   compiling throws), or throw anything else;
+//   compiles (lint says lint.does_not_compile, the others throw schema_error with the
+//   compiler's message, exactly when compiling throws), or throw anything else;
 // - a fixture made for the schema does not route as its manifest says, or one streamed in
 //   chunks breaks fuzz_stream's promises (receive's receipt; no verdict an extension passes),
 //   for a schema that asks for at most 64 items or keys anywhere;
@@ -158,9 +158,10 @@ void lint_agrees(const nlohmann::json& schema, const handoff::schema_options& op
     }
 }
 
-/// `make` throws schema_error exactly when compiling does, and nothing else.
+/// `make` throws schema_error exactly when compiling does, with the compiler's message
+/// (`refusal`), and nothing else.
 template <class Make>
-void refuses_alike(const char* reader, bool compiles, Make&& make) {
+void refuses_alike(const char* reader, bool compiles, const std::string& refusal, Make&& make) {
     try {
         make();
         if (!compiles) {
@@ -169,6 +170,9 @@ void refuses_alike(const char* reader, bool compiles, Make&& make) {
     } catch (const handoff::schema_error& e) {
         if (compiles) {
             broken("accepts what the compiler accepts", std::string(reader) + ": " + e.what());
+        }
+        if (refusal != e.what()) {
+            broken("refuses with the compiler's message", std::string(reader) + ": " + e.what() + " / " + refusal);
         }
     } catch (const std::exception& e) {
         broken("throws only schema_error", std::string(reader) + ": " + e.what());
@@ -228,7 +232,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
     lint_agrees(schema, options, compiled.has_value());
     handoff::worker_prompt_options prompt;
     prompt.schema = options;
-    refuses_alike("worker_prompt", compiled.has_value(),
+    refuses_alike("worker_prompt", compiled.has_value(), refusal,
                   [&] { static_cast<void>(handoff::worker_prompt(schema, prompt)); });
     if (!asks_for_many(schema)) {
         handoff::fixture_options fixtures;
@@ -237,7 +241,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
         // as any receiver with these limits refuses them, before they are received many times.
         fixtures.receiving.limits.max_values = 4096;
         fixtures.receiving.limits.max_bytes = std::size_t{64} * 1024;
-        refuses_alike("make_fixtures", compiled.has_value(),
+        refuses_alike("make_fixtures", compiled.has_value(), refusal,
                       [&] { streams_agree(handoff::make_fixtures(schema, fixtures), fixtures.receiving, schema); });
     }
     providers_never_throw(schema);
