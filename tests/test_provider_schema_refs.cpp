@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>  // any_of
 #include <cstddef>    // size_t
 #include <filesystem> // recursive_directory_iterator
 #include <set>        // set
@@ -234,6 +235,30 @@ TEST_CASE("a recursive task is recursion through a root definition, which Anthro
     CHECK(std::any_of(openapi.notes.begin(), openapi.notes.end(), [](const handoff::schema_note& n) {
         return n.keyword == "$ref" && n.pointer == "/properties/partial_result/anyOf/0/$defs/node";
     }));
+}
+
+TEST_CASE("Gemini's responseSchema copies at most 4 MiB of definitions and cuts the rest, said so",
+          "[provider_schema][refs][hostile]") {
+    // A const used by 40 fields: each use copied whole into a schema that has no $ref.
+    ojson task = ojson::parse(handoff_test::read_fixture("schemas/prompt_long_values.schema.json"));
+    const auto fields_cut = [&](std::size_t const_bytes) {
+        task["$defs"]["terms"]["const"] = std::string(const_bytes, 'x');
+        const auto r = handoff::provider_schema(provider::gemini_openapi, &task);
+        const ojson& fields = r.schema["properties"]["partial_result"]["properties"];
+        std::size_t cut = 0;
+        for (const auto& field : fields.items()) {
+            cut += field.key()[0] == 'f' && field.value() == ojson::object() ? 1 : 0;
+        }
+        const bool said = std::any_of(r.notes.begin(), r.notes.end(), [](const handoff::schema_note& n) {
+            return n.keyword == "$ref" && n.note.find("too large to copy again") != std::string::npos;
+        });
+        CHECK(said == (cut > 0));
+        CHECK(r.schema.dump().size() < (std::size_t{4} << 20) + 64 * 1024);
+        return cut;
+    };
+    // 40 copies of 64 KiB fit; 40 of 128 KiB do not: the first 31 are copied (4 MiB), the rest cut.
+    CHECK(fields_cut(64 * 1024) == 0);
+    CHECK(fields_cut(128 * 1024) == 9);
 }
 
 } // namespace test_provider_schema_refs

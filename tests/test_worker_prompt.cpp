@@ -499,4 +499,43 @@ TEST_CASE("the prompt describes at most max_described_schemas parts", "[worker_p
     CHECK(envelope_part(handoff::worker_prompt(schema, options)) == envelope_part(handoff::worker_prompt(schema)));
 }
 
+TEST_CASE("the prompt quotes at most max_quoted_bytes of the schema's values", "[worker_prompt][hostile]") {
+    // A 1000-byte const used by 40 fields, and an enum of 49-byte values used by 10 more.
+    const auto schema =
+        nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_long_values.schema.json"));
+    const std::string terms = nlohmann::ordered_json(schema["$defs"]["terms"]["const"]).dump();
+    const auto count = [](const std::string& text, const std::string& part) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) {
+            ++n;
+        }
+        return n;
+    };
+    // Well within the bound, every use quotes the value whole.
+    const std::string whole = task_section(handoff::worker_prompt(schema));
+    CHECK(count(whole, "- f39: exactly " + terms + "\n") == 1);
+    CHECK(count(whole, "exactly " + terms) == 40);
+    CHECK(count(whole, "bytes of values quoted") == 0);
+    // Past the bound, each part still to describe says so: the const is quoted while the bytes
+    // quoted before it are within the bound.
+    handoff::worker_prompt_options options;
+    options.max_quoted_bytes = 5000;
+    const std::string cut = task_section(handoff::worker_prompt(schema, options));
+    CHECK(count(cut, "exactly " + terms) == options.max_quoted_bytes / terms.size() + 1);
+    CHECK(count(cut, ": (more than 5000 bytes of values quoted: see the schema)\n") ==
+          40 + 10 - (options.max_quoted_bytes / terms.size() + 1));
+    CHECK(cut.size() < options.max_quoted_bytes + terms.size() + 50 * 80);
+    // An enum stops listing its values at the bound.
+    nlohmann::ordered_json grade = {{"type", "object"}, {"properties", {{"grade", schema["$defs"]["grade"]}}}};
+    options.max_quoted_bytes = 120;
+    const std::string listed = task_section(handoff::worker_prompt(grade, options));
+    CHECK(listed.find("... and 7 more (see the schema)") != std::string::npos);
+    // The bound is the task's: the envelope is described whole whatever it is.
+    options.max_quoted_bytes = 0;
+    const auto envelope_part = [](const std::string& prompt) {
+        return prompt.substr(0, prompt.find("## Task result (partial_result)"));
+    };
+    CHECK(envelope_part(handoff::worker_prompt(schema, options)) == envelope_part(handoff::worker_prompt(schema)));
+}
+
 } // namespace test_worker_prompt

@@ -79,6 +79,10 @@ public:
         if (++walk_.described > options_.max_described_schemas) {
             return "(more than " + std::to_string(options_.max_described_schemas) + " parts to list: see the schema)";
         }
+        if (walk_.quoted > options_.max_quoted_bytes) {
+            return "(more than " + std::to_string(options_.max_quoted_bytes) +
+                   " bytes of values quoted: see the schema)";
+        }
         const auto target = refs_.resolve(schema, base);
         const Json* s = target.schema;
         if (const std::string* place = s != nullptr && s != &schema ? walk_.place_describing(s) : nullptr) {
@@ -182,10 +186,19 @@ private:
         return v.dump(-1, ' ', false, Json::error_handler_t::replace);
     }
 
+    /// A value of the schema as the prompt quotes it, counted against max_quoted_bytes: the
+    /// values a schema quotes (a const, enum values, patterns) are the parts of a prompt whose
+    /// size no other bound holds, and a definition is quoted again at each use.
+    [[nodiscard]] std::string quote(const Json& v) const {
+        std::string text = value_text(v);
+        walk_.quoted += text.size();
+        return text;
+    }
+
     /// The values `s` lists, when it lists them: its `const`, else its `enum`; nullopt for neither.
     [[nodiscard]] std::optional<std::string> listed_values(const Json& s) const {
         if (const auto it = s.find("const"); it != s.end()) {
-            return "exactly " + value_text(*it);
+            return "exactly " + quote(*it);
         }
         if (const auto en = s.find("enum"); en != s.end() && en->is_array()) {
             return enum_text(*en);
@@ -201,10 +214,10 @@ private:
         for (const auto& v : values) {
             if (v.is_null()) {
                 null_allowed = true;
-            } else if (shown == options_.max_enum_values) {
+            } else if (shown == options_.max_enum_values || walk_.quoted > options_.max_quoted_bytes) {
                 ++hidden;
             } else {
-                listed += (shown == 0 ? "" : ", ") + value_text(v);
+                listed += (shown == 0 ? "" : ", ") + quote(v);
                 ++shown;
             }
         }
@@ -282,10 +295,10 @@ private:
             out += ", " + len;
         }
         if (const auto it = s.find("pattern"); it != s.end() && it->is_string()) {
-            out += ", matching the regular expression " + value_text(*it);
+            out += ", matching the regular expression " + quote(*it);
         }
         if (const auto it = s.find("format"); it != s.end() && it->is_string()) {
-            out += ", format " + value_text(*it);
+            out += ", format " + quote(*it);
         }
         return out;
     }
@@ -431,7 +444,7 @@ private:
         std::string keys;
         for (const std::string& name : required_names(referring)) {
             if (props == referring.end() || !props->is_object() || !props->contains(name)) {
-                keys += (keys.empty() ? "" : ", ") + value_text(Json(name));
+                keys += (keys.empty() ? "" : ", ") + quote(Json(name));
             }
         }
         if (!keys.empty()) {
@@ -525,13 +538,16 @@ private:
 
     /// Where the description is: the schemas being described around the current one (each
     /// entered once, so a `$ref` back to one of them is said, not followed), and how many
-    /// schemas were described in all (max_described_schemas).
+    /// schemas were described in all (max_described_schemas), and how many bytes of values quoted
+    /// (max_quoted_bytes).
     struct walk {
         /// Each schema being described, and the place it is described at.
         std::vector<std::pair<const Json*, std::string>> path;
         /// The place being described now, in words: a field ("\"name\""), "each item of" it, ...
         std::string place = "partial_result";
         std::size_t described = 0;
+        /// Bytes of schema values quoted so far (quote(), max_quoted_bytes).
+        std::size_t quoted = 0;
 
         /// The place `s` is being described at, when it is on the path; else nullptr.
         [[nodiscard]] const std::string* place_describing(const Json* s) const {
@@ -591,9 +607,10 @@ private:
 
     out += "\n## Envelope fields\n";
     typed_ref_follower<nlohmann::ordered_json> refs(envelope, ref_scope{});
-    // The envelope is described whole: max_described_schemas bounds the task's part.
+    // The envelope is described whole: max_described_schemas and max_quoted_bytes bound the task's part.
     worker_prompt_options whole = options;
     whole.max_described_schemas = std::numeric_limits<std::size_t>::max();
+    whole.max_quoted_bytes = std::numeric_limits<std::size_t>::max();
     schema_describer<nlohmann::ordered_json>(refs, whole).fields(envelope, refs.document_uri(), 0, 0, out);
 
     out += "\n## Rules the receiver checks\n"

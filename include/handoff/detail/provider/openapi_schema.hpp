@@ -39,6 +39,14 @@ namespace handoff::detail {
 /// exponentially: past this many, a `$ref` is cut like a recursive one.
 inline constexpr std::size_t max_inlined_refs = 4096;
 
+/// Every inlined `$ref` copies its target's JSON text: past this many bytes copied in all, a
+/// `$ref` is cut like a recursive one. Without it, a large definition named by many `$ref`s
+/// grows the schema by its whole size per `$ref` (a 200 KB task schema made a 300 MB one), and
+/// the schema sent counts against the request's input tokens ("The size of the response schema
+/// counts towards the input token limit": Vertex AI, Structured output,
+/// https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/control-generated-output).
+inline constexpr std::size_t max_inlined_bytes = std::size_t{4} << 20;
+
 /// Each inlined `$ref` inside another deepens the conversion's recursion: past this many, one is
 /// cut like a recursive one.
 inline constexpr std::size_t max_inlined_depth = 256;
@@ -133,6 +141,19 @@ private:
     std::map<std::string, const Json*> definitions_; // the root's `$defs`, by name
     std::vector<std::string> inlining_;
     std::size_t inlined_ = 0;
+    std::size_t inlined_bytes_ = 0;               // never above max_inlined_bytes
+    std::map<std::string, std::size_t> bytes_of_; // a definition's JSON text, measured once
+
+    /// The bytes of definition `name` (`schema`) as JSON text: what inlining it once copies.
+    [[nodiscard]] std::size_t definition_bytes(const std::string& name, const Json& schema) {
+        const auto known = bytes_of_.find(name);
+        if (known != bytes_of_.end()) {
+            return known->second;
+        }
+        const std::size_t bytes = schema.dump(-1, ' ', false, Json::error_handler_t::replace).size();
+        bytes_of_.emplace(name, bytes);
+        return bytes;
+    }
 
     [[nodiscard]] Json inline_ref(const Json& ref) {
         const std::vector<std::string> tokens =
@@ -142,14 +163,17 @@ private:
             return Json(Json::value_t::object);
         }
         const std::string& name = tokens[1];
+        const std::size_t bytes = definition_bytes(name, *target->second);
         if (std::find(inlining_.begin(), inlining_.end(), name) != inlining_.end() || ++inlined_ > max_inlined_refs ||
-            inlining_.size() == max_inlined_depth) {
+            inlining_.size() == max_inlined_depth || bytes > max_inlined_bytes - inlined_bytes_) {
             const auto origin = origin_of_.find(name);
             note_(schema_note_kind::not_enforced, origin == origin_of_.end() ? name : origin->second, "$ref", ref,
-                  "Gemini responseSchema has no $ref: a recursive (or too often repeated, or too deeply nested) "
-                  "schema is cut here, where any value is accepted; the receiver still checks it");
+                  "Gemini responseSchema has no $ref: a recursive (or too often repeated, too large to copy "
+                  "again, or too deeply nested) schema is cut here, where any value is accepted; the receiver "
+                  "still checks it");
             return Json(Json::value_t::object);
         }
+        inlined_bytes_ += bytes;
         inlining_.push_back(name);
         Json out = convert(*target->second);
         inlining_.pop_back();
