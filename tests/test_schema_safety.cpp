@@ -892,4 +892,45 @@ TEST_CASE("a million-entry prefixItems is refused when compiled, with the bound"
     CHECK_FALSE(s.is_valid(value));
 }
 
+TEST_CASE("the prompt and provider schemas take a task schema nested past any schema without copying it",
+          "[schema-safety][limits]") {
+    // 100,000 levels: copying or converting the value, as each reader did first, recursed once
+    // per level and overflowed the stack. Built by the parser, which does not recurse.
+    std::string text;
+    for (int i = 0; i < 100'000; ++i) {
+        text += "{\"items\": ";
+    }
+    text += "{}" + std::string(100'000, '}');
+    const json deep = json::parse(text);
+    const nlohmann::ordered_json ordered_deep = nlohmann::ordered_json::parse(text);
+    const std::string refused = refusal(deep);
+    CHECK_THAT(refused, Catch::Matchers::Contains("the schema nests deeper than 512 levels"));
+    // The worker prompt refuses it exactly as compiling it does.
+    const auto prompt_refusal = [](const auto& schema) -> std::string {
+        try {
+            static_cast<void>(handoff::worker_prompt(schema));
+        } catch (const schema_error& e) {
+            return e.what();
+        }
+        return "(no schema_error)";
+    };
+    CHECK(prompt_refusal(deep) == refused);
+    CHECK(prompt_refusal(ordered_deep) == refused);
+    // A provider schema never throws: it is the envelope's alone, with a note saying why.
+    const handoff::schema_registry registry;
+    for (const handoff::provider p : handoff::all_providers) {
+        INFO(handoff::to_string(p));
+        const handoff::provider_schema_result alone = handoff::provider_schema(p, nullptr);
+        for (const handoff::provider_schema_result& r :
+             {handoff::provider_schema(p, &ordered_deep), handoff::provider_schema(p, &deep),
+              handoff::provider_schema(p, ordered_deep, registry, ""),
+              handoff::provider_schema(p, deep, registry, "")}) {
+            CHECK(r.schema == alone.schema);
+            REQUIRE(r.notes.size() == alone.notes.size() + 1);
+            CHECK(r.notes.front().pointer == "/properties/partial_result/anyOf/0");
+            CHECK_THAT(r.notes.front().note, Catch::Matchers::StartsWith("the schema nests deeper than 512 levels"));
+        }
+    }
+}
+
 } // namespace test_schema_safety

@@ -12,6 +12,7 @@
 #include <handoff/detail/provider/schema_stats.hpp>
 #include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/bundle.hpp>
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/dynamic_refs.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/envelope_schema.hpp>
@@ -123,10 +124,25 @@ HANDOFF_INLINE void drop_repeated_notes(std::vector<schema_note>& notes) {
     notes = std::move(kept);
 }
 
+/// The schema sent for a task schema nested past what any schema can be: the envelope alone, and
+/// a note saying why. Every step of the rewrite copies the task schema, recursively; the receiver
+/// refuses it (compiled_schema throws schema_too_deep_message()).
+HANDOFF_INLINE provider_schema_result too_deep_task(provider target, const provider_schema_options& options) {
+    provider_schema_result result = provider_schema(target, nullptr, options);
+    result.notes.insert(result.notes.begin(),
+                        schema_note{schema_note_kind::not_enforced, "/properties/partial_result/anyOf/0", "", nullptr,
+                                    schema_too_deep_message() + ": the task schema is not sent, and the receiver "
+                                                                "refuses it"});
+    return result;
+}
+
 } // namespace detail
 
 HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json* task_schema,
                                                       const provider_schema_options& options) {
+    if (task_schema != nullptr && detail::schema_nests_too_deep(*task_schema)) {
+        return detail::too_deep_task(target, options);
+    }
     provider_schema_result result;
     result.target = target;
     const auto add_note = [&result](schema_note_kind kind, const std::string& pointer, std::string_view keyword,
@@ -172,6 +188,9 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
     if (task_schema == nullptr) {
         return provider_schema(target, static_cast<const nlohmann::ordered_json*>(nullptr), options);
     }
+    if (detail::schema_nests_too_deep(*task_schema)) {
+        return detail::too_deep_task(target, options);
+    }
     const nlohmann::ordered_json ordered = detail::parse_ordered(task_schema->dump());
     return provider_schema(target, &ordered, options);
 }
@@ -179,6 +198,9 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
 HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::ordered_json& task_schema,
                                                       const schema_registry& registry, std::string_view base_uri,
                                                       const provider_schema_options& options) {
+    if (detail::schema_nests_too_deep(task_schema)) {
+        return detail::too_deep_task(target, options);
+    }
     const detail::ref_scope scope{&registry, std::string(base_uri), options.schema.dialect};
     const nlohmann::ordered_json bundled = detail::bundled_schema(task_schema, scope, options.schema);
     return provider_schema(target, &bundled, options);
@@ -187,6 +209,9 @@ HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlo
 HANDOFF_INLINE provider_schema_result provider_schema(provider target, const nlohmann::json& task_schema,
                                                       const schema_registry& registry, std::string_view base_uri,
                                                       const provider_schema_options& options) {
+    if (detail::schema_nests_too_deep(task_schema)) {
+        return detail::too_deep_task(target, options);
+    }
     return provider_schema(target, nlohmann::ordered_json(task_schema), registry, base_uri, options);
 }
 

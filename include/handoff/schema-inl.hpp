@@ -4,8 +4,8 @@
 // compiled_schema's definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
-#include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/schema/compiler.hpp>
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/validator.hpp>
 #include <handoff/schema.hpp>
@@ -148,10 +148,8 @@ HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& sc
                                                         const std::string& where_prefix) {
     // Copying a JSON value recurses once per level: a document nested past what any schema
     // can be is refused before it is copied or walked, whatever the stack.
-    if (detail::nests_deeper_than(schema, 2 * static_cast<std::size_t>(detail::max_schema_depth))) {
-        throw schema_error("", "the schema nests deeper than " + std::to_string(detail::max_schema_depth) +
-                                   " levels (it is more than " + std::to_string(2 * detail::max_schema_depth) +
-                                   " JSON levels deep)");
+    if (detail::schema_nests_too_deep(schema)) {
+        throw schema_error("", detail::schema_too_deep_message());
     }
     auto state = std::make_shared<detail::compiled_schema_state>();
     state->document = schema;

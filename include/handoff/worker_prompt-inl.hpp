@@ -9,6 +9,7 @@
 #include <handoff/worker_prompt.hpp>
 
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/dynamic_refs.hpp>
 #include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/refs.hpp>
@@ -692,7 +693,11 @@ template <class Json>
                                                  std::string_view base_uri, const worker_prompt_options& options) {
     const ref_scope scope{registry, std::string(base_uri), options.schema.dialect};
     if (task != nullptr) {
-        // Compiled as the receiver compiles it, so a schema it refuses throws the same schema_error.
+        // Compiled as the receiver compiles it, so a schema it refuses throws the same schema_error;
+        // one nested past any schema is refused as compiling refuses it, before it is copied.
+        if (schema_nests_too_deep(*task)) {
+            throw schema_error("", schema_too_deep_message());
+        }
         static_cast<void>(compiled_schema_access::compile(nlohmann::json(*task), scope.base_uri, scope.registry,
                                                           scope.folders(), options.schema));
     }

@@ -11,8 +11,10 @@ namespace handoff::detail {
 
 /// Whether `v` nests objects and arrays more than `limit` deep, found without recursion (so a
 /// hostile depth cannot exhaust the stack while it is measured).
-[[nodiscard]] inline bool nests_deeper_than(const nlohmann::json& v, std::size_t limit) {
-    std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&v, 1}};
+/// `Json` is nlohmann::json or nlohmann::ordered_json.
+template <class Json = nlohmann::json>
+[[nodiscard]] bool nests_deeper_than(const Json& v, std::size_t limit) {
+    std::vector<std::pair<const Json*, std::size_t>> pending{{&v, 1}};
     while (!pending.empty()) {
         const auto [node, depth] = pending.back();
         pending.pop_back();
@@ -22,7 +24,7 @@ namespace handoff::detail {
         if (depth > limit) {
             return true;
         }
-        for (const nlohmann::json& child : *node) {
+        for (const Json& child : *node) {
             pending.emplace_back(&child, depth + 1);
         }
     }

@@ -11,6 +11,7 @@
 // reference that loops without reading input, a later-draft keyword in an earlier dialect, a
 // `$schema` naming no metaschema handoff knows.
 
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/node.hpp>
@@ -28,10 +29,6 @@
 #include <vector>        // vector
 
 namespace handoff::detail {
-
-/// Subschemas nest at most this deep below the root, or below a `$ref` target compiled on its
-/// own; deeper is a schema_error, never a stack overflow. A chain of `$ref`s does not count.
-inline constexpr int max_schema_depth = 512;
 
 /// A schema compiles to at most this many subschemas (each costs a node of some hundred bytes):
 /// a million-entry "prefixItems" is a schema_error, never a gigabyte.
