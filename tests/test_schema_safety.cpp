@@ -892,8 +892,7 @@ TEST_CASE("a million-entry prefixItems is refused when compiled, with the bound"
     CHECK_FALSE(s.is_valid(value));
 }
 
-TEST_CASE("the prompt and provider schemas take a task schema nested past any schema without copying it",
-          "[schema-safety][limits]") {
+TEST_CASE("a value nested past any schema is measured before anything copies it", "[schema-safety][limits]") {
     // 100,000 levels: copying or converting the value, as each reader did first, recursed once
     // per level and overflowed the stack. Built by the parser, which does not recurse.
     std::string text;
@@ -931,6 +930,28 @@ TEST_CASE("the prompt and provider schemas take a task schema nested past any sc
             CHECK_THAT(r.notes.front().note, Catch::Matchers::StartsWith("the schema nests deeper than 512 levels"));
         }
     }
+    // A registry document too: copied and scanned for ids when added.
+    handoff::schema_registry deep_registry;
+    try {
+        deep_registry.add("urn:deep", deep);
+        FAIL("no schema_error");
+    } catch (const schema_error& e) {
+        CHECK(e.pointer() == "urn:deep#");
+        CHECK_THAT(e.reason(), Catch::Matchers::StartsWith("the schema nests deeper than 512 levels"));
+    }
+    CHECK(deep_registry.find_document("urn:deep") == nullptr);
+    // And a reply: remove_nulled_optionals writes the text out again, which recurses; a reply
+    // nested that deep comes back as it was (a receiver refuses it at step 1).
+    const nlohmann::ordered_json task = nlohmann::ordered_json::parse(
+        R"({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a"]})");
+    const handoff::provider_schema_result sent = handoff::provider_schema(handoff::provider::openai, &task);
+    REQUIRE(sent.count(handoff::schema_note_kind::made_nullable) > 0);
+    const std::string reply = R"({"status": "ok", "reason_code": null, "partial_result": {"a": "x", "b": null}})";
+    CHECK(handoff::remove_nulled_optionals(reply, sent) ==
+          R"({"status":"ok","reason_code":null,"partial_result":{"a":"x"}})");
+    const std::string deep_reply =
+        R"({"status": "ok", "reason_code": null, "x": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+    CHECK(handoff::remove_nulled_optionals(deep_reply, sent) == deep_reply);
 }
 
 } // namespace test_schema_safety

@@ -8,6 +8,7 @@
 
 #include <handoff/decode.hpp>
 #include <handoff/detail/read_file.hpp>
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/schema/metaschemas.hpp>
@@ -83,8 +84,12 @@ struct builtin_documents {
 } // namespace detail
 
 HANDOFF_INLINE void schema_registry::add(std::string_view uri, const nlohmann::json& document) {
-    auto shared = std::make_shared<const nlohmann::json>(document);
     const std::string key = normalize(uri);
+    if (detail::schema_nests_too_deep(document)) {
+        // Copying it, or scanning it for ids, would recurse once per level.
+        throw schema_error(key + "#", detail::schema_too_deep_message());
+    }
+    auto shared = std::make_shared<const nlohmann::json>(document);
     documents_[key] = shared;
     kept_.push_back(shared); // ids_ points into every document ever added
     ids_.scan(*shared, key, key);

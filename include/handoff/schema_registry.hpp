@@ -58,11 +58,13 @@ private:
 /// registered here wins over a `$id` that another document claims for itself.
 class schema_registry {
 public:
-    /// Registers `document` under `uri` (its fragment, if any, is dropped).
+    /// Registers `document` under `uri` (its fragment, if any, is dropped). Throws schema_error
+    /// for a document nested past any schema (compiled_schema's bound), which it never copies.
     void add(std::string_view uri, const nlohmann::json& document);
 
     /// Reads a JSON file and registers it under `uri`, or under its file:// URI when none is
-    /// given. Throws schema_error when the file cannot be read or is not JSON.
+    /// given. Throws schema_error when the file cannot be read, is not JSON, or nests past any
+    /// schema.
     void add_file(const std::filesystem::path& path, std::string_view uri = {});
 
     /// Registers every *.json file under `dir` (recursively): under `base_uri` + its relative
