@@ -13,7 +13,7 @@
 // - a fixture made for the schema does not route as its manifest says, or one streamed in
 //   chunks breaks fuzz_stream's promises (receive's receipt; no verdict an extension passes),
 //   for a schema that asks for at most 64 items or keys anywhere;
-// - provider_schema throws for any target.
+// - provider_schema throws for any target (reading the schema in the chosen dialect).
 // A crash, a sanitizer report or a hang (libFuzzer's -timeout) is a finding too.
 
 #pragma once
@@ -204,10 +204,12 @@ void streams_agree(const handoff::fixture_set& set, const handoff::compiled_sche
     }
 }
 
-void providers_never_throw(const nlohmann::json& schema) {
+void providers_never_throw(const nlohmann::json& schema, const handoff::schema_options& options) {
+    handoff::provider_schema_options read_as;
+    read_as.schema = options;
     for (const handoff::provider target : handoff::all_providers) {
         try {
-            const handoff::provider_schema_result result = handoff::provider_schema(target, &schema);
+            const handoff::provider_schema_result result = handoff::provider_schema(target, &schema, read_as);
             static_cast<void>(result.within_limits());
         } catch (const std::exception& e) {
             broken("provider_schema never throws", e.what());
@@ -248,7 +250,7 @@ int one_input(const std::uint8_t* data, std::size_t size) {
             }
         });
     }
-    providers_never_throw(schema);
+    providers_never_throw(schema, options);
     return 0;
 }
 
