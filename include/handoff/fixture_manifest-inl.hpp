@@ -44,7 +44,10 @@ template <class E>
             return e;
         }
     }
-    throw manifest_error(std::string("\"") + key + "\" is " + it->dump() + ", not a known name or null");
+    // A container is named by its kind: writing out a value of any depth would recurse.
+    const std::string shown = it->is_structured() ? std::string("an ") + it->type_name()
+                                                  : it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    throw manifest_error(std::string("\"") + key + "\" is " + shown + ", not a known name or null");
 }
 
 } // namespace detail

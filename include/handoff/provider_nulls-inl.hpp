@@ -23,11 +23,6 @@
 namespace handoff {
 namespace detail {
 
-/// A reply text nested deeper than this comes back unchanged from remove_nulled_optionals():
-/// writing it out again recurses once per level. A receiver refuses it at step 1 anyway, unless
-/// its parse_limits::max_depth (64 by default) is raised past this.
-inline constexpr std::size_t max_rewritten_depth = 1024;
-
 /// Where below the place `at` the schema pointer `tokens[first..]` names an optional property
 /// made nullable: properties/NAME steps are keys, items every item (a tuple's index too),
 /// anyOf, oneOf and allOf branches the same place. A pointer through any other keyword names no
@@ -126,7 +121,9 @@ HANDOFF_INLINE std::string remove_nulled_optionals(std::string_view reply_text, 
         return std::string(reply_text);
     }
     nlohmann::ordered_json reply = detail::parse_ordered(reply_text);
-    if (reply.is_discarded() || detail::nests_deeper_than(reply, detail::max_rewritten_depth)) {
+    // Written out again below: a reply nested past max_recursed_depth comes back as it was (a
+    // receiver refuses it at step 1 anyway, unless its parse_limits::max_depth is raised past it).
+    if (reply.is_discarded() || detail::nests_deeper_than(reply, detail::max_recursed_depth)) {
         return std::string(reply_text);
     }
     remove_nulled_optionals(reply, sent);

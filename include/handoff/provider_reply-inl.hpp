@@ -4,6 +4,7 @@
 // read_provider_reply()'s definitions: inline in every file header-only, compiled once in
 // <handoff/src.hpp> otherwise (config.hpp).
 
+#include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/provider/stop_words.hpp>
 #include <handoff/provider_reply.hpp>
 #include <handoff/stop_class.hpp>
@@ -193,6 +194,11 @@ HANDOFF_INLINE void read_responses_item(const nlohmann::json& item, provider_rep
 
 HANDOFF_INLINE provider_reply read_provider_reply_json(const nlohmann::json& body) {
     using namespace detail;
+    if (nests_deeper_than(body, max_recursed_depth)) { // its parts are copied and written out below
+        provider_reply unknown;
+        unknown.problem = "the response body nests deeper than " + std::to_string(max_recursed_depth) + " levels";
+        return unknown;
+    }
     const std::string* type = string_at(body, "type");
     const std::string* object = string_at(body, "object");
     if (type != nullptr && *type == "message" && array_at(body, "content") != nullptr) {

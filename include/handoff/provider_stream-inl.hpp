@@ -5,6 +5,7 @@
 // <handoff/src.hpp> otherwise (config.hpp).
 
 #include <handoff/decode.hpp>
+#include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/provider/stop_words.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/provider_stream.hpp>
@@ -96,6 +97,10 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
     }
     if (!payload || !payload->is_object()) {
         set_problem("an event's data is not a JSON object");
+        return text;
+    }
+    if (detail::nests_deeper_than(*payload, detail::max_recursed_depth)) { // its parts are copied and written out
+        set_problem("an event's data nests deeper than " + std::to_string(detail::max_recursed_depth) + " levels");
         return text;
     }
     if (const std::string* message = detail::stream::string_path(*payload, {"error", "message"})) {
@@ -249,7 +254,7 @@ HANDOFF_INLINE void provider_stream::read_gemini(const nlohmann::json& chunk, st
     const auto parts = content.is_object() ? content.find("parts") : content.end();
     if (parts != content.end() && parts->is_array()) {
         for (const nlohmann::json& part : *parts) {
-            if (!part.is_object() || part.value("thought", false)) {
+            if (!part.is_object() || (part.contains("thought") && part["thought"] == true)) {
                 continue; // a thought summary is not the answer
             }
             if (const auto call = part.find("functionCall"); call != part.end() && call->is_object()) {

@@ -15,6 +15,8 @@
 
 #include <algorithm> // any_of
 #include <set>       // set
+#include <string>    // string
+#include <vector>    // vector
 
 namespace handoff {
 
@@ -200,16 +202,32 @@ private:
         return found;
     }
 
+    /// Every string in `v`, object keys too, in document order; without recursion, since a
+    /// withheld value nests as deep as the reply's parse limits let it.
     void collect_strings(const nlohmann::json& v) {
-        if (v.is_string()) {
-            out_.withheld_strings.push_back(v.get<std::string>());
-        } else if (v.is_structured()) {
-            for (const auto& item : v.items()) {
-                if (v.is_object()) {
-                    out_.withheld_strings.push_back(item.key());
-                }
-                collect_strings(item.value());
+        struct pending {
+            const nlohmann::json* value;
+            const std::string* key; // the member's key, said before its value
+        };
+        std::vector<pending> todo{{&v, nullptr}};
+        std::vector<pending> children;
+        while (!todo.empty()) {
+            const pending at = todo.back();
+            todo.pop_back();
+            if (at.key != nullptr) {
+                out_.withheld_strings.push_back(*at.key);
             }
+            if (at.value->is_string()) {
+                out_.withheld_strings.push_back(at.value->get<std::string>());
+            }
+            if (!at.value->is_structured()) {
+                continue;
+            }
+            children.clear();
+            for (auto it = at.value->begin(); it != at.value->end(); ++it) {
+                children.push_back(pending{&*it, at.value->is_object() ? &it.key() : nullptr});
+            }
+            todo.insert(todo.end(), children.rbegin(), children.rend());
         }
     }
 

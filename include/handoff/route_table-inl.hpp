@@ -6,6 +6,7 @@
 
 #include <handoff/route_table.hpp>
 
+#include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/schema_error.hpp>
@@ -85,8 +86,14 @@ HANDOFF_INLINE const nlohmann::json* field_schema(const nlohmann::json& root, st
     return at.schema != nullptr && at.schema->is_object() ? at.schema : nullptr;
 }
 
-HANDOFF_INLINE std::string spelling(const nlohmann::json& value) {
-    return value.is_string() ? value.get<std::string>() : value.dump();
+HANDOFF_INLINE std::optional<std::string> spelling(const nlohmann::json& value) {
+    if (value.is_string()) {
+        return value.get<std::string>();
+    }
+    if (nests_deeper_than(value, max_recursed_depth)) {
+        return std::nullopt;
+    }
+    return value.dump();
 }
 
 /// The values as a message lists them: each escaped and capped (a table's key, an enum value:
@@ -116,13 +123,19 @@ HANDOFF_INLINE std::optional<std::set<std::string>> allowed_values(const nlohman
     }
     std::set<std::string> out;
     if (const auto e = field->find("enum"); e != field->end() && e->is_array()) {
+        // A value no key can name (nested past max_recursed_depth) is left out: no table routes
+        // it, and no receiver compiles a schema holding it.
         for (const auto& v : *e) {
-            out.insert(detail::routes::spelling(v));
+            if (std::optional<std::string> key = detail::routes::spelling(v)) {
+                out.insert(std::move(*key));
+            }
         }
         return out;
     }
     if (const auto c = field->find("const"); c != field->end()) {
-        out.insert(detail::routes::spelling(*c));
+        if (std::optional<std::string> key = detail::routes::spelling(*c)) {
+            out.insert(std::move(*key));
+        }
         return out;
     }
     return std::nullopt;

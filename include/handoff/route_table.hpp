@@ -73,8 +73,9 @@ namespace detail::routes {
 /// the way followed as the validator follows it. Null when the pointer leads nowhere.
 [[nodiscard]] const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer);
 
-/// A value in its table spelling: a string as itself, anything else as its JSON text.
-[[nodiscard]] std::string spelling(const nlohmann::json& value);
+/// A value in its table spelling: a string as itself, anything else as its JSON text; nullopt
+/// for a value nested past max_recursed_depth (writing it out recurses), which no key names.
+[[nodiscard]] std::optional<std::string> spelling(const nlohmann::json& value);
 
 [[nodiscard]] std::string join(const std::set<std::string>& values);
 
@@ -119,7 +120,8 @@ public:
         if (!task.is_object() || !task.contains(at)) {
             return nullptr;
         }
-        const auto it = handlers_.find(detail::routes::spelling(task.at(at)));
+        const std::optional<std::string> key = detail::routes::spelling(task.at(at));
+        const auto it = key ? handlers_.find(*key) : handlers_.end();
         return it == handlers_.end() ? nullptr : &it->second;
     }
 

@@ -9,14 +9,16 @@
 #include <handoff/detail/envelope/check.hpp>
 #include <handoff/detail/envelope/reader.hpp>
 #include <handoff/detail/envelope/receive_steps.hpp>
+#include <handoff/detail/json/depth.hpp>
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/ledger.hpp>
 
-#include <memory>  // make_shared
-#include <string>  // string, to_string
-#include <utility> // move
-#include <vector>  // vector
+#include <algorithm> // min
+#include <memory>    // make_shared
+#include <string>    // string, to_string
+#include <utility>   // move
+#include <vector>    // vector
 
 namespace handoff::detail {
 
@@ -55,15 +57,23 @@ HANDOFF_INLINE void contract_failure(receipt<nlohmann::json>& out, step failed, 
     out.problems = std::move(problems);
 }
 
+/// `options` as a receiver holds them: nesting at most max_recursed_depth, since the steps copy
+/// the partial result and a receipt writes it out, each recursing once per level.
+[[nodiscard]] HANDOFF_INLINE receiver_options held_options(receiver_options options) {
+    options.limits.max_depth = std::min(options.limits.max_depth, max_recursed_depth);
+    return options;
+}
+
 HANDOFF_INLINE receive_steps::receive_steps(const receiver_options& options)
-    : options_(options), nulls_(nulled_optionals(options_, nullptr)) {}
+    : options_(held_options(options)), nulls_(nulled_optionals(options_, nullptr)) {}
 
 HANDOFF_INLINE receive_steps::receive_steps(const nlohmann::json& task_schema, const receiver_options& options)
-    : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(options),
+    : task_schema_(compiled_schema::from_json(task_schema, options.schema)), options_(held_options(options)),
       nulls_(nulled_optionals(options_, &*task_schema_)) {}
 
 HANDOFF_INLINE receive_steps::receive_steps(compiled_schema task_schema, const receiver_options& options)
-    : task_schema_(std::move(task_schema)), options_(options), nulls_(nulled_optionals(options_, &*task_schema_)) {}
+    : task_schema_(std::move(task_schema)), options_(held_options(options)),
+      nulls_(nulled_optionals(options_, &*task_schema_)) {}
 
 HANDOFF_INLINE receive_steps::parsed receive_steps::step_parse(std::string_view text,
                                                                receipt<nlohmann::json>& out) const {

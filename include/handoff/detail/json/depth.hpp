@@ -9,6 +9,12 @@
 
 namespace handoff::detail {
 
+/// Nesting past which handoff never copies, converts, compares or writes out a JSON value it did
+/// not bound itself (a provider's body, a file, a caller's value): nlohmann's copy, dump and ==
+/// recurse once per level, and this many levels stay far within any thread's stack. A value
+/// nested deeper is refused, or handed back untouched, before any of them.
+inline constexpr std::size_t max_recursed_depth = 1024;
+
 /// Whether `v` nests objects and arrays more than `limit` deep, found without recursion (so a
 /// hostile depth cannot exhaust the stack while it is measured).
 /// `Json` is nlohmann::json or nlohmann::ordered_json.

@@ -7,6 +7,7 @@
 // file, the files beside it or in the registry's folders — never a file outside them, and never
 // anything over a network.
 
+#include <handoff/detail/schema/depth_bound.hpp>
 #include <handoff/detail/schema/ids.hpp>
 #include <handoff/detail/schema/uri.hpp>
 #include <handoff/detail/text.hpp>
@@ -116,7 +117,11 @@ private:
         if (!std::filesystem::is_regular_file(path)) {
             return; // an unknown reference: locate says so
         }
-        auto doc = std::make_shared<const nlohmann::json>(schema_registry::read_json_file(path));
+        nlohmann::json read = schema_registry::read_json_file(path);
+        if (schema_nests_too_deep(read)) { // as schema_registry::add refuses it: copies of it would recurse
+            throw schema_error(document + "#", schema_too_deep_message());
+        }
+        auto doc = std::make_shared<const nlohmann::json>(std::move(read));
         loaded_.emplace(document, doc);
         loaded_ids_.scan(*doc, document, document);
     }
