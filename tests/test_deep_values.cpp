@@ -6,16 +6,17 @@
 
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <handoff/handoff.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef>    // size_t
-#include <filesystem> // path, temp_directory_path
-#include <fstream>    // ofstream
-#include <random>     // random_device
-#include <string>     // string, to_string
+#include <cstddef> // size_t
+#include <fstream> // ofstream
+#include <set>     // set
+#include <string>  // string
+#include <vector>  // vector
 
 namespace test_deep_values { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -29,23 +30,6 @@ constexpr std::size_t levels = 100'000;
 std::string deep_array_text() { return std::string(levels, '[') + std::string(levels, ']'); }
 
 json deep_array() { return json::parse(deep_array_text()); }
-
-/// A fresh directory under the system's temp directory, removed with everything in it.
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir() {
-        std::random_device random;
-        path = std::filesystem::temp_directory_path() /
-               ("handoff_test_deep_" + std::to_string(random()) + "_" + std::to_string(random()));
-        std::filesystem::create_directories(path);
-    }
-    ~temp_dir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-};
 
 } // namespace
 
@@ -116,7 +100,7 @@ TEST_CASE("a manifest line names a container it refuses by its kind", "[deep][ho
 }
 
 TEST_CASE("a file a $ref loads is refused when it nests past any schema", "[deep][hostile][refs]") {
-    const temp_dir dir;
+    const handoff_test::temp_dir dir("handoff_test_deep");
     std::ofstream(dir.path / "main.schema.json")
         << R"({"type": "object", "properties": {"a": {"$ref": "deep.json#/$defs/leaf"}}})";
     std::ofstream(dir.path / "deep.json")

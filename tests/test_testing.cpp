@@ -3,16 +3,16 @@
 // a task schema, written to a directory and read back the way a user's own tests read them.
 
 #include "support/fixtures.hpp"
+#include "support/temp_dir.hpp"
 
 #include <handoff/fixtures.hpp>
 #include <handoff/testing.hpp>
 
 #include <chrono>     // steady_clock
-#include <filesystem> // temp_directory_path, create_directories, remove_all
+#include <filesystem> // path, create_directories
 #include <fstream>    // ofstream
 #include <iterator>   // size
 #include <map>        // map
-#include <random>     // random_device
 #include <set>        // set
 #include <string>     // string
 #include <vector>     // vector
@@ -23,22 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under the system's temp directory, removed with everything in it.
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::random_device random;
-        path = fs::temp_directory_path() /
-               ("handoff_test_testing_" + std::to_string(random()) + "_" + std::to_string(random()));
-        fs::create_directories(path);
-    }
-    ~temp_dir() {
-        std::error_code ignored;
-        fs::remove_all(path, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-};
+using handoff_test::temp_dir;
 
 void write_file(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
