@@ -12,11 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstddef> // size_t
-#include <fstream> // ofstream
-#include <set>     // set
-#include <string>  // string
-#include <vector>  // vector
+#include <algorithm> // any_of
+#include <cstddef>   // size_t
+#include <fstream>   // ofstream
+#include <set>       // set
+#include <string>    // string
+#include <vector>    // vector
 
 namespace test_deep_values { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -26,34 +27,47 @@ using nlohmann::json;
 
 constexpr std::size_t levels = 100'000;
 
-/// An array nested `levels` deep, as JSON text (parsed without recursion by nlohmann's parser).
-std::string deep_array_text() { return std::string(levels, '[') + std::string(levels, ']'); }
+/// The nesting every value from outside is held to (detail/json/depth.hpp), said here on its own
+/// so that a change to it is a change to these tests too.
+constexpr std::size_t bound = 256;
+
+/// Arrays nested `n` deep (the outermost counts one), as JSON text (nlohmann's parser reads it
+/// without recursion).
+std::string nested_text(std::size_t n) { return std::string(n, '[') + std::string(n, ']'); }
+
+std::string deep_array_text() { return nested_text(levels); }
 
 json deep_array() { return json::parse(deep_array_text()); }
 
+/// An Anthropic tool call whose input holds `x`: the body nests 4 levels above `x`.
+std::string tool_call_body(const std::string& x) {
+    return R"({"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [)"
+           R"({"type": "tool_use", "id": "t", "name": "reply", "input": {"x": )" +
+           x + "}}]}";
+}
+
 } // namespace
 
-TEST_CASE("a provider's body or stream event nested past 1024 levels is a problem, never copied",
+TEST_CASE("a provider's body or stream event nested past 256 levels is a problem, never copied",
           "[deep][hostile][provider_reply]") {
     // An Anthropic tool_use whose input nests deep: its arguments were written out as text.
-    const std::string body = R"({"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [)"
-                             R"({"type": "tool_use", "id": "t", "name": "reply", "input": {"x": )" +
-                             deep_array_text() + "}}]}";
+    const std::string body = tool_call_body(deep_array_text());
     const handoff::provider_reply reply = handoff::read_provider_reply(body);
     CHECK_FALSE(reply.recognised());
-    CHECK(reply.problem == "the response body nests deeper than 1024 levels");
+    CHECK(reply.problem == "the response body nests deeper than 256 levels");
     CHECK(handoff::read_provider_reply_json(json::parse(body)).problem == reply.problem);
-    // The same tool call a little shallower is read as ever.
-    const std::string shallow = R"({"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [)"
-                                R"({"type": "tool_use", "id": "t", "name": "reply", "input": {"x": [[1]]}}]})";
-    CHECK(handoff::read_provider_reply(shallow).text == R"({"x":[[1]]})");
+    // At the bound the body is read as ever; one level more is the problem.
+    const handoff::provider_reply at_bound = handoff::read_provider_reply(tool_call_body(nested_text(bound - 4)));
+    CHECK(at_bound.recognised());
+    CHECK(at_bound.text == R"({"x":)" + nested_text(bound - 4) + "}");
+    CHECK(handoff::read_provider_reply(tool_call_body(nested_text(bound - 3))).problem == reply.problem);
 
     // A streamed chunk: OpenAI's choice index nested deep was copied to lock the choice.
     handoff::provider_stream openai(handoff::provider::openai);
     const std::string text = openai.push("data: {\"choices\": [{\"index\": " + deep_array_text() +
                                          ", \"delta\": {\"content\": \"hi\"}}]}\n\n");
     CHECK(text.empty());
-    CHECK(openai.problem() == "an event's data nests deeper than 1024 levels");
+    CHECK(openai.problem() == "an event's data nests deeper than 256 levels");
 }
 
 TEST_CASE("a Gemini part whose thought flag is not a boolean is text, and no exception", "[provider_reply]") {
@@ -68,12 +82,14 @@ TEST_CASE("a Gemini part whose thought flag is not a boolean is text, and no exc
     CHECK(handoff::read_provider_reply(chunk).text == "shown"); // as the whole body is read
 }
 
-TEST_CASE("a route table spells no value nested past 1024 levels", "[deep][hostile][route_table]") {
+TEST_CASE("a route table spells no value nested past 256 levels", "[deep][hostile][route_table]") {
     json schema = json::parse(R"({"type": "object", "properties": {"label": {"enum": ["a", "b"]}}})");
     schema["properties"]["label"]["enum"].push_back(deep_array());
+    schema["properties"]["label"]["enum"].push_back(json::parse(nested_text(bound)));
+    schema["properties"]["label"]["enum"].push_back(json::parse(nested_text(bound + 1)));
     const auto allowed = handoff::allowed_values(schema, "/label");
     REQUIRE(allowed.has_value());
-    CHECK(*allowed == std::set<std::string>{"a", "b"});
+    CHECK(*allowed == std::set<std::string>{"a", "b", nested_text(bound)});
     const auto table = handoff::route_table<int>::build(
         json::parse(R"({"type": "object", "properties": {"label": {"enum": ["a", "b"]}}})"), "/label",
         {{"a", 1}, {"b", 2}});
@@ -112,7 +128,8 @@ TEST_CASE("a file a $ref loads is refused when it nests past any schema", "[deep
     } catch (const handoff::schema_error& e) {
         refused = e.what();
     }
-    CHECK_THAT(refused, Catch::Matchers::ContainsSubstring("deep.json#: the schema nests deeper than 512 levels"));
+    CHECK_THAT(refused, Catch::Matchers::ContainsSubstring("/properties/a: $ref names "));
+    CHECK_THAT(refused, Catch::Matchers::ContainsSubstring("deep.json\": the schema nests deeper than 512 levels"));
     // Every reader that follows the $ref refuses it the same way, or (provider schemas, which
     // never throw) leaves it out.
     const handoff::schema_registry registry;
@@ -121,24 +138,38 @@ TEST_CASE("a file a $ref loads is refused when it nests past any schema", "[deep
     CHECK_THROWS_WITH(handoff::worker_prompt(nlohmann::ordered_json(main), registry, uri), refused);
     CHECK_THROWS_WITH(handoff::make_fixtures(main, registry, uri), refused);
     for (const handoff::provider p : handoff::all_providers) {
-        CHECK_NOTHROW(handoff::provider_schema(p, main, registry, uri));
+        INFO(handoff::to_string(p));
+        handoff::provider_schema_result sent;
+        REQUIRE_NOTHROW(sent = handoff::provider_schema(p, main, registry, uri));
+        // The file is not copied in; where the target rewrites the schema, its $ref is reported as
+        // one that leads nowhere is (json_schema sends the schema as it is, with no notes).
+        CHECK(sent.schema.dump().size() < 20'000);
+        CHECK(std::any_of(sent.notes.begin(), sent.notes.end(), [](const handoff::schema_note& n) {
+                  return n.keyword == "$ref" && n.value.dump().find("deep.json") != std::string::npos;
+              }) == (p != handoff::provider::json_schema));
     }
 }
 
-TEST_CASE("a receiver holds max_depth at 1024, past which it copies nothing", "[deep][hostile][receiver]") {
+TEST_CASE("a receiver holds max_depth at 256, past which it copies nothing", "[deep][hostile][receiver]") {
     handoff::receiver_options options;
     options.limits.max_depth = 1'000'000;
     options.limits.max_bytes = 4 * levels;
     options.limits.max_values = 4 * levels;
     const handoff::receiver<> receiver(options);
-    CHECK(receiver.options().limits.max_depth == 1024);
-    const std::string reply = R"({"status": "ok", "partial_result": {"x": )" + deep_array_text() +
-                              R"(}, "schema_ok": true, "coverage": {"items_expected": 1, "items_completed": 1, )"
-                              R"("unit": "items", "fraction": 1.0}, "steps": {"completed": ["a"], "remaining": []}})";
+    CHECK(receiver.options().limits.max_depth == bound);
+    // The envelope and partial_result are two levels above `x`.
+    const auto reply_with = [](const std::string& x) {
+        return R"({"status": "ok", "partial_result": {"x": )" + x +
+               R"(}, "schema_ok": true, "coverage": {"items_expected": 1, "items_completed": 1, )"
+               R"("unit": "items", "fraction": 1.0}, "steps": {"completed": ["a"], "remaining": []}})";
+    };
+    CHECK(receiver.receive(reply_with(nested_text(bound - 2))).accepted());
+    CHECK(receiver.receive(reply_with(nested_text(bound - 1))).failed_step == handoff::step::parse);
+    const std::string reply = reply_with(deep_array_text());
     const handoff::receipt<> r = receiver.receive(reply);
     REQUIRE(r.failed_step == handoff::step::parse);
     CHECK(r.problems.front().code == handoff::codes::parse_limit_depth);
-    CHECK_THAT(r.problems.front().message, Catch::Matchers::ContainsSubstring("1024"));
+    CHECK_THAT(r.problems.front().message, Catch::Matchers::ContainsSubstring("deeper than 256 levels"));
     handoff::stream_check<> stream(receiver);
     stream.push(reply);
     CHECK(stream.doomed().has_value());

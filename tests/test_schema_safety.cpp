@@ -941,7 +941,7 @@ TEST_CASE("a value nested past any schema is measured before anything copies it"
     }
     CHECK(deep_registry.find_document("urn:deep") == nullptr);
     // And a reply: remove_nulled_optionals writes the text out again, which recurses; a reply
-    // nested that deep comes back as it was (a receiver refuses it at step 1).
+    // nested past 256 levels comes back as it was (a receiver refuses it at step 1).
     const nlohmann::ordered_json task = nlohmann::ordered_json::parse(
         R"({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "required": ["a"]})");
     const handoff::provider_schema_result sent = handoff::provider_schema(handoff::provider::openai, &task);
@@ -949,9 +949,15 @@ TEST_CASE("a value nested past any schema is measured before anything copies it"
     const std::string reply = R"({"status": "ok", "reason_code": null, "partial_result": {"a": "x", "b": null}})";
     CHECK(handoff::remove_nulled_optionals(reply, sent) ==
           R"({"status":"ok","reason_code":null,"partial_result":{"a":"x"}})");
-    const std::string deep_reply =
-        R"({"status": "ok", "reason_code": null, "x": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
-    CHECK(handoff::remove_nulled_optionals(deep_reply, sent) == deep_reply);
+    const auto reply_nesting = [](std::size_t levels) { // the reply's object counts one
+        return R"({"status": "ok", "reason_code": null, "partial_result": {"a": "x", "b": null}, "x": )" +
+               std::string(levels - 1, '[') + std::string(levels - 1, ']') + "}";
+    };
+    CHECK(handoff::remove_nulled_optionals(reply_nesting(256), sent).find(R"("b":null)") == std::string::npos);
+    for (const std::size_t levels : {std::size_t{257}, std::size_t{100'000}}) {
+        const std::string deep_reply = reply_nesting(levels);
+        CHECK(handoff::remove_nulled_optionals(deep_reply, sent) == deep_reply);
+    }
 }
 
 } // namespace test_schema_safety

@@ -530,6 +530,16 @@ TEST_CASE("the prompt quotes at most max_quoted_bytes of the schema's values", "
     options.max_quoted_bytes = 120;
     const std::string listed = task_section(handoff::worker_prompt(grade, options));
     CHECK(listed.find("... and 7 more (see the schema)") != std::string::npos);
+    // An enum beside a `$ref` whose target spent the bound lists none of its values, and says
+    // so: it does not read as an enum of null alone.
+    const auto beside = nlohmann::ordered_json::parse(R"({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/word", "enum": ["xx", "yy", null]}},
+        "$defs": {"word": {"type": "string", "pattern": "^[a-z]{2,40}$"}}})");
+    options.max_quoted_bytes = 5;
+    CHECK(task_section(handoff::worker_prompt(beside, options)) ==
+          "- a: string, matching the regular expression \"^[a-z]{2,40}$\"; and also one of 2 values (see the "
+          "schema), or null\n");
     // The bound is the task's: the envelope is described whole whatever it is.
     options.max_quoted_bytes = 0;
     const auto envelope_part = [](const std::string& prompt) {

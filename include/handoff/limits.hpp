@@ -11,8 +11,8 @@ struct parse_limits {
     /// Whole input, checked before anything else is read.
     std::size_t max_bytes = std::size_t{1024} * 1024;
     /// Objects and arrays nested inside each other (the envelope itself is depth 1). A receiver
-    /// holds it at 1024 at most (its options() say so): its steps copy the partial result, and a
-    /// receipt writes it out, each recursing once per level.
+    /// holds it at 256 at most (its options() say so): its steps copy the partial result, and a
+    /// receipt writes it out, each recursing once per level. decode() takes it as given.
     std::size_t max_depth = 64;
     /// One string or key, in bytes after unescaping.
     std::size_t max_string_bytes = std::size_t{64} * 1024;

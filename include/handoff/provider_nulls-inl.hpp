@@ -122,7 +122,7 @@ HANDOFF_INLINE std::string remove_nulled_optionals(std::string_view reply_text, 
     }
     nlohmann::ordered_json reply = detail::parse_ordered(reply_text);
     // Written out again below: a reply nested past max_recursed_depth comes back as it was (a
-    // receiver refuses it at step 1 anyway, unless its parse_limits::max_depth is raised past it).
+    // receiver, which holds max_depth at that bound, refuses it at step 1 anyway).
     if (reply.is_discarded() || detail::nests_deeper_than(reply, detail::max_recursed_depth)) {
         return std::string(reply_text);
     }

@@ -37,8 +37,8 @@ void remove_nulled_optionals(nlohmann::ordered_json& reply, const provider_schem
 /// The same on a document read into nlohmann::json (as the receiver reads replies).
 void remove_nulled_optionals(nlohmann::json& reply, const provider_schema_result& sent);
 
-/// The same on reply text; a text that does not parse as JSON, or nests more than 1024 levels
-/// deep, comes back unchanged. Never throws.
+/// The same on reply text; a text that does not parse as JSON, or nests more than 256 levels
+/// deep (a receiver refuses it), comes back unchanged. Never throws.
 [[nodiscard]] std::string remove_nulled_optionals(std::string_view reply_text, const provider_schema_result& sent);
 
 } // namespace handoff

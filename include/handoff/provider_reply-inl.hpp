@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string>      // string
+#include <string>      // string, to_string
 #include <string_view> // string_view
 #include <utility>     // move
 

@@ -22,8 +22,10 @@
 
 namespace handoff {
 
-/// Reads a parsed response body of any supported provider; never throws. (A separate name: a
-/// string converts to nlohmann::json, so an overload would be ambiguous.)
+/// Reads a parsed response body of any supported provider; never throws. A body nested more
+/// than 256 levels deep is reply_format::unknown, with a problem saying so (its parts would be
+/// copied, which recurses once per level). (A separate name: a string converts to
+/// nlohmann::json, so an overload would be ambiguous.)
 [[nodiscard]] provider_reply read_provider_reply_json(const nlohmann::json& body);
 
 /// Reads a response body as text; a body that is not JSON is reply_format::unknown. Never throws.

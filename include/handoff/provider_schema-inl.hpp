@@ -130,7 +130,7 @@ HANDOFF_INLINE void drop_repeated_notes(std::vector<schema_note>& notes) {
 HANDOFF_INLINE provider_schema_result too_deep_task(provider target, const provider_schema_options& options) {
     provider_schema_result result = provider_schema(target, nullptr, options);
     result.notes.insert(result.notes.begin(),
-                        schema_note{schema_note_kind::not_enforced, "/properties/partial_result/anyOf/0", "", nullptr,
+                        schema_note{schema_note_kind::not_enforced, std::string(task_pointer), "", nullptr,
                                     schema_too_deep_message() + ": the task schema is not sent, and the receiver "
                                                                 "refuses it"});
     return result;

@@ -82,7 +82,10 @@ struct [[nodiscard]] provider_schema_result { // NOLINT(bugprone-exception-escap
 
 /// The envelope schema (with `task_schema` at partial_result, when given) as `target` takes it,
 /// with a note for every constraint it will not enforce and every limit it is over. Never throws
-/// for any task schema value; a task schema that is not an object is placed as it is.
+/// for any task schema value; a task schema that is not an object is placed as it is. A task
+/// schema nested past any schema (more than 1024 JSON levels: the receiver refuses it) is not
+/// sent: the result is the envelope alone, its first note (not_enforced, at the task's place)
+/// saying why.
 [[nodiscard]] provider_schema_result provider_schema(provider target,
                                                      const nlohmann::ordered_json* task_schema = nullptr,
                                                      const provider_schema_options& options = {});

@@ -15,7 +15,7 @@
 #include <cstddef>          // size_t
 #include <initializer_list> // initializer_list
 #include <optional>         // optional
-#include <string>           // string
+#include <string>           // string, to_string
 #include <string_view>      // string_view
 #include <utility>          // move
 #include <vector>           // vector

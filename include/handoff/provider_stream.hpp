@@ -41,7 +41,8 @@ public:
     explicit provider_stream(provider source);
 
     /// The next bytes of the response body; returns the reply text the events they completed
-    /// carried (often empty: an event may be split across reads).
+    /// carried (often empty: an event may be split across reads). An event whose data nests
+    /// more than 256 levels deep carries nothing and is a problem().
     [[nodiscard]] std::string push(std::string_view bytes);
 
     /// The end of the body: the text of a last event that had no blank line after it.

@@ -41,6 +41,8 @@ public:
 
     explicit receiver(compiled_schema task_schema, const receiver_options& options = {});
 
+    /// The options in force: those given, with parse_limits::max_depth held at 256 at most (the
+    /// steps copy the partial result, which recurses once per level).
     [[nodiscard]] const receiver_options& options() const noexcept { return steps_.options(); }
 
     /// The compiled task schema, if any (the repair prompt reads its property names).

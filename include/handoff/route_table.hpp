@@ -74,7 +74,8 @@ namespace detail::routes {
 [[nodiscard]] const nlohmann::json* field_schema(const nlohmann::json& root, std::string_view pointer);
 
 /// A value in its table spelling: a string as itself, anything else as its JSON text; nullopt
-/// for a value nested past max_recursed_depth (writing it out recurses), which no key names.
+/// for a value nested past max_recursed_depth (detail/json/depth.hpp: writing it out recurses),
+/// which no key names.
 [[nodiscard]] std::optional<std::string> spelling(const nlohmann::json& value);
 
 [[nodiscard]] std::string join(const std::set<std::string>& values);
@@ -82,7 +83,9 @@ namespace detail::routes {
 } // namespace detail::routes
 
 /// The values the schema allows at `pointer` (a pointer into the task, "/label"), in their
-/// table spelling; nullopt when the pointer leads nowhere or the field has no enum or const.
+/// table spelling; nullopt when the pointer leads nowhere or the field has no enum or const. A
+/// value nested more than 256 levels deep is left out: no key can name it (and no receiver
+/// compiles a schema holding one).
 [[nodiscard]] std::optional<std::set<std::string>> allowed_values(const nlohmann::json& schema,
                                                                   std::string_view pointer);
 
@@ -114,7 +117,8 @@ public:
     [[nodiscard]] const std::map<std::string, Handler>& handlers() const noexcept { return handlers_; }
 
     /// The handler for the task's value at pointer(); nullptr when the task lacks the field
-    /// (a task that passed the schema has it whenever the schema requires it).
+    /// (a task that passed the schema has it whenever the schema requires it), or when the value
+    /// nests more than 256 levels deep (no key names it).
     [[nodiscard]] const Handler* find(const nlohmann::json& task) const {
         const nlohmann::json::json_pointer at(pointer_);
         if (!task.is_object() || !task.contains(at)) {

@@ -15,6 +15,7 @@
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_schema.hpp>
+#include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
 #include <algorithm> // find, find_if, none_of
@@ -221,6 +222,9 @@ private:
                 listed += (shown == 0 ? "" : ", ") + quote(v);
                 ++shown;
             }
+        }
+        if (shown == 0 && hidden > 0) { // every value held back by a bound: none is ruled out
+            return "one of " + std::to_string(hidden) + " values (see the schema)" + (null_allowed ? ", or null" : "");
         }
         if (shown == 0) {
             return null_allowed ? "null" : "nothing (the enum is empty)";

@@ -65,10 +65,11 @@ struct worker_prompt_options {
     /// past it, each says "(more than N parts to list: see the schema)". Definitions that refer
     /// to each other many times over would otherwise make a prompt exponential in their depth.
     std::size_t max_described_schemas = 2000;
-    /// Bytes of the schema's values quoted in all (each `const`, enum value, pattern and format,
-    /// at each use of a definition); past it, each part still to describe says "(more than N
-    /// bytes of values quoted: see the schema)", and an enum lists no more values. A long `const`
-    /// in a definition used thousands of times would otherwise make a prompt of gigabytes.
+    /// Bytes of the schema's values quoted in all (each `const`, enum value, pattern, format and
+    /// required key name, at each use of a definition); past it, each part still to describe
+    /// says "(more than N bytes of values quoted: see the schema)", and an enum lists no more
+    /// values. A long `const` in a definition used thousands of times would otherwise make a
+    /// prompt of gigabytes.
     std::size_t max_quoted_bytes = std::size_t{1} << 20;
     /// How the task schema is read, as the receiver's receiver_options::schema reads it: the
     /// dialect of a schema without `$schema`. The prompt describes only a schema the receiver

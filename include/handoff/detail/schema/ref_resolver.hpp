@@ -119,7 +119,8 @@ private:
         }
         nlohmann::json read = schema_registry::read_json_file(path);
         if (schema_nests_too_deep(read)) { // as schema_registry::add refuses it: copies of it would recurse
-            throw schema_error(document + "#", schema_too_deep_message());
+            throw schema_error(where,
+                               "$ref names " + quote_untrusted(document, 200) + ": " + schema_too_deep_message());
         }
         auto doc = std::make_shared<const nlohmann::json>(std::move(read));
         loaded_.emplace(document, doc);
