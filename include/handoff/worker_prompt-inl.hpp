@@ -189,8 +189,9 @@ private:
     }
 
     /// A value of the schema as the prompt quotes it, counted against max_quoted_bytes: the
-    /// values a schema quotes (a const, enum values, patterns) are the parts of a prompt whose
-    /// size no other bound holds, and a definition is quoted again at each use.
+    /// values a schema quotes (a const, enum values, patterns, formats, required key names) are
+    /// the parts of a prompt whose size no other bound holds, and a definition is quoted again
+    /// at each use.
     [[nodiscard]] std::string quote(const Json& v) const {
         std::string text = value_text(v);
         walk_.quoted += text.size();
