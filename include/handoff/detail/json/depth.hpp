@@ -11,9 +11,9 @@ namespace handoff::detail {
 
 /// Nesting past which handoff never copies, converts, compares or writes out a JSON value from
 /// outside (a provider's body, a reply, a value to route): nlohmann's copy, dump and == recurse
-/// once per level. A copy of an object 1024 levels deep took about 180 KiB of stack at -O1 (a
-/// megabyte at -O0), so this bound keeps an optimised build within small thread stacks (musl's
-/// 128 KiB default). A value nested deeper is refused, or handed back untouched, before any of them.
+/// once per level, each level a frame of its own, so the stack they need grows with the depth.
+/// This bound keeps them within small thread stacks (musl's default is 128 KiB) in an optimised
+/// build. A value nested deeper is refused, or handed back untouched, before any of them.
 inline constexpr std::size_t max_recursed_depth = 256;
 
 /// Whether `v` nests objects and arrays more than `limit` deep, found without recursion (so a

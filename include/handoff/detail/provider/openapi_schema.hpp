@@ -41,8 +41,8 @@ inline constexpr std::size_t max_inlined_refs = 4096;
 
 /// Every inlined `$ref` copies its target's JSON text: past this many bytes copied in all, a
 /// `$ref` is cut like a recursive one. Without it, a large definition named by many `$ref`s
-/// grows the schema by its whole size per `$ref` (a 200 KB task schema made a 300 MB one), and
-/// the schema sent counts against the request's input tokens ("The size of the response schema
+/// grows the schema by its whole size per `$ref`, without bound, and the schema sent counts
+/// against the request's input tokens ("The size of the response schema
 /// counts towards the input token limit": Vertex AI, Structured output,
 /// https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/control-generated-output).
 inline constexpr std::size_t max_inlined_bytes = std::size_t{4} << 20;
