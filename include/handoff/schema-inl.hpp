@@ -148,9 +148,7 @@ HANDOFF_INLINE compiled_schema compiled_schema::compile(const nlohmann::json& sc
                                                         const std::string& where_prefix) {
     // Copying a JSON value recurses once per level: a document nested past what any schema
     // can be is refused before it is copied or walked, whatever the stack.
-    if (detail::schema_nests_too_deep(schema)) {
-        throw schema_error("", detail::schema_too_deep_message());
-    }
+    detail::refuse_too_deep_schema(schema);
     auto state = std::make_shared<detail::compiled_schema_state>();
     state->document = schema;
     state->options = options;

@@ -15,7 +15,6 @@
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/envelope_schema.hpp>
-#include <handoff/schema_error.hpp>
 #include <handoff/schema_registry.hpp>
 
 #include <algorithm> // find, find_if, none_of
@@ -700,9 +699,7 @@ template <class Json>
     if (task != nullptr) {
         // Compiled as the receiver compiles it, so a schema it refuses throws the same schema_error;
         // one nested past any schema is refused as compiling refuses it, before it is copied.
-        if (schema_nests_too_deep(*task)) {
-            throw schema_error("", schema_too_deep_message());
-        }
+        refuse_too_deep_schema(*task);
         static_cast<void>(compiled_schema_access::compile(nlohmann::json(*task), scope.base_uri, scope.registry,
                                                           scope.folders(), options.schema));
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/json/depth.hpp>
+#include <handoff/schema_error.hpp>
 
 #include <cstddef> // size_t
 #include <string>  // string, to_string
@@ -28,6 +29,15 @@ template <class Json>
 [[nodiscard]] inline std::string schema_too_deep_message() {
     return "the schema nests deeper than " + std::to_string(max_schema_depth) + " levels (it is more than " +
            std::to_string(max_schema_json_levels) + " JSON levels deep)";
+}
+
+/// Throws the schema_error compiling throws for a task schema past max_schema_json_levels: the
+/// compiler, and every reader that refuses what it refuses before copying the schema, call this.
+template <class Json>
+void refuse_too_deep_schema(const Json& schema) {
+    if (schema_nests_too_deep(schema)) {
+        throw schema_error("", schema_too_deep_message());
+    }
 }
 
 } // namespace handoff::detail
