@@ -548,4 +548,48 @@ TEST_CASE("the prompt quotes at most max_quoted_bytes of the schema's values", "
     CHECK(envelope_part(handoff::worker_prompt(schema, options)) == envelope_part(handoff::worker_prompt(schema)));
 }
 
+TEST_CASE("the prompt adds the keywords beside every $ref of a chain, as the receiver applies them",
+          "[worker_prompt][dialects]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_ref_siblings.json"));
+    const nlohmann::ordered_json& schema = fixture["schema_chain"];
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "- code (required): string, matching the regular expression \"^x\"; and also string, at least 2 "
+          "characters; and also string, at most 5 characters\n"
+          "- owner (required): object with these fields; and also object with these fields; and also with the "
+          "keys \"email\" required\n"
+          "  - email: string\n"
+          "  - name (required): string\n");
+    // Each bound the prompt states is one the receiver enforces.
+    const auto compiled = handoff::compiled_schema::from_json(nlohmann::json(schema));
+    const nlohmann::json owner = {{"email", "a@b.c"}, {"name", "Ann"}};
+    CHECK(compiled.accepts({{"code", "xy"}, {"owner", owner}}));
+    CHECK_FALSE(compiled.accepts({{"code", "x"}, {"owner", owner}}));      // minLength of the middle link
+    CHECK_FALSE(compiled.accepts({{"code", "xyzabc"}, {"owner", owner}})); // maxLength of the use
+    CHECK_FALSE(compiled.accepts({{"code", "xy"}, {"owner", {{"name", "Ann"}}}}));
+    CHECK_FALSE(compiled.accepts({{"code", "xy"}, {"owner", {{"email", "a@b.c"}}}}));
+    // The root a chain: the fields of every link, each required where any link requires it.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_root_chain"])) == "- email (required): string\n"
+                                                                                 "- name (required): string\n");
+    const auto root = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_root_chain"]));
+    CHECK(root.accepts(owner));
+    CHECK_FALSE(root.accepts({{"name", "Ann"}}));
+    CHECK_FALSE(root.accepts({{"email", "a@b.c"}}));
+}
+
+TEST_CASE("the prompt resolves a $ref against the $id beside it where the dialect reads it", "[worker_prompt][dialects]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_ref_siblings.json"));
+    const nlohmann::ordered_json& later = fixture["schema_id_beside_ref"];
+    CHECK(task_section(handoff::worker_prompt(later)) ==
+          "Task schema: https://example.com/root.json\n- a (required): integer >= 7\n");
+    const auto compiled_later = handoff::compiled_schema::from_json(nlohmann::json(later));
+    CHECK(compiled_later.accepts({{"a", 7}}));
+    CHECK_FALSE(compiled_later.accepts({{"a", "ab"}}));
+    const nlohmann::ordered_json& draft_07 = fixture["schema_id_beside_ref_draft_07"];
+    CHECK(task_section(handoff::worker_prompt(draft_07)) ==
+          "Task schema: https://example.com/root.json\n- a (required): string, at most 3 characters\n");
+    const auto compiled_07 = handoff::compiled_schema::from_json(nlohmann::json(draft_07));
+    CHECK(compiled_07.accepts({{"a", "ab"}}));
+    CHECK_FALSE(compiled_07.accepts({{"a", 7}}));
+}
+
 } // namespace test_worker_prompt

@@ -54,17 +54,25 @@ public:
     /// and the sibling `properties` are listed after them.
     void fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
                 std::string& out) const {
-        const auto target = refs_.resolve(schema, base);
-        if (target.schema == nullptr) {
+        const std::vector<ref_link> links = ref_chain(schema, base);
+        if (links.empty()) {
             return;
         }
-        const bool siblings = target.schema != &schema && ref_siblings_apply_ && schema.is_object();
-        {
-            const path_entry entered(walk_, target.schema); // its own fields only: not the siblings
-            listed_fields(*target.schema, target.base, indent, depth, out, siblings ? &schema : nullptr);
+        // Every link's `required` holds for the one object they all describe.
+        std::vector<std::string> required;
+        for (std::size_t i = 0; i + 1 < links.size(); ++i) {
+            for (std::string& name : required_names(*links[i].schema)) {
+                if (std::find(required.begin(), required.end(), name) == required.end()) {
+                    required.push_back(std::move(name));
+                }
+            }
         }
-        if (siblings) {
-            listed_fields(schema, base, indent, depth, out);
+        {
+            const path_entry entered(walk_, links.back().schema); // its own fields only: not the siblings
+            listed_fields(*links.back().schema, links.back().base, indent, depth, out, required);
+        }
+        for (std::size_t i = links.size() - 1; i-- > 0;) {
+            listed_fields(*links[i].schema, links[i].base, indent, depth, out, required);
         }
     }
 
@@ -84,18 +92,20 @@ public:
             return "(more than " + std::to_string(options_.max_quoted_bytes) +
                    " bytes of values quoted: see the schema)";
         }
-        const auto target = refs_.resolve(schema, base);
-        const Json* s = target.schema;
+        const std::vector<ref_link> links = ref_chain(schema, base);
+        const Json* s = links.empty() ? nullptr : links.back().schema;
         if (const std::string* place = s != nullptr && s != &schema ? walk_.place_describing(s) : nullptr) {
             // A `$ref` back to a schema being described around it (a tree, a schema of schemas):
             // described once, where it started.
             return "the same shape as " + *place + " above (it nests itself)";
         }
-        std::string inner_base = target.base;
-        if (s != nullptr && s != &schema && s->is_boolean() && s->template get<bool>() && ref_siblings_apply_ &&
-            schema.is_object()) {
-            s = &schema; // a `$ref` to true adds nothing: the keywords beside it say it all
-            inner_base = base;
+        std::string inner_base = links.empty() ? base : links.back().base;
+        // The links whose keywords beside their `$ref` are described after the schema.
+        std::size_t referring = links.empty() ? 0 : links.size() - 1;
+        if (referring > 0 && s->is_boolean() && s->template get<bool>()) {
+            --referring; // a `$ref` to true adds nothing: the keywords beside it say it all
+            s = links[referring].schema;
+            inner_base = links[referring].base;
         }
         // On the path while the schema itself is described; the keywords beside its `$ref` are
         // the referring schema's, described after.
@@ -113,8 +123,8 @@ public:
         std::optional<std::string> listed = listed_values(*s);
         std::string out = listed ? std::move(*listed) : typed_phrase(*s, inner_base, indent, depth, nested, types_from);
         entered.reset();
-        if (s != &schema && ref_siblings_apply_) {
-            out += sibling_phrase(schema, *s, base, indent, depth, nested);
+        for (std::size_t i = referring; i-- > 0;) { // innermost first, as each narrows the one it names
+            out += sibling_phrase(*links[i].schema, *s, links[i].base, indent, depth, nested);
         }
         // A target's description is its own; a description beside the `$ref` says what this use
         // of it is, and is preferred.
@@ -129,16 +139,14 @@ public:
 
 private:
     /// fields() of a schema already resolved; `base` is the base URI inside it.
-    /// `also_required`: a schema whose `required` names hold too (the siblings of a `$ref`).
+    /// `also_required`: names whose `required` holds too (from the links of a `$ref` chain).
     void listed_fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
-                       std::string& out, const Json* also_required = nullptr) const {
+                       std::string& out, const std::vector<std::string>& also_required = {}) const {
         const Json* s = &schema;
         std::vector<std::string> required = required_names(*s);
-        if (also_required != nullptr) {
-            for (std::string& name : required_names(*also_required)) {
-                if (std::find(required.begin(), required.end(), name) == required.end()) {
-                    required.push_back(std::move(name));
-                }
+        for (const std::string& name : also_required) {
+            if (std::find(required.begin(), required.end(), name) == required.end()) {
+                required.push_back(name);
             }
         }
         const auto props = s->find("properties");
@@ -425,6 +433,33 @@ private:
             types.emplace_back("object");
         }
         return types;
+    }
+
+    /// A schema and the ones its `$ref`s lead to, each with the base URI around it, the schema the
+    /// chain ends at last (with the base inside it). Where the dialect ignores the keywords beside
+    /// a `$ref` only that end counts, and it alone is listed. Empty when the chain ends nowhere.
+    struct ref_link {
+        const Json* schema = nullptr;
+        std::string base;
+    };
+    [[nodiscard]] std::vector<ref_link> ref_chain(const Json& schema, const std::string& base) const {
+        if (!ref_siblings_apply_) {
+            auto end = refs_.resolve(schema, base);
+            return end.schema == nullptr ? std::vector<ref_link>{} : std::vector<ref_link>{{end.schema, std::move(end.base)}};
+        }
+        std::vector<ref_link> links{{&schema, base}};
+        while (links.back().schema->is_object() && links.back().schema->contains("$ref")) {
+            if (links.size() > static_cast<std::size_t>(max_ref_hops)) {
+                return {};
+            }
+            auto next = refs_.step(*links.back().schema, links.back().base);
+            if (next.schema == nullptr) {
+                return {};
+            }
+            links.push_back({next.schema, std::move(next.base)});
+        }
+        links.back().base = refs_.step(*links.back().schema, links.back().base).base;
+        return links;
     }
 
     /// The keywords beside a `$ref` to `target`, described in the target's types when they name

@@ -87,28 +87,39 @@ public:
     /// `node` itself when it has no "$ref", otherwise the schema its chain ends at; `parent_base`
     /// is the base URI in force around `node`.
     [[nodiscard]] ref_target resolve(const nlohmann::json& node, const std::string& parent_base) {
-        const nlohmann::json* at = &node;
-        std::string base = parent_base;
-        for (int hops = 0;; ++hops) {
-            const auto ref = at->is_object() ? at->find("$ref") : at->end();
-            if (!at->is_object() || ref == at->end()) {
-                return ref_target{at, base_inside(*at, base, resolver_.dialect()), {}};
-            }
-            if (!ref->is_string()) {
-                return ref_target{nullptr, {}, "\"$ref\" is not a string"};
-            }
+        ref_target at{&node, parent_base, {}};
+        for (int hops = 0; at.schema->is_object() && at.schema->contains("$ref"); ++hops) {
             if (hops == max_ref_hops) {
                 return ref_target{
                     nullptr, {}, "more than " + std::to_string(max_ref_hops) + " \"$ref\"s in a row (a loop?)"};
             }
-            std::string error;
-            const std::optional<schema_location> found = locate(ref->get_ref<const std::string&>(), base, error);
-            if (!found) {
-                return ref_target{nullptr, {}, std::move(error)};
+            at = step(*at.schema, at.base);
+            if (at.schema == nullptr) {
+                return at;
             }
-            at = found->schema;
-            base = found->parent_base;
         }
+        return step(*at.schema, at.base); // the chain's end, with the base URI inside it
+    }
+
+    /// One hop: `node` itself, with the base URI inside it, when it has no "$ref"; otherwise the
+    /// schema its "$ref" names, with the base URI around that schema. The reference is read
+    /// against the base inside `node`, whose own `$id` counts where the dialect reads the
+    /// keywords beside a `$ref` (2019-09 on) and is ignored before.
+    [[nodiscard]] ref_target step(const nlohmann::json& node, const std::string& parent_base) {
+        const auto ref = node.is_object() ? node.find("$ref") : node.end();
+        if (!node.is_object() || ref == node.end()) {
+            return ref_target{&node, base_inside(node, parent_base, resolver_.dialect()), {}};
+        }
+        if (!ref->is_string()) {
+            return ref_target{nullptr, {}, "\"$ref\" is not a string"};
+        }
+        std::string error;
+        const std::optional<schema_location> found =
+            locate(ref->get_ref<const std::string&>(), base_inside(node, parent_base, resolver_.dialect()), error);
+        if (!found) {
+            return ref_target{nullptr, {}, std::move(error)};
+        }
+        return ref_target{found->schema, found->parent_base, {}};
     }
 
     /// The schema `reference` (read against `base`) names, as the validator finds it; nullopt
@@ -164,6 +175,16 @@ public:
             return {};
         }
         const ref_target found = follower_.resolve(*plain, parent_base);
+        return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
+    }
+
+    /// As ref_follower::step: one `$ref` followed, or `node` itself when it has none.
+    [[nodiscard]] target step(const Json& node, const std::string& parent_base) {
+        const nlohmann::json* plain = plain_of(node);
+        if (plain == nullptr) {
+            return {};
+        }
+        const ref_target found = follower_.step(*plain, parent_base);
         return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
     }
 
