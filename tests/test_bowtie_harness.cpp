@@ -252,13 +252,17 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
         R"({"cmd": "run", "seq": 7, "seq": 8, "case": {"schema": {}, "tests": [{"instance": 1}]}})",
         R"({"cmd": "run", "seq": 5, "case": {"schema": {}, "tests": [{"description": "no instance"}]}})",
         R"({"cmd": "run", "seq": 6, "output": "annotations", "case": {"schema": {}, "tests": [{"instance": 1}]}})",
+        // Past what the request reader reads, with the seq Bowtie files the answer under: a lone
+        // surrogate (Python's json.dumps writes one), nesting over the bound.
+        R"({"cmd": "run", "seq": 10, "case": {"schema": {}, "tests": [{"instance": "\ud800"}]}})",
+        R"({"seq": {"id": [11]}, "cmd": "run", "case": {"schema": {}, "tests": [{"instance": )" + deep + "}]}}",
         run_ok,
         stop_line,
         run_ok, // after stop: never read
     };
     const harness_run ran = run_harness("hostile", lines);
     CHECK(ran.exit_status == 0);
-    REQUIRE(ran.responses.size() == 17);
+    REQUIRE(ran.responses.size() == 19);
     const auto errored_with = [&](std::size_t i, const json& seq) {
         INFO(i << ": " << ran.responses[i].dump());
         CHECK(ran.responses[i].at("errored") == true);
@@ -277,14 +281,33 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
     errored_with(9, nullptr);  // nesting over the harness's bound
     errored_with(10, nullptr); // not UTF-8
     errored_with(11, nullptr); // a number out of range
-    errored_with(12, nullptr); // a byte order mark
-    errored_with(13, nullptr); // a repeated key
+    errored_with(12, 9);       // a byte order mark: its seq found all the same
+    errored_with(13, nullptr); // a repeated key: which seq is meant is not certain
     CHECK(ran.responses[14].at("seq") == 5);
     CHECK(ran.responses[14].at("results")[0].at("errored") == true);
     CHECK(
         ran.responses[15] ==
         json{{"seq", 6}, {"results", {{{"skipped", true}, {"message", "handoff reports validity, not annotations"}}}}});
-    CHECK(ran.responses[16] == json{{"seq", 9}, {"results", {{{"valid", true}}}}});
+    errored_with(16, 10);
+    errored_with(17, json{{"id", {11}}});
+    CHECK(ran.responses[18] == json{{"seq", 9}, {"results", {{{"valid", true}}}}});
+}
+
+TEST_CASE("handoff-bowtie runs a pattern on a string of any length, so the verdict is the suite's", "[bowtie]") {
+    const std::string long_a(100'000, 'a');
+    const auto run = [&](int seq, const json& schema) {
+        return json{{"cmd", "run"},
+                    {"seq", seq},
+                    {"case", {{"description", "long"}, {"schema", schema}, {"tests", {{{"instance", long_a}}}}}}}
+            .dump();
+    };
+    const harness_run ran =
+        run_harness("long", {start_line, run(1, {{"pattern", "^a*$"}}), run(2, {{"not", {{"pattern", "^a*$"}}}}),
+                             run(3, {{"propertyNames", {{"pattern", "^b"}}}}), stop_line});
+    REQUIRE(ran.responses.size() == 4);
+    CHECK(ran.responses[1] == json{{"seq", 1}, {"results", {{{"valid", true}}}}});
+    CHECK(ran.responses[2] == json{{"seq", 2}, {"results", {{{"valid", false}}}}});
+    CHECK(ran.responses[3] == json{{"seq", 3}, {"results", {{{"valid", true}}}}}); // not an object: no names
 }
 
 TEST_CASE("handoff-bowtie reads integers beyond 64 bits as the nearest double: the suite's optional bignum cases",

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm> // any_of
 #include <chrono>   // steady_clock
+#include <cstdint>  // uint64_t
 #include <optional> // optional
 #include <string>   // string
 #include <utility>  // move
@@ -958,6 +960,49 @@ TEST_CASE("a value nested past any schema is measured before anything copies it"
         const std::string deep_reply = reply_nesting(levels);
         CHECK(handoff::remove_nulled_optionals(deep_reply, sent) == deep_reply);
     }
+}
+
+TEST_CASE("a bound reached where a failure would let the value pass refuses the value, never passes it",
+          "[schema-safety][regex]") {
+    const json fixture = json::parse(handoff_test::read_fixture("schemas/undecided_bounds.json"));
+    handoff::schema_options options;
+    options.max_pattern_subject = fixture["max_pattern_subject"].get<std::uint64_t>();
+    for (const json& c : fixture["cases"]) {
+        INFO(c["name"].get<std::string>());
+        const compiled_schema s = compiled_schema::from_json(c["schema"], options);
+        CHECK(s.accepts(c["instance"]) == c["accepted"].get<bool>());
+        const auto problems = s.validate(c["instance"], "", step::task_schema);
+        CHECK(problems.empty() == c["accepted"].get<bool>());
+        const bool undecided = std::any_of(problems.begin(), problems.end(), [](const handoff::problem& p) {
+            return p.message.find("refused rather than passed undecided") != std::string::npos;
+        });
+        CHECK(undecided == c["refused_undecided"].get<bool>());
+        // With room for the string, the verdict is the rules' own.
+        handoff::schema_options roomy;
+        roomy.max_pattern_subject = 1'000;
+        CHECK(compiled_schema::from_json(c["schema"], roomy).accepts(c["instance"]) == c["valid"].get<bool>());
+    }
+}
+
+TEST_CASE("nesting past the walk's depth bound inside not refuses the value", "[schema-safety]") {
+    const json schema = json::parse(R"({"$schema": "https://json-schema.org/draft/2020-12/schema",
+        "not": {"$ref": "#/$defs/r"}, "$defs": {"r": {"type": "array", "items": {"$ref": "#/$defs/r"}}}})");
+    const compiled_schema s = compiled_schema::from_json(schema);
+    const auto nested = [](int levels) {
+        json v = json::array();
+        for (int i = 1; i < levels; ++i) {
+            v = json::array({std::move(v)});
+        }
+        return v;
+    };
+    CHECK_FALSE(s.accepts(nested(10))); // an array of arrays fits r: not refuses it
+    CHECK(s.accepts(1));
+    const json deep = nested(200); // fits r too, but r's walk reaches the bound first
+    CHECK_FALSE(s.accepts(deep));
+    const auto problems = s.validate(deep, "", step::task_schema);
+    REQUIRE(problems.size() == 1);
+    CHECK_THAT(problems[0].message, Catch::Matchers::ContainsSubstring("nest deeper than 256 levels"));
+    CHECK_THAT(problems[0].message, Catch::Matchers::ContainsSubstring("refused rather than passed undecided"));
 }
 
 } // namespace test_schema_safety

@@ -16,6 +16,7 @@
 #include <cstddef>    // size_t
 #include <filesystem> // path, filesystem_error, weakly_canonical
 #include <memory>     // make_shared
+#include <optional>   // optional
 #include <string>     // string, to_string
 #include <utility>    // move
 #include <vector>     // vector
@@ -127,7 +128,8 @@ HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part)
 
 HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value) const {
     detail::walk_sink sink;
-    return detail::validator_of(*state_).walk(value, node, sink, 0);
+    const detail::schema_validator validator = detail::validator_of(*state_);
+    return validator.walk(value, node, sink, 0) && !validator.undecided();
 }
 
 HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, const nlohmann::json& value,
@@ -137,7 +139,15 @@ HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, cons
         return {}; // the common case: no pointer kept, no message built
     }
     detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
-    static_cast<void>(detail::validator_of(*state_).walk(value, node, sink, 0));
+    const detail::schema_validator validator = detail::validator_of(*state_);
+    static_cast<void>(validator.walk(value, node, sink, 0));
+    if (const std::optional<std::string>& why = validator.undecided()) {
+        // The bound's own failure was inside a not (or the like), where it listed nothing.
+        sink.fail([&] {
+            return *why + "; it was reached where a failure would let the value pass (not, if, oneOf or "
+                          "maxContains), so the value is refused rather than passed undecided";
+        });
+    }
     return std::move(sink).finish();
 }
 

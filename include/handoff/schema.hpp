@@ -23,6 +23,8 @@ struct schema_options {
     /// A string (or an object key) longer than this many characters is never given to a
     /// `pattern`, `patternProperties` or `propertyNames` regex: it fails that pattern with a
     /// problem saying so. The regex engine is linear, but a megabyte is still a megabyte.
+    /// Inside `not` (or an `if` condition, a `oneOf` branch, `contains` under `maxContains`)
+    /// that failure would let the value pass: the value is refused instead.
     std::uint64_t max_pattern_subject = 4096;
     /// The dialect of a schema whose root declares no `$schema`; without it, the schema's own
     /// keywords decide (see compiled_schema::dialect()). A declared `$schema` always wins.

@@ -27,10 +27,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>   // max, min
 #include <cstddef>     // size_t
 #include <exception>   // exception
 #include <fstream>     // ifstream
 #include <iostream>    // cin, cout
+#include <limits>      // numeric_limits
 #include <optional>    // optional
 #include <stdexcept>   // invalid_argument
 #include <string>      // string, getline
@@ -202,6 +204,9 @@ json answer_run(const json& request, const session& state) {
         const handoff::schema_registry registry = registry_of(*test_case);
         handoff::schema_options options;
         options.dialect = state.implicit_dialect;
+        // A reply's strings are bounded before a pattern reads them; the suite's and Bowtie's
+        // benchmark strings are not, and the pattern engine is linear in the string.
+        options.max_pattern_subject = std::numeric_limits<decltype(options.max_pattern_subject)>::max();
         const auto schema = handoff::compiled_schema::from_json((*test_case)["schema"], registry, options);
         return {{"seq", *seq}, {"results", results_of(schema, tests)}};
     } catch (const handoff::schema_error& e) {
@@ -209,6 +214,49 @@ json answer_run(const json& request, const session& state) {
     } catch (const std::exception& e) {
         return errored(seq, std::string("handoff-bowtie: ") + e.what());
     }
+}
+
+/// The top-level "seq" of a line the request reader refused (nesting, a size or a lone surrogate
+/// past what it reads): Bowtie files an errored response under its seq, and has no case for one
+/// without. Found by a scan that follows only strings and brackets; nullopt when there is none,
+/// more than one, or its value does not read as JSON alone (or nests past a few levels).
+std::optional<json> seq_of_unread(std::string_view line) {
+    constexpr int max_seq_depth = 16;
+    int depth = 0;
+    std::string_view last_string; // the last string closed in the top-level object
+    std::size_t value_start = 0;
+    int value_depth = -1; // while a "seq" value is read: the deepest nesting in it
+    std::optional<std::string_view> found;
+    bool repeated = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '"') {
+            const std::size_t start = ++i;
+            while (i < line.size() && line[i] != '"') {
+                i += line[i] == '\\' ? 2 : 1;
+            }
+            last_string = line.substr(start, std::min(i, line.size()) - start);
+        } else if (c == '{' || c == '[') {
+            ++depth;
+            value_depth = value_depth >= 0 ? std::max(value_depth, depth - 1) : value_depth;
+        } else if (depth == 1 && c == ':' && last_string == "seq") {
+            value_start = i + 1;
+            value_depth = 0;
+        } else if (depth == 1 && (c == ',' || c == '}') && value_depth >= 0) {
+            repeated = repeated || found.has_value();
+            found = value_depth <= max_seq_depth ? std::optional(line.substr(value_start, i - value_start))
+                                                 : std::optional<std::string_view>(std::string_view{});
+            value_depth = -1;
+        }
+        if (c == '}' || c == ']') {
+            --depth;
+        }
+    }
+    if (!found || repeated) {
+        return std::nullopt;
+    }
+    json seq = json::parse(*found, nullptr, false);
+    return seq.is_discarded() ? std::nullopt : std::optional<json>(std::move(seq));
 }
 
 /// The response to one line, or nothing for `stop` (then `stop` is set).
@@ -222,11 +270,13 @@ std::optional<json> answer(std::string_view line, session& state, bool& stop) {
     handoff::decode_result located;
     const std::optional<std::string_view> text = handoff::detail::locate_json(line, options, located);
     if (!text) {
-        return errored(nullptr, "not a JSON request: " + located.problems.front().message);
+        const std::optional<json> seq = seq_of_unread(line);
+        return errored(seq ? &*seq : nullptr, "not a JSON request: " + located.problems.front().message);
     }
     handoff::detail::json_builder builder = handoff::detail::json_builder::for_data(line_limits);
     if (const auto failure = handoff::detail::read_json(*text, builder)) {
-        return errored(nullptr, "not a JSON request: " + failure->message);
+        const std::optional<json> seq = seq_of_unread(*text);
+        return errored(seq ? &*seq : nullptr, "not a JSON request: " + failure->message);
     }
     const json request = builder.take_value();
     const auto cmd = request.is_object() ? request.find("cmd") : request.end();

@@ -28,8 +28,10 @@
 #include <cstdint>     // uint64_t
 #include <limits>      // numeric_limits
 #include <numeric>     // iota
+#include <optional>    // optional, in_place
 #include <string>      // string
 #include <string_view> // string_view
+#include <utility>     // forward
 #include <vector>      // vector
 
 namespace handoff::detail {
@@ -95,7 +97,7 @@ public:
     bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev = nullptr) const {
         const schema_node& n = nodes_[static_cast<std::size_t>(i)];
         if (depth > max_validation_depth) {
-            return sink.fail([] {
+            return bound_reached(sink, [] {
                 return "the value and the schema nest deeper than " + std::to_string(max_validation_depth) +
                        " levels; handoff refuses it rather than risk its stack";
             });
@@ -126,6 +128,10 @@ public:
         }
         return ok;
     }
+
+    /// Why the walk could not decide: a bound reached inside a subschema whose failure would have
+    /// let the value pass. The value is then refused, with this reason, whatever walk() returned.
+    [[nodiscard]] const std::optional<std::string>& undecided() const noexcept { return undecided_; }
 
 private:
     /// The keywords of object schema `n` but unevaluated*; `out`, when not null, collects what
@@ -348,12 +354,14 @@ private:
         }
         if (n.pattern) {
             const pattern_outcome o = run(*n.pattern, s, length);
-            if (!keep(o == pattern_outcome::match || sink.fail([&] {
-                    return o == pattern_outcome::no_match
-                               ? "does not match the pattern " + quote_untrusted(n.pattern->regex->source(), 120) +
-                                     actual_value_note(v)
-                               : unmatched(o, *n.pattern, length, "the string");
-                }))) {
+            if (o != pattern_outcome::match && o != pattern_outcome::no_match) {
+                if (!keep(bound_reached(sink, [&] { return unmatched(o, *n.pattern, length, "the string"); }))) {
+                    return false;
+                }
+            } else if (!keep(o == pattern_outcome::match || sink.fail([&] {
+                           return "does not match the pattern " + quote_untrusted(n.pattern->regex->source(), 120) +
+                                  actual_value_note(v);
+                       }))) {
                 return false;
             }
         }
@@ -413,6 +421,10 @@ private:
         const bool mark = out != nullptr && n.contains_evaluates;
         const bool bounded_above = n.max_contains != std::numeric_limits<std::uint64_t>::max();
         std::uint64_t fits = 0;
+        std::optional<negated_scope> negated;
+        if (bounded_above) {
+            negated.emplace(*this);
+        }
         for (std::size_t k = 0; k < v.size(); ++k) {
             if (!passes(v[k], n.contains, depth)) {
                 continue;
@@ -508,9 +520,35 @@ private:
                it->second.get_ref<const std::string&>() != n.tag_value;
     }
 
+    /// A bound reached (nesting, a pattern's subject or work): a failure where it stands. Inside
+    /// a subschema whose failure can let the value pass (see negated_scope) it would pass the
+    /// value undecided, so the walk notes it and the value is refused whatever the walk says.
+    template <class Message>
+    bool bound_reached(walk_sink& sink, Message&& message) const {
+        if (negated_ > 0 && !undecided_) {
+            undecided_ = message();
+        }
+        return sink.fail(std::forward<Message>(message));
+    }
+
+    /// Entered around the subschemas whose failure does not count against the value: `not`,
+    /// the `if` condition, each `oneOf` branch, `contains` under a maxContains.
+    class negated_scope {
+    public:
+        explicit negated_scope(const schema_validator& v) : v_(v) { ++v_.negated_; }
+        negated_scope(const negated_scope&) = delete;
+        negated_scope& operator=(const negated_scope&) = delete;
+        ~negated_scope() { --v_.negated_; }
+
+    private:
+        const schema_validator& v_;
+    };
+
     const std::vector<schema_node>& nodes_;
     const compiled_nodes& compiled_;
     std::uint64_t pattern_bound_;
+    mutable int negated_ = 0;
+    mutable std::optional<std::string> undecided_;
     bool dynamic_scope_; // whether any $dynamicRef/$recursiveRef reads the scope: else none is kept
     mutable std::vector<std::int32_t> scope_; // the dynamic scope: one validator per walk, one thread
 };
@@ -594,7 +632,7 @@ inline bool schema_validator::check_member(const std::string& key, const nlohman
     for (const pattern_property_rule& p : n.pattern_properties) {
         const pattern_outcome o = run(p.pattern, key, length);
         if (o == pattern_outcome::too_long || o == pattern_outcome::too_costly) {
-            ok = sink.fail([&] { return unmatched(o, p.pattern, length, "the key"); }) && ok;
+            ok = bound_reached(sink, [&] { return unmatched(o, p.pattern, length, "the key"); }) && ok;
         } else if (o == pattern_outcome::match) {
             matched = true;
             static_cast<void>(apply(p.schema));
@@ -698,6 +736,7 @@ inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_
         }
     }
     if (n.not_schema != no_node) {
+        const negated_scope negated(*this);
         ok = (!passes(v, n.not_schema, depth) ||
               sink.fail([&] { return "must not fit the schema at " + message_location(n.not_schema) + " (not)"; })) &&
              ok;
@@ -707,7 +746,9 @@ inline bool schema_validator::check_logic(const nlohmann::json& v, const schema_
     }
     if (n.if_schema != no_node) {
         evaluated kept;
+        std::optional<negated_scope> negated(std::in_place, *this);
         const bool fits = passes(v, n.if_schema, depth, out != nullptr ? &kept : nullptr);
+        negated.reset();
         if (fits && out != nullptr) {
             out->merge(kept);
         }
@@ -743,6 +784,7 @@ inline bool schema_validator::check_one_of(const nlohmann::json& v, const schema
                                            evaluated* out) const {
     std::size_t fits = 0;
     evaluated fitting;
+    const negated_scope negated(*this);
     for (std::size_t k = 0; k < n.one_of.size() && fits < 2; ++k) {
         evaluated branch;
         if (passes(v, n.one_of[k], depth, out != nullptr ? &branch : nullptr)) {
