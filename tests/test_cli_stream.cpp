@@ -179,6 +179,24 @@ TEST_CASE("handoff-check stream refuses an unknown provider and a bad schema wit
     CHECK(run("true", "--bogus").exit_status == 2);
 }
 
+TEST_CASE("handoff-check stream puts what reading the events met in the receipt", "[cli][stream]") {
+    // Two choices: the first is read, the receipt routes it, and stream_problem says the other
+    // was left out.
+    const run_result two = run(cat("streams/openai_chat_two_choices.sse"), "--sse openai");
+    REQUIRE_FALSE(two.receipt.is_discarded());
+    CHECK(two.receipt.at("stream_problem") == "the stream holds more than one choice (n > 1): only the first is read");
+    // A stream with nothing to say has no such member.
+    const run_result plain = run(cat("streams/openai_chat_stop.sse"), "--sse openai");
+    REQUIRE_FALSE(plain.receipt.is_discarded());
+    CHECK_FALSE(plain.receipt.contains("stream_problem"));
+    // An error event cuts the reply: the cut receipt says why.
+    const run_result failed = run(cat("streams/openai_responses_error.sse"), "--sse openai");
+    REQUIRE_FALSE(failed.receipt.is_discarded());
+    CHECK(failed.exit_status == 1);
+    CHECK(failed.receipt.at("stream_problem") ==
+          "the provider sent an error: The server had an error while processing your request.");
+}
+
 } // namespace test_cli_stream
 
 #endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

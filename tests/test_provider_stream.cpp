@@ -262,4 +262,61 @@ TEST_CASE("an event that is not JSON, or an error event, is a problem of the str
     CHECK(broken.stop() == handoff::stop_class::other);
 }
 
+
+TEST_CASE("a refusal streamed before finish_reason stop is a refusal", "[stream][provider]") {
+    const read_stream r = replay(handoff::provider::openai, transcript("openai_chat_refusal.sse"), 9);
+    CHECK(r.stop == handoff::stop_class::refused);
+    CHECK(r.stop_reason == "stop");
+    CHECK(r.text.empty());
+    CHECK(r.problem.empty());
+}
+
+TEST_CASE("an error event of the Responses API or llama-server's error line is a problem of the stream",
+          "[stream][provider]") {
+    const read_stream responses = replay(handoff::provider::openai, transcript("openai_responses_error.sse"), 11);
+    CHECK(responses.problem == "the provider sent an error: The server had an error while processing your request.");
+    CHECK(responses.text == "{\"status\": \"ok\", ");
+    CHECK(responses.stop == handoff::stop_class::other);
+    const read_stream llama = replay(handoff::provider::llama_cpp, transcript("llama_cpp_error_line.sse"), 5);
+    CHECK(llama.problem == "the provider sent an error: the request exceeds the available context size");
+    CHECK(llama.text == "{\"status\": ");
+}
+
+TEST_CASE("the reply is the first tool call's arguments: text after it, other calls and server tools are left out",
+          "[stream][provider]") {
+    const read_stream tools = replay(handoff::provider::anthropic, transcript("anthropic_text_then_tools.sse"), 13);
+    // Text before the call stays (the receiver reads prose around the JSON); after it, none.
+    CHECK(tools.text == "Submitting it now.{\"a\": 1}");
+    CHECK(tools.problem == "the model called more than one tool: only the first call's arguments are read");
+    CHECK(tools.stop == handoff::stop_class::tool_call);
+    const read_stream web = replay(handoff::provider::anthropic, transcript("anthropic_server_tool.sse"), 13);
+    CHECK(web.text == "{\"forecast\": \"sun\"}");
+    CHECK(web.problem.empty());
+    CHECK(web.stop == handoff::stop_class::complete);
+    handoff::provider_stream gemini(handoff::provider::gemini);
+    const std::string two_calls =
+        "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\","
+        "\"args\":{\"a\":1}}},{\"functionCall\":{\"name\":\"f\",\"args\":{\"b\":2}}},{\"text\":\"done\"}]},"
+        "\"finishReason\":\"STOP\"}]}\n\n";
+    const std::string text = gemini.push(two_calls) + gemini.finish();
+    CHECK(text == "{\"a\":1}");
+    CHECK(gemini.problem() == "the model called more than one tool: only the first call's arguments are read");
+    CHECK(gemini.stop() == handoff::stop_class::tool_call);
+}
+
+TEST_CASE("an event's data past 4 MiB is left out with a problem, whatever its lines", "[stream][provider]") {
+    handoff::provider_stream events(handoff::provider::openai);
+    const std::string line = "data: " + std::string(std::size_t{1} << 20, 'x') + "\n";
+    std::string got;
+    for (int i = 0; i < 6; ++i) { // 6 MiB of data in one event, a MiB a line
+        got += events.push(line);
+    }
+    got += events.push("\n");
+    CHECK(got.empty());
+    CHECK(events.problem() == "an event's data is longer than 4194304 bytes: it is left out");
+    // The next event is read as usual.
+    CHECK(events.push("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n") ==
+          "ok");
+}
+
 } // namespace test_provider_stream

@@ -38,7 +38,7 @@ namespace detail::stream {
     return at->is_string() ? at->get_ptr<const std::string*>() : nullptr;
 }
 
-/// The largest SSE line kept: a data line past it is an event no provider sends.
+/// The largest SSE line, and event data, kept: an event past it is one no provider sends.
 inline constexpr std::size_t max_sse_line = std::size_t{4} * 1024 * 1024;
 
 } // namespace detail::stream
@@ -90,6 +90,11 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
         return text;
     }
+    if (event.cut) {
+        set_problem("an event's data is longer than " + std::to_string(detail::stream::max_sse_line) +
+                    " bytes: it is left out");
+        return text;
+    }
     std::optional<nlohmann::json> payload = detail::parse_document(event.data);
     const std::optional<std::string> mended = payload ? std::nullopt : detail::stream::with_stand_ins(event.data);
     if (mended) {
@@ -103,8 +108,15 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         set_problem("an event's data nests deeper than " + std::to_string(detail::max_recursed_depth) + " levels");
         return text;
     }
-    if (const std::string* message = detail::stream::string_path(*payload, {"error", "message"})) {
-        set_problem("the provider sent an error: " + detail::escape_untrusted(*message, 200)); // the provider's text
+    // An error's message is under "error" (OpenAI Chat, Anthropic, Gemini) or the event's own
+    // (an event named "error": OpenAI Responses, llama-server's "error:" line).
+    const std::string* message = detail::stream::string_path(*payload, {"error", "message"});
+    if (message == nullptr && event.name == "error") {
+        message = detail::stream::string_path(*payload, {"message"});
+    }
+    if (message != nullptr || event.name == "error") {
+        set_problem("the provider sent an error" + // the provider's text, escaped and capped
+                    (message != nullptr ? ": " + detail::escape_untrusted(*message, 200) : std::string()));
         return text;
     }
     const bool chat = payload->contains("choices");
@@ -142,6 +154,19 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
     return joined;
 }
 
+HANDOFF_INLINE bool provider_stream::first_call(const nlohmann::json& key, bool whole) {
+    if (!tool_) {
+        tool_ = true;
+        tool_block_ = key;
+        return true;
+    }
+    if (!whole && tool_block_ == key) {
+        return true; // the same call, continued
+    }
+    set_problem("the model called more than one tool: only the first call's arguments are read");
+    return false;
+}
+
 // https://platform.openai.com/docs/api-reference/chat-streaming/streaming (choices[].delta). A
 // request with n > 1 streams its choices interleaved, each chunk's choice naming its index, and
 // parallel tool calls are told apart by tool_calls[].index: the reply is the first choice read and
@@ -167,12 +192,13 @@ HANDOFF_INLINE void provider_stream::read_openai_chat(const nlohmann::json& chun
             text += *args;
             tool_ = true;
         }
-        if (const std::string* word = string_path(*choice, {"finish_reason"})) {
-            stop_reason_ = *word;
-            stop_ = detail::classify(detail::openai_finish_reasons, *word);
-        }
         if (string_path(*choice, {"delta", "refusal"}) != nullptr) {
             stop_ = stop_class::refused;
+        }
+        if (const std::string* word = string_path(*choice, {"finish_reason"})) {
+            stop_reason_ = *word;
+            // A refusal is a refusal whatever finish_reason says after it ("stop").
+            stop_ = stop_ == stop_class::refused ? stop_ : detail::classify(detail::openai_finish_reasons, *word);
         }
     }
     if (other_choices) {
@@ -192,9 +218,20 @@ HANDOFF_INLINE void provider_stream::read_openai_responses(const nlohmann::json&
         set_problem("an OpenAI event without a type");
         return;
     }
-    if ((*type == "response.output_text.delta" || *type == "response.function_call_arguments.delta") && delta) {
-        text += *delta;
-        tool_ = tool_ || *type == "response.function_call_arguments.delta";
+    if (*type == "response.output_text.delta" && delta) {
+        if (!tool_) { // text after a function call is left out, as the whole response's reader leaves it
+            text += *delta;
+        }
+    } else if (*type == "response.function_call_arguments.delta" && delta) {
+        if (first_call(event.value("output_index", nlohmann::json()))) {
+            text += *delta;
+        }
+    } else if (*type == "error") {
+        // https://platform.openai.com/docs/api-reference/responses-streaming/error: its
+        // message is the event's own, not under "error".
+        const std::string* message = string_path(event, {"message"});
+        set_problem("the provider sent an error" +
+                    (message != nullptr ? ": " + detail::escape_untrusted(*message, 200) : std::string()));
     } else if (*type == "response.refusal.delta") {
         stop_ = stop_class::refused;
         stop_reason_ = "refusal";
@@ -219,14 +256,22 @@ HANDOFF_INLINE void provider_stream::read_anthropic(const nlohmann::json& event,
         set_problem("an Anthropic event without a type");
         return;
     }
+    const nlohmann::json index = event.value("index", nlohmann::json());
     if (*type == "content_block_start") {
+        // A server tool's call (server_tool_use: web search, code execution) is the provider's
+        // own work, not the reply; only a tool_use block's input is.
         const std::string* block = string_path(event, {"content_block", "type"});
-        tool_ = tool_ || (block != nullptr && *block == "tool_use");
+        if (block != nullptr && *block == "tool_use") {
+            static_cast<void>(first_call(index));
+        }
     } else if (*type == "content_block_delta") {
         const std::string* kind = string_path(event, {"delta", "type"});
         if (kind != nullptr && *kind == "text_delta" && string_path(event, {"delta", "text"})) {
-            text += *string_path(event, {"delta", "text"});
-        } else if (kind != nullptr && *kind == "input_json_delta" && string_path(event, {"delta", "partial_json"})) {
+            if (!tool_) { // text after the tool call is left out, as the whole message's reader leaves it
+                text += *string_path(event, {"delta", "text"});
+            }
+        } else if (kind != nullptr && *kind == "input_json_delta" && string_path(event, {"delta", "partial_json"}) &&
+                   tool_ && tool_block_ == index) {
             text += *string_path(event, {"delta", "partial_json"});
         } // thinking_delta and signature_delta carry no reply text
     } else if (*type == "message_delta") {
@@ -258,9 +303,11 @@ HANDOFF_INLINE void provider_stream::read_gemini(const nlohmann::json& chunk, st
                 continue; // a thought summary is not the answer
             }
             if (const auto call = part.find("functionCall"); call != part.end() && call->is_object()) {
-                text += detail::arguments_text(call->value("args", nlohmann::json::object()));
-                tool_ = true;
-            } else if (const std::string* t = string_path(part, {"text"})) {
+                // Gemini streams each call whole, in one part: the first one read is the reply.
+                if (first_call(nlohmann::json(), true)) {
+                    text += detail::arguments_text(call->value("args", nlohmann::json::object()));
+                }
+            } else if (const std::string* t = string_path(part, {"text"}); t != nullptr && !tool_) {
                 text += *t;
             }
         }

@@ -67,6 +67,10 @@ private:
     void read_llama_cpp(const nlohmann::json& chunk, std::string& text);
     void set_problem(const std::string& why);
     void note_lost_half();
+    /// Whether the tool call named `key` (its block or output index) is the reply's: the first
+    /// call read, and its later pieces; `whole`: a call streamed in one piece, never continued.
+    /// Another call is left out, with a problem().
+    bool first_call(const nlohmann::json& key, bool whole = false);
 
     provider source_;
     detail::stream::sse_reader lines_;
@@ -77,7 +81,8 @@ private:
     detail::stream::item_lock choice_;    // OpenAI chat: the choice read
     detail::stream::item_lock tool_call_; // and its tool call
     bool tool_ = false;
-    bool done_ = false; // "[DONE]" was read
+    nlohmann::json tool_block_; // the first tool call's key (Anthropic, Responses): first_call()
+    bool done_ = false;         // "[DONE]" was read
 };
 
 } // namespace handoff

@@ -45,7 +45,9 @@ constexpr const char* stream_usage_text =
     "  --sse PROVIDER      stdin is the provider's streaming response (server-sent\n"
     "                      events); the receipt says how the provider ended it (\"stop\":\n"
     "                      class and stop word), and a reply cut at the token cap gets a\n"
-    "                      \"salvage\"\n"
+    "                      \"salvage\"; \"stream_problem\" says what reading the events\n"
+    "                      met (an event left out of the text, an error event, another\n"
+    "                      choice or tool call left out)\n"
     "\n"
     "exit status: as handoff-check's (a doomed reply is 1)\n";
 
@@ -96,6 +98,15 @@ inline void add_salvage(std::string& line, const handoff::stream_salvage& salvag
                               {"complete_items", salvage.complete_items},
                               {"largest_array", salvage.largest_array}};
     add_member(line, "salvage", s);
+}
+
+/// `line` with what went wrong reading the provider's events, when anything did: an event left
+/// out of the text (so the text checked is not all the provider sent), an error event, other
+/// choices or tool calls left out. The receipt is the text's; this says what that text lacks.
+inline void add_stream_problem(std::string& line, const std::optional<handoff::provider_stream>& events) {
+    if (events && !events->problem().empty()) {
+        add_member(line, "stream_problem", events->problem());
+    }
 }
 
 /// The receiver the options describe; throws handoff::schema_error for a bad schema file.
@@ -161,6 +172,7 @@ inline int run_stream(const stream_options& opts, std::istream& in) {
         if (events && !events->stop_reason().empty()) { // the stream had ended before the verdict
             add_stop(line, *events);
         }
+        add_stream_problem(line, events);
         std::cout << line << "\n" << std::flush;
         return exit_contract_failure;
     }
@@ -175,6 +187,7 @@ inline int run_stream(const stream_options& opts, std::istream& in) {
             add_salvage(line, *salvage);
         }
     }
+    add_stream_problem(line, events);
     std::cout << line << "\n" << std::flush;
     if (events && !events->problem().empty()) {
         std::cerr << "handoff-check: " << events->problem() << "\n";
