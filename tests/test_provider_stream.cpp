@@ -257,6 +257,8 @@ TEST_CASE("an event that is not JSON, or an error event, is a problem of the str
               .empty());
     CHECK(events.problem() == "the provider sent an error: Overloaded");
     handoff::provider_stream broken(handoff::provider::openai);
+    CHECK(broken.push("data:\n\n").empty()); // an event with empty data says nothing: no problem
+    CHECK(broken.problem().empty());
     CHECK(broken.push("data: {not json\n\n").empty());
     CHECK(broken.problem() == "an event's data is not a JSON object");
     CHECK(broken.stop() == handoff::stop_class::other);

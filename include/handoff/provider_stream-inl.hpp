@@ -90,6 +90,9 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
         return text;
     }
+    if (event.data.empty()) {
+        return text; // a bare "data:" line: an event with empty data, which says nothing
+    }
     if (event.cut) {
         set_problem("an event's data is longer than " + std::to_string(detail::stream::max_sse_line) +
                     " bytes: it is left out");
