@@ -238,16 +238,9 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
     const std::vector<std::string> lines = {
         R"({"cmd": "run", "seq": 1, "case": {}})", // before start
         R"({"cmd": "start", "version": 2})",       // a version this harness does not speak
-        start_line,
-        "not json",
-        "[]",
-        R"({"no": "cmd"})",
-        R"({"cmd": "launch", "seq": 2})",
-        R"({"cmd": "run", "seq": 3})",
-        R"({"cmd": "run", "seq": 4, "case": {"schema": {}, "tests": 5}})",
-        deep,
-        "{\"cmd\": \"run\", \"seq\": \"\xff\"}",
-        R"({"cmd": "run", "seq": 1e999})",
+        start_line, "not json", "[]", R"({"no": "cmd"})", R"({"cmd": "launch", "seq": 2})",
+        R"({"cmd": "run", "seq": 3})", R"({"cmd": "run", "seq": 4, "case": {"schema": {}, "tests": 5}})", deep,
+        "{\"cmd\": \"run\", \"seq\": \"\xff\"}", R"({"cmd": "run", "seq": 1e999})",
         "\xEF\xBB\xBF" + run_ok, // a byte order mark before it
         R"({"cmd": "run", "seq": 7, "seq": 8, "case": {"schema": {}, "tests": [{"instance": 1}]}})",
         R"({"cmd": "run", "seq": 5, "case": {"schema": {}, "tests": [{"description": "no instance"}]}})",
@@ -255,8 +248,7 @@ TEST_CASE("handoff-bowtie answers each line outside the protocol with one errore
         // Past what the request reader reads, with the seq Bowtie files the answer under: a lone
         // surrogate (Python's json.dumps writes one), nesting over the bound.
         R"({"cmd": "run", "seq": 10, "case": {"schema": {}, "tests": [{"instance": "\ud800"}]}})",
-        R"({"seq": {"id": [11]}, "cmd": "run", "case": {"schema": {}, "tests": [{"instance": )" + deep + "}]}}",
-        run_ok,
+        R"({"seq": {"id": [11]}, "cmd": "run", "case": {"schema": {}, "tests": [{"instance": )" + deep + "}]}}", run_ok,
         stop_line,
         run_ok, // after stop: never read
     };

@@ -264,7 +264,6 @@ TEST_CASE("an event that is not JSON, or an error event, is a problem of the str
     CHECK(broken.stop() == handoff::stop_class::other);
 }
 
-
 TEST_CASE("a refusal streamed before finish_reason stop is a refusal", "[stream][provider]") {
     const read_stream r = replay(handoff::provider::openai, transcript("openai_chat_refusal.sse"), 9);
     CHECK(r.stop == handoff::stop_class::refused);
@@ -317,8 +316,8 @@ TEST_CASE("an event's data past 4 MiB is left out with a problem, whatever its l
     CHECK(got.empty());
     CHECK(events.problem() == "an event's data is longer than 4194304 bytes: it is left out");
     // The next event is read as usual.
-    CHECK(events.push("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n") ==
-          "ok");
+    CHECK(events.push(
+              "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n") == "ok");
 }
 
 } // namespace test_provider_stream

@@ -12,11 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm> // any_of
-#include <chrono>   // steady_clock
-#include <cstdint>  // uint64_t
-#include <optional> // optional
-#include <string>   // string
-#include <utility>  // move
+#include <chrono>    // steady_clock
+#include <cstdint>   // uint64_t
+#include <optional>  // optional
+#include <string>    // string
+#include <utility>   // move
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h> // a thread with a small stack

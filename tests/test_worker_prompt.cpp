@@ -569,14 +569,15 @@ TEST_CASE("the prompt adds the keywords beside every $ref of a chain, as the rec
     CHECK_FALSE(compiled.accepts({{"code", "xy"}, {"owner", {{"email", "a@b.c"}}}}));
     // The root a chain: the fields of every link, each required where any link requires it.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_root_chain"])) == "- email (required): string\n"
-                                                                                 "- name (required): string\n");
+                                                                                "- name (required): string\n");
     const auto root = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_root_chain"]));
     CHECK(root.accepts(owner));
     CHECK_FALSE(root.accepts({{"name", "Ann"}}));
     CHECK_FALSE(root.accepts({{"email", "a@b.c"}}));
 }
 
-TEST_CASE("the prompt resolves a $ref against the $id beside it where the dialect reads it", "[worker_prompt][dialects]") {
+TEST_CASE("the prompt resolves a $ref against the $id beside it where the dialect reads it",
+          "[worker_prompt][dialects]") {
     const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_ref_siblings.json"));
     const nlohmann::ordered_json& later = fixture["schema_id_beside_ref"];
     CHECK(task_section(handoff::worker_prompt(later)) ==

@@ -445,7 +445,8 @@ private:
     [[nodiscard]] std::vector<ref_link> ref_chain(const Json& schema, const std::string& base) const {
         if (!ref_siblings_apply_) {
             auto end = refs_.resolve(schema, base);
-            return end.schema == nullptr ? std::vector<ref_link>{} : std::vector<ref_link>{{end.schema, std::move(end.base)}};
+            return end.schema == nullptr ? std::vector<ref_link>{}
+                                         : std::vector<ref_link>{{end.schema, std::move(end.base)}};
         }
         std::vector<ref_link> links{{&schema, base}};
         while (links.back().schema->is_object() && links.back().schema->contains("$ref")) {

@@ -129,7 +129,7 @@ private:
     sse_event event_;
     bool has_data_ = false;
     bool after_cr_ = false;
-    bool line_cut_ = false; // the line being read went past max_line_
+    bool line_cut_ = false;    // the line being read went past max_line_
     std::size_t bom_read_ = 0; // bom.size() once the stream's first bytes are past
 };
 
