@@ -256,6 +256,13 @@ TEST_CASE("an event that is not JSON, or an error event, is a problem of the str
                     "\"message\":\"Overloaded\"}}\n\n")
               .empty());
     CHECK(events.problem() == "the provider sent an error: Overloaded");
+    // An error event whose data is no JSON, or is empty, is an error all the same.
+    handoff::provider_stream bare(handoff::provider::anthropic);
+    CHECK(bare.push("event: error\ndata: upstream timed out\n\n").empty());
+    CHECK(bare.problem() == "the provider sent an error: upstream timed out");
+    handoff::provider_stream empty(handoff::provider::anthropic);
+    CHECK(empty.push("event: error\ndata:\n\n").empty());
+    CHECK(empty.problem() == "the provider sent an error");
     handoff::provider_stream broken(handoff::provider::openai);
     CHECK(broken.push("data:\n\n").empty()); // an event with empty data says nothing: no problem
     CHECK(broken.problem().empty());
@@ -294,6 +301,17 @@ TEST_CASE("the reply is the first tool call's arguments: text after it, other ca
     CHECK(web.text == "{\"forecast\": \"sun\"}");
     CHECK(web.problem.empty());
     CHECK(web.stop == handoff::stop_class::complete);
+    const read_stream responses = replay(handoff::provider::openai, transcript("openai_responses_tools.sse"), 17);
+    CHECK(responses.text == "Calling it.{\"a\": 1}");
+    CHECK(responses.problem == "the model called more than one tool: only the first call's arguments are read");
+    CHECK(responses.stop == handoff::stop_class::tool_call);
+    // A server that numbers no output: the calls are told apart by their item_id.
+    handoff::provider_stream unnumbered(handoff::provider::openai);
+    const std::string delta = "data: {\"type\":\"response.function_call_arguments.delta\",\"item_id\":\"";
+    std::string calls = unnumbered.push(delta + "fc_1\",\"delta\":\"{\\\"a\\\": 1}\"}\n\n");
+    calls += unnumbered.push(delta + "fc_2\",\"delta\":\"{\\\"b\\\": 2}\"}\n\n");
+    CHECK(calls == "{\"a\": 1}");
+    CHECK(unnumbered.problem() == "the model called more than one tool: only the first call's arguments are read");
     handoff::provider_stream gemini(handoff::provider::gemini);
     const std::string two_calls =
         "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\","
@@ -315,6 +333,16 @@ TEST_CASE("an event's data past 4 MiB is left out with a problem, whatever its l
     got += events.push("\n");
     CHECK(got.empty());
     CHECK(events.problem() == "an event's data is longer than 4194304 bytes: it is left out");
+    // A comment line past the bound loses nothing an event carries.
+    handoff::provider_stream commented(handoff::provider::openai);
+    CHECK(commented.push(": " + std::string(std::size_t{5} << 20, 'c') +
+                         "\ndata: {\"choices\":[{\"index\":0,\"delta\":"
+                         "{\"content\":\"kept\"},\"finish_reason\":null}]}\n\n") == "kept");
+    CHECK(commented.problem().empty());
+    // One data line past the bound is cut, and its event left out.
+    handoff::provider_stream long_line(handoff::provider::openai);
+    CHECK(long_line.push("data: " + std::string(std::size_t{5} << 20, 'x') + "\n\n").empty());
+    CHECK(long_line.problem() == "an event's data is longer than 4194304 bytes: it is left out");
     // The next event is read as usual.
     CHECK(events.push(
               "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n") == "ok");

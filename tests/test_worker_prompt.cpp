@@ -570,6 +570,10 @@ TEST_CASE("the prompt adds the keywords beside every $ref of a chain, as the rec
     // The root a chain: the fields of every link, each required where any link requires it.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_root_chain"])) == "- email (required): string\n"
                                                                                 "- name (required): string\n");
+    // The chain's end requires a field a link before it lists.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_chain_end_required"])) == "- name (required): string\n");
+    CHECK_FALSE(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_chain_end_required"]))
+                    .accepts(nlohmann::json::object()));
     const auto root = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_root_chain"]));
     CHECK(root.accepts(owner));
     CHECK_FALSE(root.accepts({{"name", "Ann"}}));
@@ -585,6 +589,15 @@ TEST_CASE("the prompt resolves a $ref against the $id beside it where the dialec
     const auto compiled_later = handoff::compiled_schema::from_json(nlohmann::json(later));
     CHECK(compiled_later.accepts({{"a", 7}}));
     CHECK_FALSE(compiled_later.accepts({{"a", "ab"}}));
+    // The keywords beside the $ref are read in the base its $id sets too.
+    const nlohmann::ordered_json& siblings = fixture["schema_siblings_base"];
+    CHECK(task_section(handoff::worker_prompt(siblings)) ==
+          "Task schema: https://example.com/task.json\n"
+          "- item (required): object; and also object with these fields\n"
+          "  - n: integer\n");
+    const auto compiled_siblings = handoff::compiled_schema::from_json(nlohmann::json(siblings));
+    CHECK(compiled_siblings.accepts({{"item", {{"n", 1}}}}));
+    CHECK_FALSE(compiled_siblings.accepts({{"item", {{"n", "one"}}}}));
     const nlohmann::ordered_json& draft_07 = fixture["schema_id_beside_ref_draft_07"];
     CHECK(task_section(handoff::worker_prompt(draft_07)) ==
           "Task schema: https://example.com/root.json\n- a (required): string, at most 3 characters\n");

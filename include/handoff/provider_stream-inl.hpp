@@ -90,6 +90,11 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
         return text;
     }
+    if (event.name == "error" && !detail::parse_document(event.data)) {
+        set_problem("the provider sent an error" + // whatever its data, escaped and capped
+                    (event.data.empty() ? std::string() : ": " + detail::escape_untrusted(event.data, 200)));
+        return text;
+    }
     if (event.data.empty()) {
         return text; // a bare "data:" line: an event with empty data, which says nothing
     }
@@ -226,7 +231,8 @@ HANDOFF_INLINE void provider_stream::read_openai_responses(const nlohmann::json&
             text += *delta;
         }
     } else if (*type == "response.function_call_arguments.delta" && delta) {
-        if (first_call(event.value("output_index", nlohmann::json()))) {
+        // The call's output_index, or its item_id where a server sends no index.
+        if (first_call(event.value("output_index", event.value("item_id", nlohmann::json())))) {
             text += *delta;
         }
     } else if (*type == "error") {

@@ -141,8 +141,9 @@ HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, cons
     detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
     const detail::schema_validator validator = detail::validator_of(*state_);
     static_cast<void>(validator.walk(value, node, sink, 0));
-    if (const std::optional<std::string>& why = validator.undecided()) {
-        // The bound's own failure was inside a not (or the like), where it listed nothing.
+    if (const std::optional<std::string>& why = validator.undecided(); why && !sink.failed()) {
+        // The bound's own failure was inside a not (or the like), where it listed nothing, and
+        // nothing else fails: it alone refuses the value.
         sink.fail([&] {
             return *why + "; it was reached where a failure would let the value pass (not, if, oneOf or "
                           "maxContains), so the value is refused rather than passed undecided";

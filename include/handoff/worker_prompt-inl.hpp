@@ -60,8 +60,8 @@ public:
         }
         // Every link's `required` holds for the one object they all describe.
         std::vector<std::string> required;
-        for (std::size_t i = 0; i + 1 < links.size(); ++i) {
-            for (std::string& name : required_names(*links[i].schema)) {
+        for (const ref_link& link : links) {
+            for (std::string& name : required_names(*link.schema)) {
                 if (std::find(required.begin(), required.end(), name) == required.end()) {
                     required.push_back(std::move(name));
                 }
@@ -435,9 +435,10 @@ private:
         return types;
     }
 
-    /// A schema and the ones its `$ref`s lead to, each with the base URI around it, the schema the
-    /// chain ends at last (with the base inside it). Where the dialect ignores the keywords beside
-    /// a `$ref` only that end counts, and it alone is listed. Empty when the chain ends nowhere.
+    /// A schema and the ones its `$ref`s lead to, the schema the chain ends at last, each with the
+    /// base URI inside it (which the keywords beside its `$ref` are read in). Where the dialect
+    /// ignores those keywords only the end counts, and it alone is listed. Empty when the chain
+    /// ends nowhere.
     struct ref_link {
         const Json* schema = nullptr;
         std::string base;
@@ -448,18 +449,19 @@ private:
             return end.schema == nullptr ? std::vector<ref_link>{}
                                          : std::vector<ref_link>{{end.schema, std::move(end.base)}};
         }
-        std::vector<ref_link> links{{&schema, base}};
+        std::vector<ref_link> links{{&schema, refs_.base_inside(schema, base)}};
+        std::string around = base; // the base around the last link, which its `$ref` is read in
         while (links.back().schema->is_object() && links.back().schema->contains("$ref")) {
             if (links.size() > static_cast<std::size_t>(max_ref_hops)) {
                 return {};
             }
-            auto next = refs_.step(*links.back().schema, links.back().base);
+            auto next = refs_.step(*links.back().schema, around);
             if (next.schema == nullptr) {
                 return {};
             }
-            links.push_back({next.schema, std::move(next.base)});
+            around = std::move(next.base);
+            links.push_back({next.schema, refs_.base_inside(*next.schema, around)});
         }
-        links.back().base = refs_.step(*links.back().schema, links.back().base).base;
         return links;
     }
 

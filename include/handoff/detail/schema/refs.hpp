@@ -178,6 +178,13 @@ public:
         return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
     }
 
+    /// The base URI inside `node` (its own `$id` applied where the dialect reads it) given the one
+    /// around it.
+    [[nodiscard]] std::string base_inside(const Json& node, const std::string& parent_base) const {
+        const nlohmann::json* plain = plain_of(node);
+        return plain == nullptr ? parent_base : detail::base_inside(*plain, parent_base, follower_.dialect());
+    }
+
     /// As ref_follower::step: one `$ref` followed, or `node` itself when it has none.
     [[nodiscard]] target step(const Json& node, const std::string& parent_base) {
         const nlohmann::json* plain = plain_of(node);

@@ -31,6 +31,8 @@ public:
 
     /// Whether the walk goes on after a failure (to list the others).
     [[nodiscard]] bool collecting() const noexcept { return listing_; }
+    /// Whether any failure was recorded, listed or not.
+    [[nodiscard]] bool failed() const noexcept { return !problems_.empty() || unlisted_ > 0; }
 
     /// Records a failure at the current pointer; `message()` is only called when it is listed.
     template <class Message>

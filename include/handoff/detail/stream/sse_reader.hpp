@@ -94,11 +94,12 @@ private:
             has_data_ = false;
             return;
         }
-        event_.cut = event_.cut || line_cut_;
-        line_cut_ = false;
         const std::string_view line = line_;
         const std::size_t colon = line.find(':');
         const std::string_view field = line.substr(0, colon);
+        // A cut comment or id line loses nothing the event carries.
+        event_.cut = event_.cut || (line_cut_ && (field == "data" || field == "error"));
+        line_cut_ = false;
         std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
         if (!value.empty() && value.front() == ' ') {
             value.remove_prefix(1);
