@@ -204,6 +204,15 @@ TEST_CASE("a character whose UTF-16 halves arrive in two events is joined, not d
     CHECK(lone.problem() ==
           "an event held half of a UTF-16 surrogate pair that the next did not complete: U+FFFD stands for it in the "
           "reply");
+    // An event with no text between the halves (an empty delta) does not part them.
+    handoff::provider_stream apart(handoff::provider::openai);
+    std::string joined = apart.push(event("a\\ud83d"));
+    joined += apart.push("data: {\"choices\":[{\"index\":0,\"delta\":{}}]}\n\n");
+    joined += apart.push(event("\\ude00b"));
+    joined += apart.finish();
+    CHECK(joined == "a\xF0\x9F\x98\x80"
+                    "b");
+    CHECK(apart.problem().empty());
     // A lone half in a stop word (which the receipt's "stop" shows) is U+FFFD too, never the
     // stand-in the event was mended with.
     handoff::provider_stream stopped(handoff::provider::openai);

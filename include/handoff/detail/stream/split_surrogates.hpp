@@ -100,11 +100,14 @@ inline constexpr std::uint32_t stand_in_base = 0xF0000;
 class surrogate_joiner {
 public:
     /// `text` with its stand-ins joined, where it `has_stand_ins` (a mended event's); a high
-    /// half at its end waits for the next text. Text without them ends any wait.
+    /// half at its end waits for the next text. Text without them ends any wait; no text (an
+    /// event that carries none: an empty delta, a ping) does not.
     [[nodiscard]] std::string join(std::string_view text, bool has_stand_ins) {
         std::string out;
         if (!has_stand_ins) {
-            flush(out);
+            if (!text.empty()) {
+                flush(out);
+            }
             out += text;
             return out;
         }
