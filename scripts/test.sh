@@ -114,7 +114,8 @@ stage_fuzz() {
   ln -f "$out/fuzz_receive" "$out/fuzz_fast_path"
   ln -f "$out/fuzz_receive" "$out/fuzz_stream"
   ln -f "$out/fuzz_receive" "$out/fuzz_schema"
-  for harness in fuzz_receive fuzz_fast_path fuzz_stream fuzz_schema; do
+  ln -f "$out/fuzz_receive" "$out/fuzz_sse"
+  for harness in fuzz_receive fuzz_fast_path fuzz_stream fuzz_schema fuzz_sse; do
     fuzz_one "$out" "$harness" &
     pids+=($!)
   done

@@ -3,6 +3,7 @@
 // into the reply text and the stop class, however the bytes are split, and checked as it
 // arrives by stream_check.
 
+#include "fuzz/fuzz_sse.hpp"
 #include "support/fixtures.hpp"
 
 #include <handoff/decode.hpp>
@@ -10,8 +11,10 @@
 #include <handoff/receiver.hpp>
 #include <handoff/stream_check.hpp>
 
-#include <cstddef> // size_t
-#include <string>  // string
+#include <cstddef>    // size_t
+#include <filesystem> // directory_iterator
+#include <string>     // string
+#include <vector>     // vector
 
 namespace test_provider_stream { // this file's own names: see "unity build" in tests/CMakeLists.txt
 
@@ -355,6 +358,26 @@ TEST_CASE("an event's data past 4 MiB is left out with a problem, whatever its l
     // The next event is read as usual.
     CHECK(events.push(
               "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":null}]}\n\n") == "ok");
+}
+
+TEST_CASE("every recorded stream reads alike however its body is cut (fuzz_sse's promise)", "[stream][provider]") {
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(HANDOFF_FIXTURES_DIR) + "/streams")) {
+        if (entry.path().extension() == ".sse") {
+            files.push_back(entry.path().filename().string());
+        }
+    }
+    REQUIRE(files.size() >= 19);
+    for (const std::string& file : files) {
+        const std::string body = transcript(file);
+        for (const handoff::provider source : {handoff::provider::openai, handoff::provider::anthropic,
+                                               handoff::provider::gemini, handoff::provider::llama_cpp}) {
+            for (const std::size_t step : {std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
+                INFO(file << " as " << handoff::to_string(source) << ", reads of " << step);
+                CHECK(handoff_fuzz::sse::disagreement(source, body, step).empty());
+            }
+        }
+    }
 }
 
 } // namespace test_provider_stream

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // One libFuzzer binary for the harnesses, fuzz_receive (fuzz_receive.hpp), fuzz_fast_path
-// (fuzz_fast_path.hpp), fuzz_stream (fuzz_stream.hpp) and fuzz_schema (fuzz_schema.hpp). Each
+// (fuzz_fast_path.hpp), fuzz_stream (fuzz_stream.hpp), fuzz_schema (fuzz_schema.hpp) and
+// fuzz_sse (fuzz_sse.hpp). Each
 // reaches most of the library header-only, whose instrumented compilation is most of a
 // harness's build: in one translation unit it is compiled once. The binary runs the harness it
 // is named after (scripts/test.sh links it under each name):
@@ -8,12 +9,13 @@
 //   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 //     -Iinclude -Itests -DHANDOFF_FIXTURES_DIR="\"$PWD/tests/fixtures\"" \
 //     tests/fuzz/fuzz_harnesses.cpp -o fuzz_receive
-//   for h in fuzz_fast_path fuzz_stream fuzz_schema; do ln -f fuzz_receive $h; done
+//   for h in fuzz_fast_path fuzz_stream fuzz_schema fuzz_sse; do ln -f fuzz_receive $h; done
 //   ./fuzz_receive CORPUS -dict=tests/fuzz/envelope.dict -max_len=16384
 
 #include "fuzz/fuzz_fast_path.hpp"
 #include "fuzz/fuzz_receive.hpp"
 #include "fuzz/fuzz_schema.hpp"
+#include "fuzz/fuzz_sse.hpp"
 #include "fuzz/fuzz_stream.hpp"
 
 #include <cstddef>     // size_t
@@ -30,10 +32,9 @@ struct harness {
 };
 
 constexpr harness harnesses[] = {
-    {"fuzz_receive", &handoff_fuzz::receive::one_input},
-    {"fuzz_fast_path", &handoff_fuzz::fast_path::one_input},
-    {"fuzz_stream", &handoff_fuzz::stream::one_input},
-    {"fuzz_schema", &handoff_fuzz::schema::one_input},
+    {"fuzz_receive", &handoff_fuzz::receive::one_input}, {"fuzz_fast_path", &handoff_fuzz::fast_path::one_input},
+    {"fuzz_stream", &handoff_fuzz::stream::one_input},   {"fuzz_schema", &handoff_fuzz::schema::one_input},
+    {"fuzz_sse", &handoff_fuzz::sse::one_input},
 };
 
 const harness* chosen = nullptr;
