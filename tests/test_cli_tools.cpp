@@ -239,7 +239,7 @@ TEST_CASE("handoff-check prompt reads a two-file schema set as the check does", 
     registry.add_directory(fixtures + "refs/shared");
     CHECK(r.out == handoff::worker_prompt(nlohmann::ordered_json::parse(slurp(fixtures + schema)), registry,
                                           handoff::schema_registry::file_uri(fixtures + schema)));
-    CHECK(r.out.find("- total (required): object with these fields\n"
+    CHECK(r.out.find("- total (required): object with these fields; no other keys\n"
                      "  - amount_cents (required): integer >= 0\n"
                      "  - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n") != std::string::npos);
     CHECK(r.out.find("  - kind (required): one of \"web\", \"phone\"\n") != std::string::npos);

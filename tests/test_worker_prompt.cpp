@@ -150,7 +150,8 @@ TEST_CASE("the prompt describes seed 004's ticket schema field by field, in the 
           "- label (required): one of \"billing\", \"outage\", \"how_to\", \"bug\", \"abuse\", \"human\"\n"
           "- severity (required): one of \"p0\", \"p1\", \"p2\", \"p3\"\n"
           "- summary (required): string, 20 to 800 characters\n"
-          "- citations (required): array of at most 5 items; each item: string, at most 120 characters\n");
+          "- citations (required): array of at most 5 items; each item: string, at most 120 characters\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("a label added to the schema is in the prompt, so the prompt cannot drift from it", "[worker_prompt]") {
@@ -169,7 +170,8 @@ TEST_CASE("with nlohmann::json the required fields come first, in the order requ
     CHECK(task_section(handoff::worker_prompt(schema)) == "- zeta (required): null\n"
                                                           "- alpha (required): integer >= 1\n"
                                                           "- aaa: number < 5\n"
-                                                          "- beta: true or false\n");
+                                                          "- beta: true or false\n"
+                                                          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and lists alternatives", "[worker_prompt]") {
@@ -189,13 +191,14 @@ TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and li
           "Task: order\n"
           "One order. As printed.\n"
           "- kind (required): exactly \"order\"\n"
-          "- lines (required): array of 1 to 10 items; each item: object with these fields\n"
+          "- lines (required): array of 1 to 10 items; each item: object with these fields; no other keys\n"
           "  - sku (required): string, at most 12 characters, matching the regular expression \"^[A-Z0-9]+$\"\n"
           "  - qty: integer from 1 to 99. units\n"
           "- ship: one of these\n"
           "  - option 1: null\n"
           "  - option 2: string, at most 10 characters, format \"date\"\n"
-          "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n");
+          "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other keys in words",
@@ -207,7 +210,7 @@ TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other
     CHECK(task_section(handoff::worker_prompt(schema)) ==
           "Task: keywords the worker prompt puts in words\n"
           "- tags (required): array of at most 5 items; each item: string; no two items equal\n"
-          "- address: object with these fields. Where it ships\n"
+          "- address: object with these fields; no other keys. Where it ships\n"
           "  - city (required): string, at most 40 characters\n"
           "- stock: object, 1 to 3 keys; each value: integer >= 0\n"
           "- sizes: object with these fields; any other key's value: number\n"
@@ -216,10 +219,11 @@ TEST_CASE("the prompt puts allOf, distinct items, contains and an object's other
           "- marks: array; 2 to 4 of the items: integer\n"
           "- spare: array\n"
           "- record: all of these\n"
-          "  - part 1: object with these fields\n"
+          "  - part 1: object with these fields; no other keys\n"
           "    - city (required): string, at most 40 characters\n"
           "  - part 2: object with these fields\n"
-          "    - zip (required): string, at most 10 characters\n");
+          "    - zip (required): string, at most 10 characters\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("a schema recursive through contains is described once, where it starts", "[worker_prompt][dialects]") {
@@ -257,7 +261,8 @@ TEST_CASE("the prompt describes a 2020-12 tuple place by place", "[worker_prompt
                               "prefixItems": [{"type": "number"}, {"type": "number"}], "items": {"type": "string", "maxLength": 5}}}})");
     CHECK(task_section(handoff::worker_prompt(schema)) ==
           "- at (required): array of 2 to 3 items; item 1: number; item 2: number; each item after those: string, at "
-          "most 5 characters\n");
+          "most 5 characters\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and keeps one line each",
@@ -274,9 +279,10 @@ TEST_CASE("the prompt caps long enums, deep nesting and long descriptions, and k
     options.max_description_bytes = 12;
     CHECK(task_section(handoff::worker_prompt(schema, options)) ==
           "- code: one of \"a\", \"b\" ... and 2 more (see the schema)\n"
-          "- deep: object with these fields\n"
+          "- deep: object with these fields; no other keys\n"
           "  - inner: object (nested too deep to list: see the schema)\n"
-          "- note: string, at most 5 characters. line one lin... (22 bytes)\n");
+          "- note: string, at most 5 characters. line one lin... (22 bytes)\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("without a task schema the prompt says partial_result is free", "[worker_prompt]") {
@@ -300,17 +306,18 @@ TEST_CASE("the prompt follows $refs into other files as the validator does, in t
     CHECK(refs_task_section("task/order.schema.json") ==
           "Task: order\n"
           "- status (required): one of \"open\", \"paid\", \"shipped\"\n"
-          "- total (required): object with these fields\n"
+          "- total (required): object with these fields; no other keys\n"
           "  - amount_cents (required): integer >= 0\n"
           "  - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n"
-          "- lines (required): array of at most 50 items; each item: object with these fields\n"
+          "- lines (required): array of at most 50 items; each item: object with these fields; no other keys\n"
           "  - sku (required): string, at most 20 characters, matching the regular expression \"^[A-Z0-9-]+$\"\n"
           "  - quantity (required): integer from 1 to 1000\n"
-          "  - unit_price: object with these fields\n"
+          "  - unit_price: object with these fields; no other keys\n"
           "    - amount_cents (required): integer >= 0\n"
           "    - currency (required): one of \"EUR\", \"USD\", \"GBP\"\n"
-          "- channel: object with these fields\n"
-          "  - kind (required): one of \"web\", \"phone\"\n");
+          "- channel: object with these fields; no other keys\n"
+          "  - kind (required): one of \"web\", \"phone\"\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("a $ref that leads nowhere makes the prompt refuse the schema as the receiver refuses it",
@@ -331,9 +338,10 @@ TEST_CASE("a $ref that leads nowhere makes the prompt refuse the schema as the r
 TEST_CASE("the prompt follows a $ref chain for max_ref_hops hops, no further, and refuses a loop as the receiver does",
           "[worker_prompt][refs]") {
     CHECK(refs_task_section("ref_chain.schema.json") ==
-          "- status: string, at most 20 characters or object with these fields\n"
+          "- status: string, at most 20 characters or object with these fields; no other keys\n"
           "  - id: integer <= 10\n"
-          "- label: any JSON value\n");
+          "- label: any JSON value\n"
+          "No other keys: any other key is an error.\n");
     const std::string loop = handoff_test::fixture_path("refs/ref_loop.schema.json");
     const std::string refused =
         handoff_test::receiver_refusal([&] { return handoff::compiled_schema::from_file(loop); });
@@ -352,11 +360,12 @@ TEST_CASE("the prompt reads a Pydantic schema without $schema as 2020-12, as the
           "Task: Place\n"
           "- name (required): string, at most 40 characters\n"
           "- kind (required): one of \"city\", \"village\"\n"
-          "- where (required): object with these fields\n"
+          "- where (required): object with these fields; no other keys\n"
           "  - xy (required): array of 2 to 2 items; item 1: number; item 2: number\n"
           "- note: one of these\n"
           "  - option 1: string, at most 200 characters\n"
-          "  - option 2: null\n");
+          "  - option 2: null\n"
+          "No other keys: any other key is an error.\n");
 }
 
 TEST_CASE("the prompt named draft-07 refuses prefixItems with the receiver's message", "[worker_prompt][dialect]") {
@@ -604,6 +613,32 @@ TEST_CASE("the prompt resolves a $ref against the $id beside it where the dialec
     const auto compiled_07 = handoff::compiled_schema::from_json(nlohmann::json(draft_07));
     CHECK(compiled_07.accepts({{"a", "ab"}}));
     CHECK_FALSE(compiled_07.accepts({{"a", 7}}));
+}
+
+TEST_CASE("the prompt says which keys an object admits, and draft-04's exclusive bounds, as the receiver enforces them",
+          "[worker_prompt][dialects]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_key_rules.json"));
+    const nlohmann::ordered_json& later = fixture["schema_2020_12"];
+    CHECK(task_section(handoff::worker_prompt(later)) ==
+          "- scores (required): object; each key: one of \"a\", \"b\"; each value: integer\n"
+          "- headers: object; the value of each key matching the regular expression \"^x-\": string; no other keys\n"
+          "- empty: object; no keys at all\n"
+          "No other keys: any other key is an error.\n");
+    const auto compiled = handoff::compiled_schema::from_json(nlohmann::json(later));
+    CHECK(
+        compiled.accepts({{"scores", {{"a", 1}}}, {"headers", {{"x-id", "7"}}}, {"empty", nlohmann::json::object()}}));
+    CHECK_FALSE(compiled.accepts({{"scores", {{"c", 1}}}}));                             // each key
+    CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"headers", {{"x-id", 7}}}})); // the pattern's value
+    CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"headers", {{"id", "7"}}}})); // no other keys
+    CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"empty", {{"k", 1}}}}));      // no keys at all
+    CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"note", "x"}}));              // the root's
+    const nlohmann::ordered_json& draft_04 = fixture["schema_draft_04"];
+    CHECK(task_section(handoff::worker_prompt(draft_04)) == "- ratio: number >= 0, < 1\n"
+                                                            "- count: integer > 0\n");
+    const auto compiled_04 = handoff::compiled_schema::from_json(nlohmann::json(draft_04));
+    CHECK(compiled_04.accepts({{"ratio", 0}, {"count", 1}}));
+    CHECK_FALSE(compiled_04.accepts({{"ratio", 1}}));
+    CHECK_FALSE(compiled_04.accepts({{"count", 0}}));
 }
 
 } // namespace test_worker_prompt

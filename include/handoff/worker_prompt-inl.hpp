@@ -44,9 +44,18 @@ class schema_describer {
 public:
     /// `ref_siblings_apply`: the keywords beside a `$ref` constrain with it (2019-09 on), so
     /// they are described too.
+    /// `closed_said`: an object that admits no keys but those listed says so (the envelope's
+    /// section says it once for all its objects).
     schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options,
-                     bool ref_siblings_apply = false)
-        : refs_(refs), options_(options), ref_siblings_apply_(ref_siblings_apply) {}
+                     bool ref_siblings_apply = false, bool closed_said = true)
+        : refs_(refs), options_(options), ref_siblings_apply_(ref_siblings_apply), closed_said_(closed_said) {}
+
+    /// Whether `s` admits no keys but those its `properties` and `patternProperties` name
+    /// (`additionalProperties` false), when such objects are to say so.
+    [[nodiscard]] bool says_closed(const Json& s) const {
+        const auto others = s.is_object() ? s.find("additionalProperties") : s.end();
+        return closed_said_ && others != s.end() && others->is_boolean() && !others->template get<bool>();
+    }
 
     /// The fields of an object schema as "- name (required): ..." lines: required fields in the
     /// order "required" lists them, then the others in key order.
@@ -74,6 +83,15 @@ public:
         for (std::size_t i = links.size() - 1; i-- > 0;) {
             listed_fields(*links[i].schema, links[i].base, indent, depth, out, required);
         }
+    }
+
+    /// Whether the object fields() lists admits no other keys: a link of its `$ref` chain says
+    /// so, with no `patternProperties` admitting more.
+    [[nodiscard]] bool root_closed(const Json& schema, const std::string& base) const {
+        const std::vector<ref_link> links = ref_chain(schema, base);
+        return std::any_of(links.begin(), links.end(), [&](const ref_link& link) {
+            return says_closed(*link.schema) && !link.schema->contains("patternProperties");
+        });
     }
 
     /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
@@ -285,13 +303,20 @@ private:
                 out += std::string(out.empty() ? " " : ", ") + op + " " + number_text(*it);
             }
         };
+        // draft-04 writes an exclusive bound as `minimum` with `"exclusiveMinimum": true`.
+        const auto excludes = [&](const char* key) {
+            const auto it = s.find(key);
+            return it != s.end() && it->is_boolean() && it->template get<bool>();
+        };
+        const bool open_low = excludes("exclusiveMinimum");
+        const bool open_high = excludes("exclusiveMaximum");
         const auto min = s.find("minimum");
         const auto max = s.find("maximum");
-        if (min != s.end() && max != s.end() && min->is_number() && max->is_number()) {
+        if (min != s.end() && max != s.end() && min->is_number() && max->is_number() && !open_low && !open_high) {
             out = " from " + number_text(*min) + " to " + number_text(*max);
         } else {
-            add("minimum", ">=");
-            add("maximum", "<=");
+            add("minimum", open_low ? ">" : ">=");
+            add("maximum", open_high ? "<" : "<=");
         }
         add("exclusiveMinimum", ">");
         add("exclusiveMaximum", "<");
@@ -374,11 +399,26 @@ private:
         if (const std::string count = length_text(s, "minProperties", "maxProperties", "keys"); !count.empty()) {
             out += ", " + count;
         }
+        if (const auto names = s.find("propertyNames"); names != s.end() && names->is_object()) {
+            const place_entry here(walk_, "each key of " + walk_.place);
+            out += "; each key: " + phrase(*names, base, indent, depth + 1, nested);
+        }
+        const auto patterns = s.find("patternProperties");
+        if (patterns != s.end() && patterns->is_object()) {
+            for (const auto& rule : patterns->items()) {
+                const place_entry here(walk_, "a value of " + walk_.place);
+                out += "; the value of each key matching the regular expression " + quote(Json(rule.key())) + ": " +
+                       phrase(rule.value(), base, indent, depth + 1, nested);
+            }
+        }
+        const bool named = s.contains("properties") || (patterns != s.end() && patterns->is_object());
         const auto others = s.find("additionalProperties");
         if (others != s.end() && others->is_object()) {
             const place_entry here(walk_, "each value of " + walk_.place);
-            out += std::string(s.contains("properties") ? "; any other key's value: " : "; each value: ") +
+            out += std::string(named ? "; any other key's value: " : "; each value: ") +
                    phrase(*others, base, indent, depth + 1, nested);
+        } else if (says_closed(s)) {
+            out += named ? "; no other keys" : "; no keys at all";
         }
         return out;
     }
@@ -625,6 +665,7 @@ private:
     typed_ref_follower<Json>& refs_;
     const worker_prompt_options& options_;
     bool ref_siblings_apply_ = false;
+    bool closed_said_ = true;
     /// The state of the one description under way (the describer's methods only read the schema).
     mutable walk walk_;
 };
@@ -654,7 +695,8 @@ private:
     worker_prompt_options whole = options;
     whole.max_described_schemas = std::numeric_limits<std::size_t>::max();
     whole.max_quoted_bytes = std::numeric_limits<std::size_t>::max();
-    schema_describer<nlohmann::ordered_json>(refs, whole).fields(envelope, refs.document_uri(), 0, 0, out);
+    schema_describer<nlohmann::ordered_json>(refs, whole, false, false)
+        .fields(envelope, refs.document_uri(), 0, 0, out);
 
     out += "\n## Rules the receiver checks\n"
            "- status \"ok\": partial_result is the whole result; leave reason_code out (or null).\n"
@@ -714,7 +756,8 @@ template <class Json>
     std::string fields;
     describe.fields(*task, refs.document_uri(), 0, 0, fields);
     if (!fields.empty()) {
-        return out + fields;
+        return out + fields +
+               (describe.root_closed(*task, refs.document_uri()) ? "No other keys: any other key is an error.\n" : "");
     }
     // The task schema's description was printed above; the phrase repeats only its shape.
     std::string nested;
