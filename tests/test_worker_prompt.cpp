@@ -194,7 +194,7 @@ TEST_CASE("the prompt follows $refs, nests objects and arrays of objects, and li
           "- lines (required): array of 1 to 10 items; each item: object with these fields; no other keys\n"
           "  - sku (required): string, at most 12 characters, matching the regular expression \"^[A-Z0-9]+$\"\n"
           "  - qty: integer from 1 to 99. units\n"
-          "- ship: one of these\n"
+          "- ship: exactly one of these\n"
           "  - option 1: null\n"
           "  - option 2: string, at most 10 characters, format \"date\"\n"
           "- tags: array of at most 3 items; each item: one of \"a\", \"b\", or null, or null\n"

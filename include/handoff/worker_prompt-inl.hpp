@@ -569,7 +569,9 @@ private:
             if (it == s.end() || !it->is_array() || depth >= options_.max_depth) {
                 continue;
             }
-            out += out.empty() ? "one of these" : ", and one of these";
+            // oneOf refuses a value that fits two of its branches: the worker is told so.
+            const std::string which = std::string_view(key) == "oneOf" ? "exactly one of these" : "one of these";
+            out += out.empty() ? which : ", and " + which;
             list_schemas(*it, "option", base, indent, depth, nested, branches_typed_by);
         }
         all_of_phrase(s, base, indent, depth, out, nested, branches_typed_by);
