@@ -632,6 +632,22 @@ TEST_CASE("the prompt says which keys an object admits, and draft-04's exclusive
     CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"headers", {{"id", "7"}}}})); // no other keys
     CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"empty", {{"k", 1}}}}));      // no keys at all
     CHECK_FALSE(compiled.accepts({{"scores", {{"a", 1}}}, {"note", "x"}}));              // the root's
+    // The task's own object with rules on the whole object is described as one phrase.
+    const nlohmann::ordered_json& whole = fixture["schema_root_beyond_fields"];
+    CHECK(task_section(handoff::worker_prompt(whole)) ==
+          "partial_result: object with these fields, at most 2 keys, and one of these\n"
+          "  - a (required): string\n"
+          "  - b: integer\n"
+          "  - option 1: object with these fields\n"
+          "    - a: string, at most 3 characters\n"
+          "  - option 2: object with these fields\n"
+          "    - b (required): integer >= 1\n");
+    const auto compiled_whole = handoff::compiled_schema::from_json(nlohmann::json(whole));
+    CHECK(compiled_whole.accepts({{"a", "x"}, {"b", 1}}));
+    CHECK(compiled_whole.accepts({{"a", "abc"}}));
+    CHECK(compiled_whole.accepts({{"a", "abcd"}, {"b", 1}}));                    // option 2
+    CHECK_FALSE(compiled_whole.accepts({{"a", "abcd"}}));                        // neither option
+    CHECK_FALSE(compiled_whole.accepts({{"a", "x"}, {"b", 1}, {"c", nullptr}})); // at most 2 keys
     const nlohmann::ordered_json& draft_04 = fixture["schema_draft_04"];
     CHECK(task_section(handoff::worker_prompt(draft_04)) == "- ratio: number >= 0, < 1\n"
                                                             "- count: integer > 0\n");

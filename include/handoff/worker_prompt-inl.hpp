@@ -94,6 +94,21 @@ public:
         });
     }
 
+    /// Whether the object fields() lists says more than its fields: keywords on the object as a
+    /// whole (its branches, its key count, rules on its other keys), which only phrase() puts in
+    /// words.
+    [[nodiscard]] bool beyond_fields(const Json& schema, const std::string& base) const {
+        const std::vector<ref_link> links = ref_chain(schema, base);
+        return std::any_of(links.begin(), links.end(), [](const ref_link& link) {
+            const Json& s = *link.schema;
+            const auto others = s.is_object() ? s.find("additionalProperties") : s.end();
+            return s.is_object() &&
+                   (s.contains("allOf") || s.contains("anyOf") || s.contains("oneOf") || s.contains("minProperties") ||
+                    s.contains("maxProperties") || s.contains("propertyNames") || s.contains("patternProperties") ||
+                    (others != s.end() && others->is_object()));
+        });
+    }
+
     /// One schema as a phrase ("string, at most 64 characters"); nested fields go to `nested`.
     /// `with_description` false leaves the schema's own "description" out. `types_from`: the
     /// schema whose types hold for this one when it names none (a branch of a typed anyOf).
@@ -756,7 +771,9 @@ template <class Json>
         out += plain_line(d->template get<std::string>(), options.max_description_bytes) + "\n";
     }
     std::string fields;
-    describe.fields(*task, refs.document_uri(), 0, 0, fields);
+    if (!describe.beyond_fields(*task, refs.document_uri())) {
+        describe.fields(*task, refs.document_uri(), 0, 0, fields);
+    }
     if (!fields.empty()) {
         return out + fields +
                (describe.root_closed(*task, refs.document_uri()) ? "No other keys: any other key is an error.\n" : "");
