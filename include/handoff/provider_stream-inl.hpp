@@ -84,37 +84,43 @@ HANDOFF_INLINE void provider_stream::set_problem(const std::string& why) {
     problem_ += (problem_.empty() ? "" : "; ") + why;
 }
 
-HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event& event) {
-    std::string text;
-    if (done_ || event.data == "[DONE]") {
-        done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
-        return text;
-    }
-    if (event.name == "error" && !detail::parse_document(event.data)) {
-        set_problem("the provider sent an error" + // whatever its data, escaped and capped
-                    (event.data.empty() ? std::string() : ": " + detail::escape_untrusted(event.data, 200)));
-        return text;
+HANDOFF_INLINE void provider_stream::provider_error(const std::string* message) {
+    set_problem("the provider sent an error" + // the provider's text, escaped and capped
+                (message != nullptr ? ": " + detail::escape_untrusted(*message, 200) : std::string()));
+}
+
+HANDOFF_INLINE std::optional<nlohmann::json> provider_stream::payload_of(const detail::stream::sse_event& event,
+                                                                         std::optional<std::string>& mended) {
+    std::optional<nlohmann::json> payload;
+    if (event.name == "error") {
+        payload = detail::parse_document(event.data);
+        if (!payload) { // an error all the same, whatever its data
+            provider_error(event.data.empty() ? nullptr : &event.data);
+            return std::nullopt;
+        }
     }
     if (event.data.empty()) {
-        return text; // a bare "data:" line: an event with empty data, which says nothing
+        return std::nullopt; // a bare "data:" line: an event with empty data, which says nothing
     }
     if (event.cut) {
         set_problem("an event's data is longer than " + std::to_string(detail::stream::max_sse_line) +
                     " bytes: it is left out");
-        return text;
+        return std::nullopt;
     }
-    std::optional<nlohmann::json> payload = detail::parse_document(event.data);
-    const std::optional<std::string> mended = payload ? std::nullopt : detail::stream::with_stand_ins(event.data);
-    if (mended) {
-        payload = detail::parse_document(*mended); // a character's halves split across events
+    if (!payload) {
+        payload = detail::parse_document(event.data);
+        mended = payload ? std::nullopt : detail::stream::with_stand_ins(event.data);
+        if (mended) {
+            payload = detail::parse_document(*mended); // a character's halves split across events
+        }
     }
     if (!payload || !payload->is_object()) {
         set_problem("an event's data is not a JSON object");
-        return text;
+        return std::nullopt;
     }
     if (detail::nests_deeper_than(*payload, detail::max_recursed_depth)) { // its parts are copied and written out
         set_problem("an event's data nests deeper than " + std::to_string(detail::max_recursed_depth) + " levels");
-        return text;
+        return std::nullopt;
     }
     // An error's message is under "error" (OpenAI Chat, Anthropic, Gemini) or the event's own
     // (an event named "error": OpenAI Responses, llama-server's "error:" line).
@@ -123,32 +129,49 @@ HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event
         message = detail::stream::string_path(*payload, {"message"});
     }
     if (message != nullptr || event.name == "error") {
-        set_problem("the provider sent an error" + // the provider's text, escaped and capped
-                    (message != nullptr ? ": " + detail::escape_untrusted(*message, 200) : std::string()));
-        return text;
+        provider_error(message);
+        return std::nullopt;
     }
-    const bool chat = payload->contains("choices");
-    const std::string stop_before = mended ? stop_reason_ : std::string();
+    return payload;
+}
+
+HANDOFF_INLINE void provider_stream::read_payload(const nlohmann::json& payload, std::string& text) {
+    const bool chat = payload.contains("choices");
     switch (source_) {
     case provider::openai:
         if (chat) {
-            read_openai_chat(*payload, text);
+            read_openai_chat(payload, text);
         } else {
-            read_openai_responses(*payload, text);
+            read_openai_responses(payload, text);
         }
         break;
-    case provider::anthropic: read_anthropic(*payload, text); break;
+    case provider::anthropic: read_anthropic(payload, text); break;
     case provider::gemini:
-    case provider::gemini_openapi: read_gemini(*payload, text); break;
+    case provider::gemini_openapi: read_gemini(payload, text); break;
     case provider::llama_cpp:
         if (chat) {
-            read_openai_chat(*payload, text);
+            read_openai_chat(payload, text);
         } else {
-            read_llama_cpp(*payload, text);
+            read_llama_cpp(payload, text);
         }
         break;
     case provider::json_schema: set_problem("json_schema names no provider stream"); break;
     }
+}
+
+HANDOFF_INLINE std::string provider_stream::read(const detail::stream::sse_event& event) {
+    std::string text;
+    if (done_ || event.data == "[DONE]") {
+        done_ = true; // OpenAI Chat Completions' last event: nothing after it is the reply's
+        return text;
+    }
+    std::optional<std::string> mended;
+    const std::optional<nlohmann::json> payload = payload_of(event, mended);
+    if (!payload) {
+        return text;
+    }
+    const std::string stop_before = mended ? stop_reason_ : std::string();
+    read_payload(*payload, text);
     if (mended && stop_reason_ != stop_before) {
         // A stop word is a string of its own: a lone half in it reads as U+FFFD, as in the text.
         detail::stream::surrogate_joiner word;
@@ -238,9 +261,7 @@ HANDOFF_INLINE void provider_stream::read_openai_responses(const nlohmann::json&
     } else if (*type == "error") {
         // https://platform.openai.com/docs/api-reference/responses-streaming/error: its
         // message is the event's own, not under "error".
-        const std::string* message = string_path(event, {"message"});
-        set_problem("the provider sent an error" +
-                    (message != nullptr ? ": " + detail::escape_untrusted(*message, 200) : std::string()));
+        provider_error(string_path(event, {"message"}));
     } else if (*type == "response.refusal.delta") {
         stop_ = stop_class::refused;
         stop_reason_ = "refusal";

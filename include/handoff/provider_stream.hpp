@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -60,6 +61,15 @@ public:
 
 private:
     std::string read(const detail::stream::sse_event& event);
+    /// The JSON object `event` carries for the provider's reader, or nullopt for an event that
+    /// carries none (empty, cut, not JSON, an error: the last three a problem()). `mended`: its
+    /// data with a split surrogate half's stand-in, when only that reads.
+    std::optional<nlohmann::json> payload_of(const detail::stream::sse_event& event,
+                                             std::optional<std::string>& mended);
+    /// The provider's reader for one event's object.
+    void read_payload(const nlohmann::json& payload, std::string& text);
+    /// A problem(): the provider sent an error, with its message when it has one.
+    void provider_error(const std::string* message);
     void read_openai_chat(const nlohmann::json& chunk, std::string& text);
     void read_openai_responses(const nlohmann::json& event, std::string& text);
     void read_anthropic(const nlohmann::json& event, std::string& text);

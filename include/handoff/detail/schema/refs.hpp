@@ -170,12 +170,7 @@ public:
     /// As ref_follower::resolve; `node` is the root, a node inside it, or a node of a target
     /// handed out before. Null when the chain ends nowhere.
     [[nodiscard]] target resolve(const Json& node, const std::string& parent_base) {
-        const nlohmann::json* plain = plain_of(node);
-        if (plain == nullptr) {
-            return {};
-        }
-        const ref_target found = follower_.resolve(*plain, parent_base);
-        return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
+        return followed(node, [&](const nlohmann::json& plain) { return follower_.resolve(plain, parent_base); });
     }
 
     /// The base URI inside `node` (its own `$id` applied where the dialect reads it) given the one
@@ -187,15 +182,21 @@ public:
 
     /// As ref_follower::step: one `$ref` followed, or `node` itself when it has none.
     [[nodiscard]] target step(const Json& node, const std::string& parent_base) {
+        return followed(node, [&](const nlohmann::json& plain) { return follower_.step(plain, parent_base); });
+    }
+
+private:
+    /// `follow` (resolve or step) run on `node`'s plain copy, its target handed back in `Json`.
+    template <class Follow>
+    [[nodiscard]] target followed(const Json& node, Follow&& follow) {
         const nlohmann::json* plain = plain_of(node);
         if (plain == nullptr) {
             return {};
         }
-        const ref_target found = follower_.step(*plain, parent_base);
+        const ref_target found = follow(*plain);
         return found.schema == nullptr ? target{} : target{ordered_of(*found.schema), found.base};
     }
 
-private:
     [[nodiscard]] static std::unique_ptr<nlohmann::json> plain_copy(const Json& root) {
         if constexpr (std::is_same_v<Json, nlohmann::json>) {
             static_cast<void>(root);
