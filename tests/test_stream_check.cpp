@@ -1173,3 +1173,75 @@ TEST_CASE("partial_result's schema stays whole exactly where a reference reaches
 }
 
 } // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("the envelope's own fields are read whole as each ends, with the tokenizer's verdicts at their bytes",
+          "[stream]") {
+    const std::string base = read_fixture("envelopes/ok_complete.json");
+    const auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string text = base;
+        REQUIRE(text.find(from) != std::string::npos);
+        return text.replace(text.find(from), from.size(), to);
+    };
+    // Layouts the member pass reads, or hands to the tokenizer (an escaped key, a field after
+    // partial_result, status after a field), all passing, all finished as receive finishes them.
+    const std::string passing[] = {
+        base,
+        replaced("\"status\"", "\"st\\u0061tus\""),
+        replaced("\"status\": \"ok\",", "\"reason_code\" :null ,\"status\"\n:\n\"ok\"\t,"),
+    };
+    for (const std::string& text : passing) {
+        INFO(text);
+        CHECK(never_doomed(sections_receiver(), text));
+        CHECK(finish_is_receive(sections_receiver(), text));
+    }
+    // A word outside its vocabulary: at its closing quote, told there.
+    std::string text = replaced("\"ok\"", "\"okay\"");
+    check_verdict(sections_receiver(), text, end_of(text, "\"okay\""), end_of(text, "\"okay\""));
+    // A number where true or false must be, after partial_result: at the byte after it, as the
+    // tokenizer ends a number.
+    text = replaced("\"schema_ok\": true", "\"schema_ok\": 1");
+    check_verdict(sections_receiver(), text, text.find("1,") + 1, text.find("1,") + 1);
+    // A key no field has, a field read twice: at the key's closing quote.
+    text = replaced("\"schema_ok\"", "\"extra\": 1, \"schema_ok\"");
+    check_verdict(sections_receiver(), text, end_of(text, "\"extra\""), end_of(text, "\"extra\""));
+    text = replaced("\"schema_ok\"", "\"status\": \"ok\", \"schema_ok\"");
+    const std::size_t second = text.find("\"status\"", text.find("\"status\"") + 1) + 7;
+    check_verdict(sections_receiver(), text, second, second);
+    // reason_code beside ok, after it: at the reason code's closing quote.
+    text = replaced("\"schema_ok\"", "\"reason_code\": \"TOKEN_CAP\", \"schema_ok\"");
+    check_verdict(sections_receiver(), text, end_of(text, "\"TOKEN_CAP\""), end_of(text, "\"TOKEN_CAP\""));
+    // A container of the wrong kind: at its bracket, told there.
+    text = replaced("\"coverage\": {", "\"coverage\": [], \"x\": {");
+    check_verdict(sections_receiver(), text, text.find("[]"), text.find("[]"));
+    // A byte no JSON holds between fields: at that byte.
+    text = replaced("\"schema_ok\": true,", "\"schema_ok\": true;");
+    check_verdict(sections_receiver(), text, text.find(';'), text.find(';'));
+}
+
+TEST_CASE("the envelope's own fields stay within the parse limits, each told at the byte that exceeds one",
+          "[stream]") {
+    const std::string text = sections_with(R"("intro", "end")");
+    handoff::receiver_options few_items;
+    few_items.limits.max_container_items = 2;
+    const handoff::receiver<> narrow(handoff_test::sections_schema(), few_items);
+    // The third key of the envelope's own object is one member too many (partial_result holds
+    // two of each).
+    const std::size_t third = end_of(text, "\"schema_ok\"");
+    const auto verdict = stream_bytes(narrow, text);
+    REQUIRE(verdict);
+    CHECK(verdict->what.code == handoff::codes::parse_limit_items);
+    check_verdict(narrow, text, third, third);
+
+    handoff::receiver_options few_values;
+    few_values.limits.max_values = 20;
+    const handoff::receiver<> small(handoff_test::sections_schema(), few_values);
+    const auto over = stream_bytes(small, text);
+    REQUIRE(over);
+    CHECK(over->what.step == handoff::step::parse);
+    CHECK(receive_reports(small, text, over->what));
+    CHECK(handoff_fuzz::stream::disagreement(small, text, 3).empty());
+}
+
+} // namespace test_stream_check

@@ -92,6 +92,10 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             i += list_bytes(rest);
             continue;
         }
+        if (members_) {
+            i += member_bytes(rest);
+            continue;
+        }
         const bool opaque = where_.strings_opaque();
         if (opaque && !tokens_.done() && !(options_.strict && offset < utf8_bom.size())) {
             // Inside the object with no fence watched for, every byte is JSON.
@@ -277,11 +281,14 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     if (stack_.back().built && stack_.back().where == region::task && !object) {
         list_ = list_candidate(stack_.back(), offset);
     }
+    if (stack_.size() == 1 && !verdict_) {
+        members_ = members_candidate(offset + 1, true);
+    }
 }
 
 HANDOFF_INLINE std::optional<checker::quick_value> checker::quick_candidate(bool object, std::size_t offset) const {
     // Where a fence is watched, every byte goes to the locator.
-    if (stack_.empty() || !where_.strings_opaque() || replaying_list_) {
+    if (stack_.empty() || !where_.strings_opaque() || replaying_) {
         return std::nullopt;
     }
     const frame& parent = stack_.back();
@@ -568,7 +575,7 @@ HANDOFF_INLINE void checker::replay_quick(std::size_t upto) {
 
 HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const frame& array,
                                                                           std::size_t offset) const {
-    if (replaying_list_ || !where_.strings_opaque() || array.indexed_items || !item_fits(array)) {
+    if (replaying_ || !where_.strings_opaque() || array.indexed_items || !item_fits(array)) {
         return std::nullopt;
     }
     const std::optional<const part_judge*> judge = whole_judge(array.every_item);
@@ -655,16 +662,135 @@ HANDOFF_INLINE void checker::replay_list(std::size_t upto) {
         tokens_.value_skipped(); // the items before were read: the tokenizer goes on after them
     }
     list_.reset();
-    replaying_list_ = true;
+    replaying_ = true;
+    replay_end_ = upto;
     static_cast<void>(read_tokens(std::string_view(text_).substr(from, upto + 1 - from), from));
-    replaying_list_ = false;
+    replaying_ = false;
+}
+
+HANDOFF_INLINE std::optional<checker::quick_members> checker::members_candidate(std::size_t start, bool first) const {
+    if (!where_.strings_opaque() || verdict_ || unsure_ || stack_.size() != 1 || !lean_root(stack_.front())) {
+        return std::nullopt;
+    }
+    quick_members m;
+    m.start = start;
+    m.resume = start;
+    m.scan = member_scan(unit_room(), first);
+    return m;
+}
+
+HANDOFF_INLINE std::size_t checker::member_bytes(std::string_view s) {
+    member_scan::outcome what = member_scan::outcome::open;
+    const std::size_t read = members_->scan.feed(s, what);
+    seen_ += read;
+    const std::size_t first = members_->start; // the scan counts its bytes from there
+    const std::size_t last = seen_ - 1;
+    bool kept = true;
+    switch (what) {
+    case member_scan::outcome::open: break;
+    case member_scan::outcome::key: kept = member_key(first + members_->scan.key_start(), last); break;
+    case member_scan::outcome::opened: kept = member_opened(); break;
+    case member_scan::outcome::value: kept = member_value(first + members_->scan.value_start(), last); break;
+    case member_scan::outcome::closed:
+        members_.reset();
+        tokens_.skip_container();
+        close(last);
+        break;
+    case member_scan::outcome::doubt: kept = false; break;
+    }
+    if (!kept) {
+        replay_members(last);
+    }
+    return read;
+}
+
+HANDOFF_INLINE bool checker::member_key(std::size_t start, std::size_t end) {
+    const frame& f = stack_.front();
+    const std::string_view name = std::string_view(text_).substr(start + 1, end - start - 1);
+    const std::size_t field = f.fields.index_of(name);
+    const unsigned bit = field < f.fields.size() ? 1U << field : 0U;
+    // partial_result is read by the tokenizer, whose frames judge its members as they end; an
+    // unknown or repeated key is a verdict the tokenizer words.
+    if (!members_->scan.key_plain() || name.size() > options_.limits.max_string_bytes ||
+        bit_count(f.fields_seen) >= options_.limits.max_container_items || bit == 0 || (f.fields_seen & bit) != 0 ||
+        field == contract::index(contract::envelope_key::partial_result)) {
+        return false;
+    }
+    members_->field = field;
+    return true;
+}
+
+HANDOFF_INLINE bool checker::member_opened() const {
+    using contract::json_type;
+    const contract::field& rule = stack_.front().fields[members_->field];
+    const bool object = text_[seen_ - 1] == '{';
+    const bool kind = object ? rule.type == json_type::object && rule.members.size() > 0 : rule.type == json_type::array;
+    return kind && !over_limits(options_.limits, stack_.size(), values_, false, 0);
+}
+
+HANDOFF_INLINE bool checker::member_value(std::size_t start, std::size_t end) {
+    quick_members& m = *members_;
+    const auto key = static_cast<contract::envelope_key>(m.field);
+    envelope_reader& in = thread_value_readers().field;
+    if (!in.read_field(std::string_view(text_).substr(start, end + 1 - start), options_.limits, key, typed_) ||
+        values_ + in.values() > options_.limits.max_values || !note_word(key)) {
+        return false;
+    }
+    frame& f = stack_.front();
+    const unsigned bit = 1U << m.field;
+    f.fields_seen |= bit;
+    f.key_index = m.field;
+    ++f.values;
+    fields_typed_ |= bit;
+    values_ += in.values();
+    if (key == contract::envelope_key::schema_ok) {
+        schema_ok_ = typed_.schema_ok;
+    }
+    m.resume = end + 1;
+    m.any = true;
+    return true;
+}
+
+HANDOFF_INLINE bool checker::note_word(contract::envelope_key key) {
+    using k = contract::envelope_key;
+    if (key != k::status && key != k::reason_code) {
+        return true;
+    }
+    // reason_code's rule, once both are in: a reason code exactly when capped. The other was
+    // read into typed_ too, or the tokenizer judges the rule.
+    const unsigned other = 1U << contract::index(key == k::status ? k::reason_code : k::status);
+    if ((stack_.front().fields_seen & other) != 0 &&
+        ((fields_typed_ & other) == 0 ||
+         (typed_.status == contract::reason_code_required_when) != typed_.reason_code.has_value())) {
+        return false;
+    }
+    nlohmann::json& word = status_and_reason_[std::string(contract::envelope[contract::index(key)].name)];
+    if (key == k::status) {
+        word = to_string(typed_.status);
+    } else if (typed_.reason_code) {
+        word = to_string(*typed_.reason_code);
+    }
+    return true;
+}
+
+HANDOFF_INLINE void checker::replay_members(std::size_t upto) {
+    const std::size_t from = members_->resume;
+    if (members_->any) {
+        tokens_.value_skipped(); // the members before were read: the tokenizer goes on after them
+    }
+    members_.reset();
+    replaying_ = true;
+    replay_end_ = upto;
+    static_cast<void>(read_tokens(std::string_view(text_).substr(from, upto + 1 - from), from));
+    replaying_ = false;
 }
 
 HANDOFF_INLINE std::size_t checker::read_tokens(std::string_view s, std::size_t offset) {
     const std::size_t read = tokens_.run(s, offset, [this](const token& t) {
         token_read(t);
-        // A value or a list the quick pass reads stops the tokenizer at its bracket.
-        return !verdict_ && !unsure_ && !quick_ && !list_;
+        // A value or a list the quick pass reads stops the tokenizer at its bracket, the member
+        // pass after the value it goes on from.
+        return !verdict_ && !unsure_ && !quick_ && !list_ && !members_;
     });
     if (tokens_.failed() && !verdict_ && !unsure_) {
         grammar_failure(offset + read - 1, options_.strict);
@@ -720,17 +846,26 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
     }
     frame& into = stack_.back();
     ++into.values;
-    if (lean_root(into) && into.key_index != contract::index(contract::envelope_key::partial_result)) {
-        return; // judged; finish() reads it again from the text
-    }
-    if (into.object) {
-        // The key was judged new when it was read, and its place found; the members read since
-        // are other frames', so the place still holds. The key is not needed once its value is in.
-        into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key), std::move(v));
-    } else if (into.items) {
-        into.items->get().push_back(std::move(v));
-    } else {
-        into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
+    // A field of the envelope's own object ends at its last byte, save a number (at the byte
+    // after it, which the tokenizer has read): the member pass goes on from the next byte,
+    // unless a replay has bytes after it to read.
+    const bool root = lean_root(into);
+    const bool next_members = root && !v.is_number() && (!replaying_ || offset == replay_end_);
+    if (!root || into.key_index == contract::index(contract::envelope_key::partial_result)) {
+        if (into.object) {
+            // The key was judged new when it was read, and its place found; the members read
+            // since are other frames', so the place still holds. The key is not needed once its
+            // value is in.
+            into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key),
+                                                                         std::move(v));
+        } else if (into.items) {
+            into.items->get().push_back(std::move(v));
+        } else {
+            into.value.get_ref<nlohmann::json::array_t&>().push_back(std::move(v));
+        }
+    } // (any other field of the envelope's own object is judged: finish() reads it again)
+    if (next_members) {
+        members_ = members_candidate(offset + 1, false);
     }
 }
 

@@ -217,6 +217,36 @@ private:
     /// The array read token by token from its last item read to `upto`, its items as units,
     /// and from then on: the exact reading gives any verdict at its byte.
     void replay_list(std::size_t upto);
+    /// The envelope's own object while the member pass reads it: each key judged as it ends,
+    /// each field read and judged whole as its value ends, as receive reads it. Anything else
+    /// (partial_result, a key it does not judge plainly, a value that does not read and pass, a
+    /// doubt of the scan) the tokenizer reads from the byte after the last member read, so that
+    /// its verdict comes at the byte that gives it.
+    struct quick_members {
+        std::size_t start = 0;  // the byte the scan counts its bytes from
+        std::size_t resume = 0; // the byte after the last member read, or the scan's first
+        bool any = false;       // a member was read by the pass
+        std::size_t field = 0;  // the field of the key just read
+        member_scan scan{0, true};
+    };
+    /// The member pass from `start` (the byte after the object's bracket when `first`, after a
+    /// value otherwise), or nullopt where it does not apply.
+    [[nodiscard]] std::optional<quick_members> members_candidate(std::size_t start, bool first) const;
+    /// The member pass on the bytes at the start of `s`: how many it read.
+    std::size_t member_bytes(std::string_view s);
+    /// The key at [start, end] (its quotes) is a field of the envelope the pass reads: false at
+    /// any doubt.
+    bool member_key(std::size_t start, std::size_t end);
+    /// A container value began: of the kind its field wants, and within the limits.
+    [[nodiscard]] bool member_opened() const;
+    /// The value at [start, end] read into the envelope and judged: false at any doubt.
+    bool member_value(std::size_t start, std::size_t end);
+    /// status or reason_code was just read into typed_: noted beside the other, unless
+    /// reason_code's rule is broken (false; the tokenizer gives the verdict).
+    bool note_word(contract::envelope_key key);
+    /// The object read token by token from the byte after its last member read to `upto`,
+    /// and from then on.
+    void replay_members(std::size_t upto);
     /// The bytes of `s` (at `offset`) read by the tokenizer inside the object, until a verdict,
     /// a doubt, a failure (its verdict given), a quick value's bracket or the object's end:
     /// how many.
@@ -279,8 +309,11 @@ private:
     bool unsure_ = false;
     std::optional<quick_value> quick_;
     std::optional<quick_list> list_;
-    /// replay_list is reading an array's items token by token: none of them is quick.
-    bool replaying_list_ = false;
+    std::optional<quick_members> members_;
+    /// A replay is reading bytes a pass scanned already, token by token, to `replay_end_`: no
+    /// pass takes them over (the member pass may go on from the replay's last byte).
+    bool replaying_ = false;
+    std::size_t replay_end_ = 0;
     /// The envelope's own fields as they were read, bit i for field i: all of them but
     /// partial_result make the envelope finish() returns, without reading the text again.
     envelope<nlohmann::json> typed_;

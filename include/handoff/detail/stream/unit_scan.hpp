@@ -11,6 +11,25 @@ namespace handoff::detail::stream {
 /// The bytes JSON's numbers and true, false and null are written with.
 inline constexpr std::string_view scalar_bytes = "-+.eE0123456789truefalsn";
 
+/// Whether `c` is one of scalar_bytes.
+inline bool scalar_byte(char c) noexcept {
+    struct table {
+        bool of[256] = {};
+        constexpr table() {
+            for (const char b : scalar_bytes) {
+                of[static_cast<unsigned char>(b)] = true;
+            }
+        }
+    };
+    static constexpr table bytes{};
+    return bytes.of[static_cast<unsigned char>(c)];
+}
+
+/// Whether `c` begins a number or a literal.
+inline bool scalar_start(char c) noexcept {
+    return c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n';
+}
+
 /// Finds where a container of the reply ends, reading only its strings and brackets: the quick
 /// pass over a value read whole once it closes (a member or item of partial_result, a field of
 /// the envelope). It checks no grammar; whatever it lets through, the value's reading judges. A
@@ -194,7 +213,7 @@ private:
         } else if (c == '"') {
             item_ = unit_scan::string();
             place_ = place::item;
-        } else if (c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n') {
+        } else if (scalar_start(c)) {
             place_ = place::scalar;
         } else {
             return false;
@@ -202,25 +221,149 @@ private:
         return true;
     }
 
-    /// The bytes a number or a literal may hold.
-    static bool scalar_byte(char c) noexcept {
-        struct table {
-            bool of[256] = {};
-            constexpr table() {
-                for (const char b : scalar_bytes) {
-                    of[static_cast<unsigned char>(b)] = true;
-                }
-            }
-        };
-        static constexpr table bytes{};
-        return bytes.of[static_cast<unsigned char>(c)];
-    }
-
     std::size_t room_;
     place place_ = place::first;
     unit_scan item_{0};
     std::size_t item_start_ = 0;
     std::size_t read_ = 0;
+};
+
+/// Finds the members of an object of the reply, reading only what unit_scan reads, plus each
+/// key and the colons, commas and whitespace between: the quick pass over the envelope's own
+/// object, whose fields are read whole one by one as they end. It checks the object's own
+/// grammar (a key after the bracket or a comma, a colon after it, a comma or the bracket after
+/// a value), never a value's: the value's reading judges that. A doubt is any other byte
+/// between members, a control byte in a key, or unit_scan's.
+class member_scan {
+public:
+    /// `key`: a key's closing quote was read; `opened`: a container value's bracket was read;
+    /// `value`: a value ended at the last byte read (a number or a literal, at the byte before
+    /// the one that ends it, which the next feed reads); `closed`: the object's bracket was read.
+    enum class outcome { open, key, opened, value, closed, doubt };
+
+    /// `room`: as unit_scan's, for each value (its own bracket counted). `first`: no member was
+    /// read before the scan starts (it starts after the bracket, not after a value).
+    member_scan(std::size_t room, bool first) noexcept : room_(room), place_(first ? place::first : place::after_value) {}
+
+    /// Reads the bytes at the start of `s`; returns how many and sets `out` to what the last
+    /// of them ended. Bytes count from the first the scan was given (read()).
+    std::size_t feed(std::string_view s, outcome& out) noexcept {
+        out = outcome::open;
+        std::size_t i = 0;
+        while (i < s.size() && out == outcome::open) {
+            if (place_ == place::key) {
+                i += key_bytes(s.substr(i), out);
+            } else if (place_ == place::value) {
+                unit_scan::outcome what = unit_scan::outcome::open;
+                i += value_.feed(s.substr(i), what);
+                out = what == unit_scan::outcome::closed  ? outcome::value
+                      : what == unit_scan::outcome::doubt ? outcome::doubt
+                                                          : outcome::open;
+            } else if (place_ == place::scalar) {
+                while (i < s.size() && scalar_byte(s[i])) {
+                    ++i;
+                }
+                out = i < s.size() ? outcome::value : outcome::open;
+            } else {
+                i += between(s.substr(i), read_ + i, out);
+            }
+        }
+        place_ = out == outcome::value ? place::after_value : place_;
+        read_ += i;
+        return i;
+    }
+
+    /// Where the last key began (its opening quote), and the last value, in bytes read.
+    [[nodiscard]] std::size_t key_start() const noexcept { return key_start_; }
+    [[nodiscard]] std::size_t value_start() const noexcept { return value_start_; }
+    /// Whether the last key's text is its name: no escape, no byte >= 0x80.
+    [[nodiscard]] bool key_plain() const noexcept { return !key_escaped_ && !key_high_; }
+    /// How many bytes were read.
+    [[nodiscard]] std::size_t read() const noexcept { return read_; }
+
+private:
+    enum class place : unsigned char { first, after_comma, after_value, key, colon, before_value, value, scalar };
+
+    /// Between tokens: whitespace, then one byte that decides. `at`: the bytes read before `s`.
+    std::size_t between(std::string_view s, std::size_t at, outcome& out) noexcept {
+        std::size_t i = blank_run(s);
+        if (i == s.size()) {
+            return i;
+        }
+        const char c = s[i++];
+        const bool key_may_come = place_ == place::first || place_ == place::after_comma;
+        if (c == '}' && (place_ == place::first || place_ == place::after_value)) {
+            out = outcome::closed;
+        } else if (c == ',' && place_ == place::after_value) {
+            place_ = place::after_comma;
+        } else if (c == '"' && key_may_come) {
+            key_start_ = at + i - 1;
+            key_escaped_ = false;
+            key_high_ = false;
+            place_ = place::key;
+        } else if (c == ':' && place_ == place::colon) {
+            place_ = place::before_value;
+        } else if (place_ != place::before_value || !start_value(c, out)) {
+            out = outcome::doubt;
+        } else {
+            value_start_ = at + i - 1;
+        }
+        return i;
+    }
+
+    bool start_value(char c, outcome& out) noexcept {
+        if (c == '{' || c == '[') {
+            value_ = unit_scan(room_);
+            place_ = place::value;
+            out = outcome::opened;
+        } else if (c == '"') {
+            value_ = unit_scan::string();
+            place_ = place::value;
+        } else if (scalar_start(c)) {
+            place_ = place::scalar;
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /// Inside a key: its bytes to its closing quote.
+    std::size_t key_bytes(std::string_view s, outcome& out) noexcept {
+        std::size_t i = 0;
+        while (i < s.size()) {
+            if (escape_) {
+                escape_ = false;
+                ++i;
+                continue;
+            }
+            bool high = false;
+            i += plain_run(s.substr(i), high);
+            key_high_ = key_high_ || high;
+            if (i == s.size()) {
+                break;
+            }
+            const char c = s[i++];
+            if (c == '\\') {
+                escape_ = true;
+                key_escaped_ = true;
+            } else {
+                out = c == '"' ? outcome::key : outcome::doubt; // else a control byte
+                place_ = place::colon;
+                return i;
+            }
+        }
+        return i;
+    }
+
+    std::size_t room_;
+    place place_;
+    unit_scan value_{0};
+    std::size_t key_start_ = 0;
+    std::size_t value_start_ = 0;
+    std::size_t read_ = 0;
+    bool escape_ = false;
+    bool key_escaped_ = false;
+    bool key_high_ = false;
 };
 
 } // namespace handoff::detail::stream
