@@ -724,7 +724,8 @@ HANDOFF_INLINE bool checker::member_opened() const {
     using contract::json_type;
     const contract::field& rule = stack_.front().fields[members_->field];
     const bool object = text_[seen_ - 1] == '{';
-    const bool kind = object ? rule.type == json_type::object && rule.members.size() > 0 : rule.type == json_type::array;
+    const bool kind =
+        object ? rule.type == json_type::object && rule.members.size() > 0 : rule.type == json_type::array;
     return kind && !over_limits(options_.limits, stack_.size(), values_, false, 0);
 }
 
@@ -856,8 +857,7 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
             // The key was judged new when it was read, and its place found; the members read
             // since are other frames', so the place still holds. The key is not needed once its
             // value is in.
-            into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key),
-                                                                         std::move(v));
+            into.value.get_ref<nlohmann::json::object_t&>().emplace_hint(into.slot, std::move(into.key), std::move(v));
         } else if (into.items) {
             into.items->get().push_back(std::move(v));
         } else {

@@ -243,7 +243,8 @@ public:
 
     /// `room`: as unit_scan's, for each value (its own bracket counted). `first`: no member was
     /// read before the scan starts (it starts after the bracket, not after a value).
-    member_scan(std::size_t room, bool first) noexcept : room_(room), place_(first ? place::first : place::after_value) {}
+    member_scan(std::size_t room, bool first) noexcept
+        : room_(room), place_(first ? place::first : place::after_value) {}
 
     /// Reads the bytes at the start of `s`; returns how many and sets `out` to what the last
     /// of them ended. Bytes count from the first the scan was given (read()).
