@@ -641,7 +641,8 @@ TEST_CASE("the prompt says which keys an object admits, and draft-04's exclusive
           "  - option 1: object with these fields\n"
           "    - a: string, at most 3 characters\n"
           "  - option 2: object with these fields\n"
-          "    - b (required): integer >= 1\n");
+          "    - b (required): integer >= 1\n"
+          "    - a (required): any value the other rules allow\n");
     const auto compiled_whole = handoff::compiled_schema::from_json(nlohmann::json(whole));
     CHECK(compiled_whole.accepts({{"a", "x"}, {"b", 1}}));
     CHECK(compiled_whole.accepts({{"a", "abc"}}));
@@ -655,6 +656,22 @@ TEST_CASE("the prompt says which keys an object admits, and draft-04's exclusive
     CHECK(compiled_04.accepts({{"ratio", 0}, {"count", 1}}));
     CHECK_FALSE(compiled_04.accepts({{"ratio", 1}}));
     CHECK_FALSE(compiled_04.accepts({{"count", 0}}));
+}
+
+TEST_CASE("the prompt lists the names required of an object that its properties do not define", "[worker_prompt]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_key_rules.json"));
+    const nlohmann::ordered_json& schema = fixture["schema_required_unlisted"];
+    CHECK(task_section(handoff::worker_prompt(schema)) == "- id (required): string\n"
+                                                          "- meta: object with these fields; each value: integer\n"
+                                                          "  - k (required): any value the other rules allow\n"
+                                                          "- extra (required): any JSON value\n");
+    // The receiver refuses an object without them, whatever their value.
+    const auto compiled = handoff::compiled_schema::from_json(nlohmann::json(schema));
+    CHECK(compiled.accepts({{"id", "a"}, {"extra", nullptr}}));
+    CHECK_FALSE(compiled.accepts({{"id", "a"}}));
+    CHECK(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", {{"k", 2}}}}));
+    CHECK_FALSE(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", nlohmann::json::object()}}));
+    CHECK_FALSE(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", {{"k", "2"}}}}));
 }
 
 } // namespace test_worker_prompt

@@ -83,6 +83,38 @@ public:
         for (std::size_t i = links.size() - 1; i-- > 0;) {
             listed_fields(*links[i].schema, links[i].base, indent, depth, out, required);
         }
+        std::vector<const Json*> schemas;
+        for (const ref_link& link : links) {
+            schemas.push_back(link.schema);
+        }
+        unlisted_required(required, schemas, true, indent, out);
+    }
+
+    /// The `required` names that no `properties` of `schemas` (the links of one object) lists,
+    /// as "- name (required): ..." lines: the receiver refuses an object without them all the
+    /// same. Their values are held only to the rules on the object's other keys, if any, and
+    /// unless the object stands `alone`, to the rules of what holds it (an anyOf branch
+    /// requiring a field its enclosing object lists).
+    void unlisted_required(const std::vector<std::string>& required, const std::vector<const Json*>& schemas,
+                           bool alone, std::size_t indent, std::string& out) const {
+        const auto lists = [&](const std::string& name) {
+            return std::any_of(schemas.begin(), schemas.end(), [&](const Json* s) {
+                const auto props = s->find("properties");
+                return props != s->end() && props->is_object() && props->contains(name);
+            });
+        };
+        const bool other_rules = std::any_of(schemas.begin(), schemas.end(), [](const Json* s) {
+            const auto others = s->find("additionalProperties");
+            return s->contains("patternProperties") || (others != s->end() && others->is_object());
+        });
+        const char* value = !alone        ? "any value the other rules allow"
+                            : other_rules ? "a value the rules on the object's other keys allow"
+                                          : any_value;
+        for (const std::string& name : required) {
+            if (!lists(name)) {
+                out += std::string(indent, ' ') + "- " + description_line(name) + " (required): " + value + "\n";
+            }
+        }
     }
 
     /// Whether the object fields() lists admits no other keys: a link of its `$ref` chain says
@@ -462,6 +494,9 @@ private:
             }
             std::string inner;
             listed_fields(s, base, indent, depth + 1, inner);
+            if (!s.contains("$ref") && !s.contains("$dynamicRef") && !s.contains("$recursiveRef")) {
+                unlisted_required(required_names(s), {&s}, false, indent, inner); // (else the target lists them)
+            }
             const bool listed = !inner.empty();
             const std::string extras = object_extras(s, base, indent, depth, inner);
             nested += inner;
