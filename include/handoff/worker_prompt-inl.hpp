@@ -84,6 +84,7 @@ public:
             listed_fields(*links[i].schema, links[i].base, indent, depth, out, required);
         }
         std::vector<const Json*> schemas;
+        schemas.reserve(links.size());
         for (const ref_link& link : links) {
             schemas.push_back(link.schema);
         }
