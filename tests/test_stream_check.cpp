@@ -1218,6 +1218,14 @@ TEST_CASE("the envelope's own fields are read whole as each ends, with the token
     // A byte no JSON holds between fields: at that byte.
     text = replaced("\"schema_ok\": true,", "\"schema_ok\": true;");
     check_verdict(sections_receiver(), text, text.find(';'), text.find(';'));
+    // An escape no JSON string has, in a key or a value: at its letter, told there.
+    text = replaced("\"ok\"", "\"o\\k\"");
+    check_verdict(sections_receiver(), text, text.find("\\k") + 1, text.find("\\k") + 1);
+    text = replaced("\"schema_ok\"", "\"schema\\u00zz\"");
+    check_verdict(sections_receiver(), text, text.find("zz"), text.find("zz"));
+    // A literal of the wrong type: at its last letter, told there (a reply cut there is doomed).
+    text = replaced("\"schema_ok\": true", "\"schema_ok\": null");
+    check_verdict(sections_receiver(), text, end_of(text, "null"), end_of(text, "null"));
 }
 
 TEST_CASE("the envelope's own fields stay within the parse limits, each told at the byte that exceeds one",

@@ -228,17 +228,19 @@ private:
     std::size_t read_ = 0;
 };
 
-/// Finds the members of an object of the reply, reading only what unit_scan reads, plus each
-/// key and the colons, commas and whitespace between: the quick pass over the envelope's own
-/// object, whose fields are read whole one by one as they end. It checks the object's own
-/// grammar (a key after the bracket or a comma, a colon after it, a comma or the bracket after
-/// a value), never a value's: the value's reading judges that. A doubt is any other byte
-/// between members, a control byte in a key, or unit_scan's.
+/// Finds the members of an object of the reply, reading only what unit_scan reads inside a
+/// container value, plus each key, each string or literal value, and the colons, commas and
+/// whitespace between: the quick pass over the envelope's own object, whose fields are read
+/// whole one by one as they end. It checks the object's own grammar (a key after the bracket or
+/// a comma, a colon after it, a comma or the bracket after a value), the escapes of its keys and
+/// string values, and its literals letter by letter, so that a byte no JSON text continues with
+/// there is a doubt at once, as the tokenizer would fail on it; a container value's own grammar
+/// its reading judges. A doubt is any such byte, a control byte in a string, or unit_scan's.
 class member_scan {
 public:
     /// `key`: a key's closing quote was read; `opened`: a container value's bracket was read;
-    /// `value`: a value ended at the last byte read (a number or a literal, at the byte before
-    /// the one that ends it, which the next feed reads); `closed`: the object's bracket was read.
+    /// `value`: a value ended at the last byte read (a number at the byte before the one that
+    /// ends it, which the next feed reads); `closed`: the object's bracket was read.
     enum class outcome { open, key, opened, value, closed, doubt };
 
     /// `room`: as unit_scan's, for each value (its own bracket counted). `first`: no member was
@@ -252,21 +254,26 @@ public:
         out = outcome::open;
         std::size_t i = 0;
         while (i < s.size() && out == outcome::open) {
-            if (place_ == place::key) {
-                i += key_bytes(s.substr(i), out);
-            } else if (place_ == place::value) {
+            const std::string_view rest = s.substr(i);
+            switch (place_) {
+            case place::key:
+            case place::string: i += string_bytes(rest, out); break;
+            case place::literal: i += literal_bytes(rest, out); break;
+            case place::container: {
                 unit_scan::outcome what = unit_scan::outcome::open;
-                i += value_.feed(s.substr(i), what);
+                i += value_.feed(rest, what);
                 out = what == unit_scan::outcome::closed  ? outcome::value
                       : what == unit_scan::outcome::doubt ? outcome::doubt
                                                           : outcome::open;
-            } else if (place_ == place::scalar) {
+                break;
+            }
+            case place::number:
                 while (i < s.size() && scalar_byte(s[i])) {
                     ++i;
                 }
                 out = i < s.size() ? outcome::value : outcome::open;
-            } else {
-                i += between(s.substr(i), read_ + i, out);
+                break;
+            default: i += between(rest, read_ + i, out); break;
             }
         }
         place_ = out == outcome::value ? place::after_value : place_;
@@ -283,7 +290,18 @@ public:
     [[nodiscard]] std::size_t read() const noexcept { return read_; }
 
 private:
-    enum class place : unsigned char { first, after_comma, after_value, key, colon, before_value, value, scalar };
+    enum class place : unsigned char {
+        first,
+        after_comma,
+        after_value,
+        key,
+        colon,
+        before_value,
+        string,
+        literal,
+        number,
+        container
+    };
 
     /// Between tokens: whitespace, then one byte that decides. `at`: the bytes read before `s`.
     std::size_t between(std::string_view s, std::size_t at, outcome& out) noexcept {
@@ -315,43 +333,72 @@ private:
     bool start_value(char c, outcome& out) noexcept {
         if (c == '{' || c == '[') {
             value_ = unit_scan(room_);
-            place_ = place::value;
+            place_ = place::container;
             out = outcome::opened;
         } else if (c == '"') {
-            value_ = unit_scan::string();
-            place_ = place::value;
-        } else if (scalar_start(c)) {
-            place_ = place::scalar;
+            place_ = place::string;
+        } else if (c == 't' || c == 'f' || c == 'n') {
+            literal_ = c == 't' ? std::string_view("true") : c == 'f' ? std::string_view("false") : "null";
+            literal_at_ = 1;
+            place_ = place::literal;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            place_ = place::number;
         } else {
             return false;
         }
         return true;
     }
 
-    /// Inside a key: its bytes to its closing quote.
-    std::size_t key_bytes(std::string_view s, outcome& out) noexcept {
+    /// Inside a key or a string value: its bytes to its closing quote, each escape checked as
+    /// the tokenizer checks it.
+    std::size_t string_bytes(std::string_view s, outcome& out) noexcept {
+        static constexpr std::string_view escapes = "\"\\/bfnrtu";
+        const bool key = place_ == place::key;
         std::size_t i = 0;
         while (i < s.size()) {
-            if (escape_) {
+            const char c = s[i];
+            if (hex_left_ > 0 || escape_) {
+                const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+                if (hex_left_ > 0 ? !hex : escapes.find(c) == std::string_view::npos) {
+                    out = outcome::doubt;
+                    return i + 1;
+                }
+                hex_left_ = hex_left_ > 0 ? hex_left_ - 1 : c == 'u' ? 4 : 0;
                 escape_ = false;
                 ++i;
                 continue;
             }
             bool high = false;
             i += plain_run(s.substr(i), high);
-            key_high_ = key_high_ || high;
+            key_high_ = key_high_ || (key && high);
             if (i == s.size()) {
                 break;
             }
-            const char c = s[i++];
-            if (c == '\\') {
+            const char stop = s[i++];
+            if (stop == '\\') {
                 escape_ = true;
-                key_escaped_ = true;
-            } else {
-                out = c == '"' ? outcome::key : outcome::doubt; // else a control byte
-                place_ = place::colon;
+                key_escaped_ = key_escaped_ || key;
+                continue;
+            }
+            // The closing quote, or a control byte (a doubt).
+            out = stop != '"' ? outcome::doubt : key ? outcome::key : outcome::value;
+            place_ = key ? place::colon : place_;
+            return i;
+        }
+        return i;
+    }
+
+    /// Inside true, false or null: its letters, each as the tokenizer checks it.
+    std::size_t literal_bytes(std::string_view s, outcome& out) noexcept {
+        std::size_t i = 0;
+        while (i < s.size() && literal_at_ < literal_.size()) {
+            if (s[i++] != literal_[literal_at_++]) {
+                out = outcome::doubt;
                 return i;
             }
+        }
+        if (literal_at_ == literal_.size()) {
+            out = outcome::value;
         }
         return i;
     }
@@ -359,9 +406,12 @@ private:
     std::size_t room_;
     place place_;
     unit_scan value_{0};
+    std::string_view literal_;
+    std::size_t literal_at_ = 0;
     std::size_t key_start_ = 0;
     std::size_t value_start_ = 0;
     std::size_t read_ = 0;
+    unsigned hex_left_ = 0;
     bool escape_ = false;
     bool key_escaped_ = false;
     bool key_high_ = false;
