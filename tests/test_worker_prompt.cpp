@@ -672,6 +672,17 @@ TEST_CASE("the prompt lists the names required of an object that its properties 
     CHECK(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", {{"k", 2}}}}));
     CHECK_FALSE(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", nlohmann::json::object()}}));
     CHECK_FALSE(compiled.accepts({{"id", "a"}, {"extra", 1}, {"meta", {{"k", "2"}}}}));
+    // The names count against the bound on what a prompt quotes: past it, one line says so.
+    nlohmann::ordered_json many = {{"type", "object"}, {"required", nlohmann::ordered_json::array()}};
+    for (int i = 0; i < 100; ++i) {
+        many["required"].push_back("name_" + std::to_string(i));
+    }
+    handoff::worker_prompt_options options;
+    options.max_quoted_bytes = 60;
+    const std::string cut = task_section(handoff::worker_prompt(many, options));
+    CHECK(cut.find("- name_0 (required): any JSON value\n") != std::string::npos);
+    CHECK(cut.find("name_99") == std::string::npos);
+    CHECK(cut.find("- (more than 60 bytes of values quoted: see the schema)\n") != std::string::npos);
 }
 
 } // namespace test_worker_prompt

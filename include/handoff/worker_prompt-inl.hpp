@@ -112,9 +112,18 @@ public:
                             : other_rules ? "a value the rules on the object's other keys allow"
                                           : any_value;
         for (const std::string& name : required) {
-            if (!lists(name)) {
-                out += std::string(indent, ' ') + "- " + description_line(name) + " (required): " + value + "\n";
+            if (lists(name)) {
+                continue;
             }
+            // Quoted names count against the bound on what a prompt quotes, as a phrase's do.
+            if (walk_.quoted > options_.max_quoted_bytes) {
+                out += std::string(indent, ' ') + "- (more than " + std::to_string(options_.max_quoted_bytes) +
+                       " bytes of values quoted: see the schema)\n";
+                return;
+            }
+            const std::string line = description_line(name);
+            walk_.quoted += line.size();
+            out += std::string(indent, ' ') + "- " + line + " (required): " + value + "\n";
         }
     }
 
