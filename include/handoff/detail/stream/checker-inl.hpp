@@ -84,16 +84,8 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
             settle_failure();
             continue;
         }
-        if (quick_) {
-            i += quick_bytes(rest);
-            continue;
-        }
-        if (list_) {
-            i += list_bytes(rest);
-            continue;
-        }
-        if (members_) {
-            i += member_bytes(rest);
+        if (quick_ || list_ || members_) {
+            i += pass_bytes(rest);
             continue;
         }
         const bool opaque = where_.strings_opaque();
@@ -116,6 +108,10 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         ++seen_;
         byte(chunk[i++]);
     }
+}
+
+HANDOFF_INLINE std::size_t checker::pass_bytes(std::string_view s) {
+    return quick_ ? quick_bytes(s) : list_ ? list_bytes(s) : member_bytes(s);
 }
 
 HANDOFF_INLINE void checker::byte(char c) {

@@ -247,6 +247,9 @@ private:
     /// The object read token by token from the byte after its last member read to `upto`,
     /// and from then on.
     void replay_members(std::size_t upto);
+    /// The bytes at the start of `s` read by the pass under way (the quick pass over a value,
+    /// the list pass or the member pass; at most one is): how many.
+    std::size_t pass_bytes(std::string_view s);
     /// The bytes of `s` (at `offset`) read by the tokenizer inside the object, until a verdict,
     /// a doubt, a failure (its verdict given), a quick value's bracket or the object's end:
     /// how many.
