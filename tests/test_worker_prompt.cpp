@@ -401,15 +401,18 @@ TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply,
           "- sku: string, at least 1 characters. A label\n");
     CHECK(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"])).accepts(too_long));
     // required and const beside a $ref; a $ref to true leaves the keywords beside it alone (a
-    // bound with no type, as a schema of its own would be); a description that is no string
-    // leaves the target's.
+    // bound with no type, said of the type it holds for, as a schema of its own would be); a
+    // description that is no string leaves the target's.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_more_siblings"])) ==
           "- base: object with these fields; and also with the keys \"id\" required\n"
           "  - id: string\n"
           "- color: string; and also exactly \"red\". a colour\n"
-          "- any: any JSON value\n"
+          "- any: any JSON value; if it is a string: string, at most 3 characters\n"
           "- d: string. a colour\n"
           "- n: string. a colour\n");
+    const auto more = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_more_siblings"]));
+    CHECK(more.accepts({{"any", 1234}}));
+    CHECK_FALSE(more.accepts({{"any", "abcd"}}));
     // The root itself a $ref: the target's fields, those beside it, and required from both.
     CHECK(task_section(handoff::worker_prompt(fixture["schema_root_ref"])) == "- id (required): string\n"
                                                                               "- extra (required): integer\n");
@@ -419,20 +422,30 @@ TEST_CASE("the prompt describes a branch that names no type in the types around 
     const auto schema =
         nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_branch_types.schema.json"));
     // A bound alone holds of the value the enclosing type (or allOf's typed part) describes; with
-    // no type anywhere, a part still says nothing of the value's kind.
-    CHECK(task_section(handoff::worker_prompt(schema)) == "- code: string, and all of these\n"
-                                                          "  - part 1: string, at least 2 characters\n"
-                                                          "  - part 2: string, matching the regular expression "
-                                                          "\"^[A-Z]+$\"\n"
-                                                          "- size: integer, and one of these, or null\n"
-                                                          "  - option 1: integer >= 1, or null\n"
-                                                          "  - option 2: exactly 0\n"
-                                                          "- label: all of these\n"
-                                                          "  - part 1: string, at least 1 characters\n"
-                                                          "  - part 2: string, at most 8 characters\n"
-                                                          "- free: all of these\n"
-                                                          "  - part 1: any JSON value\n"
-                                                          "  - part 2: any JSON value\n");
+    // no type anywhere, a part says its bound of the type it holds for, and nothing of the
+    // value's kind.
+    CHECK(task_section(handoff::worker_prompt(schema)) ==
+          "- code: string, and all of these\n"
+          "  - part 1: string, at least 2 characters\n"
+          "  - part 2: string, matching the regular expression "
+          "\"^[A-Z]+$\"\n"
+          "- size: integer, and one of these, or null\n"
+          "  - option 1: integer >= 1, or null\n"
+          "  - option 2: exactly 0\n"
+          "- label: all of these\n"
+          "  - part 1: string, at least 1 characters\n"
+          "  - part 2: string, at most 8 characters\n"
+          "- free: all of these\n"
+          "  - part 1: any JSON value; if it is a string: string, "
+          "at least 1 characters\n"
+          "  - part 2: any JSON value; if it is a number: number <= 3\n");
+    // The receiver holds each bound to its own type only.
+    const auto compiled = handoff::compiled_schema::from_json(nlohmann::json(schema));
+    CHECK(compiled.accepts({{"free", true}}));
+    CHECK(compiled.accepts({{"free", 2}}));
+    CHECK(compiled.accepts({{"free", "ab"}}));
+    CHECK_FALSE(compiled.accepts({{"free", 4}}));
+    CHECK_FALSE(compiled.accepts({{"free", ""}}));
 }
 
 TEST_CASE("the prompt describes a schema that nests itself once, where it starts", "[worker_prompt][hostile]") {
@@ -683,6 +696,102 @@ TEST_CASE("the prompt lists the names required of an object that its properties 
     CHECK(cut.find("- name_0 (required): any JSON value\n") != std::string::npos);
     CHECK(cut.find("name_99") == std::string::npos);
     CHECK(cut.find("- (more than 60 bytes of values quoted: see the schema)\n") != std::string::npos);
+}
+
+TEST_CASE("the prompt says what closes a tuple or an object, conditions, not and dependent keys, where the dialect "
+          "reads them",
+          "[worker_prompt][dialects]") {
+    const auto fixture = nlohmann::ordered_json::parse(handoff_test::read_fixture("schemas/prompt_conditions.json"));
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_2020_12"])) ==
+          "- pair: array; item 1: string; item 2: integer; no items after those\n"
+          "- none: array; no items at all\n"
+          "- head: array; item 1: string; no items after those\n"
+          "- tail: array; item 1: string; each item after those: integer\n"
+          "- shape: object with these fields; and also object with these fields; no keys but the ones described\n"
+          "  - kind (required): string\n"
+          "  - r: number\n"
+          "- tags: object; each value: string\n"
+          "- delivery: object with these fields, and on a condition\n"
+          "  - method: one of \"post\", \"pickup\"\n"
+          "  - address: string\n"
+          "  - store: string\n"
+          "  - if it is: object with these fields\n"
+          "    - method: exactly \"post\"\n"
+          "  - then it must also be: object with these fields\n"
+          "    - address (required): any value the other rules allow\n"
+          "  - otherwise it must be: object with these fields\n"
+          "    - store (required): any value the other rules allow\n"
+          "- code: string, but not exactly \"\"\n"
+          "- card: object with these fields; when \"number\" is present, so must be \"cvv\"\n"
+          "  - number: string\n"
+          "  - cvv: string\n"
+          "- gift: object with these fields; when \"wrapped\" is present, it must also be (see below)\n"
+          "  - wrapped: true or false\n"
+          "  - when \"wrapped\" is present, it must also be: object with these fields\n"
+          "    - paper (required): one of \"red\", \"blue\"\n");
+    // Each rule the prompt states is one the receiver enforces.
+    const auto later = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_2020_12"]));
+    const auto accepts = [&](const handoff::compiled_schema& schema, const char* key, const nlohmann::json& v) {
+        return schema.accepts({{key, v}});
+    };
+    CHECK(accepts(later, "pair", {"a", 1}));
+    CHECK_FALSE(accepts(later, "pair", {"a", 1, 2}));
+    CHECK(accepts(later, "none", nlohmann::json::array()));
+    CHECK_FALSE(accepts(later, "none", {1}));
+    CHECK_FALSE(accepts(later, "head", {"a", "b"}));
+    CHECK(accepts(later, "tail", {"a", 1, 2}));
+    CHECK_FALSE(accepts(later, "tail", {"a", "b"}));
+    CHECK(accepts(later, "shape", {{"kind", "disc"}, {"r", 1}}));
+    CHECK_FALSE(accepts(later, "shape", {{"kind", "disc"}, {"colour", "red"}}));
+    CHECK_FALSE(accepts(later, "tags", {{"a", 1}}));
+    CHECK(accepts(later, "delivery", {{"method", "post"}, {"address", "1 Main St"}}));
+    CHECK_FALSE(accepts(later, "delivery", {{"method", "post"}, {"store", "north"}}));
+    CHECK(accepts(later, "delivery", {{"method", "pickup"}, {"store", "north"}}));
+    CHECK_FALSE(accepts(later, "delivery", {{"method", "pickup"}}));
+    CHECK_FALSE(accepts(later, "code", ""));
+    CHECK_FALSE(accepts(later, "card", {{"number", "4111"}}));
+    CHECK(accepts(later, "card", {{"cvv", "123"}}));
+    CHECK_FALSE(accepts(later, "gift", {{"wrapped", true}}));
+    CHECK(accepts(later, "gift", {{"wrapped", true}, {"paper", "red"}}));
+    // draft-07: additionalItems beside an array items only, dependencies in both forms.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_draft_07"])) ==
+          "- pair: array; item 1: string; item 2: integer; no items after those\n"
+          "- rest: array; item 1: string; each item after those: integer\n"
+          "- loose: array; each item: string\n"
+          "- card: object; when \"number\" is present, so must be \"cvv\"; when \"gift\" is present, it must also be "
+          "(see below)\n"
+          "  - when \"gift\" is present, it must also be: object with these fields\n"
+          "    - to (required): any value the other rules allow\n"
+          "- kind: string, and on a condition\n"
+          "  - if it is: exactly \"a\"\n"
+          "  - then it must also be: string, at most 0 characters\n"
+          "  - otherwise it must be: string, at least 2 characters\n");
+    const auto draft_07 = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"]));
+    CHECK_FALSE(accepts(draft_07, "pair", {"a", 1, 2}));
+    CHECK_FALSE(accepts(draft_07, "rest", {"a", "b"}));
+    CHECK(accepts(draft_07, "loose", {"a", "b"}));
+    CHECK_FALSE(accepts(draft_07, "card", {{"number", "4111"}}));
+    CHECK_FALSE(accepts(draft_07, "card", {{"gift", true}}));
+    CHECK(accepts(draft_07, "card", {{"gift", true}, {"to", "Ann"}}));
+    CHECK_FALSE(accepts(draft_07, "kind", "a"));
+    CHECK_FALSE(accepts(draft_07, "kind", "b"));
+    CHECK(accepts(draft_07, "kind", "bc"));
+    // Keywords of a later dialect are ignored where the schema's dialect does not read them.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_draft_06"])) == "- kind: string\n");
+    CHECK(accepts(handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_06"])), "kind", "a"));
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_2019_09"])) ==
+          "- t: array; item 1: string; no items after those\n");
+    const auto draft_2019 = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_2019_09"]));
+    CHECK_FALSE(accepts(draft_2019, "t", {"a", "b"}));
+    CHECK_FALSE(accepts(draft_2019, "t", {1}));
+    // The task's own object closed by unevaluatedProperties beside its $ref.
+    CHECK(task_section(handoff::worker_prompt(fixture["schema_root_unevaluated"])) ==
+          "- kind (required): string\n"
+          "- extra: integer\n"
+          "No other keys: any other key is an error.\n");
+    const auto root = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_root_unevaluated"]));
+    CHECK(root.accepts({{"kind", "a"}, {"extra", 1}}));
+    CHECK_FALSE(root.accepts({{"kind", "a"}, {"other", 1}}));
 }
 
 } // namespace test_worker_prompt

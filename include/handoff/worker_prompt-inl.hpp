@@ -51,7 +51,7 @@ namespace detail {
     worker_prompt_options whole = options;
     whole.max_described_schemas = std::numeric_limits<std::size_t>::max();
     whole.max_quoted_bytes = std::numeric_limits<std::size_t>::max();
-    schema_describer<nlohmann::ordered_json>(refs, whole, false, false)
+    schema_describer<nlohmann::ordered_json>(refs, whole, std::nullopt, false)
         .fields(envelope, refs.document_uri(), 0, 0, out);
 
     out += "\n## Rules the receiver checks\n"
@@ -96,10 +96,10 @@ template <class Json>
     dynamic_refs_as_refs(read, dialect);
     task = &read;
     typed_ref_follower<Json> refs(*task, scope);
-    // Whether keywords beside a `$ref` apply is the root's dialect's rule, taken for every part:
-    // the prompt does not follow a part below another `$schema` into its own dialect.
-    const bool siblings_apply = dialect == schema_dialect::draft2019_09 || dialect == schema_dialect::draft2020_12;
-    const schema_describer<Json> describe(refs, options, siblings_apply);
+    // Which keywords apply (and whether those beside a `$ref` do) is the root's dialect's rule,
+    // taken for every part: the prompt does not follow a part below another `$schema` into its
+    // own dialect.
+    const schema_describer<Json> describe(refs, options, dialect);
     if (const auto title = task->find("title"); title != task->end() && title->is_string()) {
         out += "Task: " + plain_line(title->template get<std::string>(), options.max_description_bytes) + "\n";
     }

@@ -10,12 +10,15 @@
 #include <handoff/detail/text.hpp>
 #include <handoff/worker_prompt_options.hpp>
 
-#include <algorithm> // any_of, find, find_if, none_of
-#include <cmath>     // floor, fabs
-#include <optional>  // optional
-#include <string>    // string, to_string
-#include <utility>   // exchange, move, pair
-#include <vector>    // vector
+#include <algorithm>        // any_of, find, find_if, none_of
+#include <cmath>            // floor, fabs
+#include <initializer_list> // initializer_list
+#include <iterator>         // begin, end
+#include <optional>         // optional
+#include <string>           // string, to_string
+#include <string_view>      // string_view
+#include <utility>          // exchange, move, pair
+#include <vector>           // vector
 
 namespace handoff::detail {
 
@@ -32,19 +35,29 @@ namespace handoff::detail {
 template <class Json>
 class schema_describer {
 public:
-    /// `ref_siblings_apply`: the keywords beside a `$ref` constrain with it (2019-09 on), so
-    /// they are described too.
+    /// `dialect`: the task schema's, whose keywords alone are described (nullopt: every
+    /// dialect's). From 2019-09 on the keywords beside a `$ref` constrain with it, so they are
+    /// described too.
     /// `closed_said`: an object that admits no keys but those listed says so (the envelope's
     /// section says it once for all its objects).
     schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options,
-                     bool ref_siblings_apply = false, bool closed_said = true)
-        : refs_(refs), options_(options), ref_siblings_apply_(ref_siblings_apply), closed_said_(closed_said) {}
+                     std::optional<schema_dialect> dialect = std::nullopt, bool closed_said = true)
+        : refs_(refs), options_(options), dialect_(dialect),
+          ref_siblings_apply_(dialect && (bit_of(*dialect) & from_2019_09) != 0), closed_said_(closed_said) {}
 
     /// Whether `s` admits no keys but those its `properties` and `patternProperties` name
     /// (`additionalProperties` false), when such objects are to say so.
     [[nodiscard]] bool says_closed(const Json& s) const {
         const auto others = s.is_object() ? s.find("additionalProperties") : s.end();
         return closed_said_ && others != s.end() && others->is_boolean() && !others->template get<bool>();
+    }
+
+    /// Whether `s` admits no key that no keyword evaluates (`unevaluatedProperties` false, with
+    /// no `additionalProperties`, which evaluates every key), when such objects are to say so.
+    [[nodiscard]] bool says_unevaluated_closed(const Json& s) const {
+        const auto rest = unevaluated(s, "unevaluatedProperties");
+        return closed_said_ && rest != s.end() && !s.contains("additionalProperties") && rest->is_boolean() &&
+               !rest->template get<bool>();
     }
 
     /// The fields of an object schema as "- name (required): ..." lines: required fields in the
@@ -122,22 +135,38 @@ public:
     [[nodiscard]] bool root_closed(const Json& schema, const std::string& base) const {
         const std::vector<ref_link> links = ref_chain(schema, base);
         return std::any_of(links.begin(), links.end(), [&](const ref_link& link) {
-            return says_closed(*link.schema) && !link.schema->contains("patternProperties");
+            return (says_closed(*link.schema) || says_unevaluated_closed(*link.schema)) &&
+                   !link.schema->contains("patternProperties");
         });
     }
 
     /// Whether the object fields() lists says more than its fields: keywords on the object as a
-    /// whole (its branches, its key count, rules on its other keys), which only phrase() puts in
-    /// words.
+    /// whole (its branches, its key count, rules on its other keys or between its keys), which
+    /// only phrase() puts in words.
     [[nodiscard]] bool beyond_fields(const Json& schema, const std::string& base) const {
+        static constexpr const char* whole_object[] = {"allOf",
+                                                       "anyOf",
+                                                       "oneOf",
+                                                       "not",
+                                                       "if",
+                                                       "minProperties",
+                                                       "maxProperties",
+                                                       "propertyNames",
+                                                       "patternProperties",
+                                                       "dependentRequired",
+                                                       "dependentSchemas",
+                                                       "dependencies"};
         const std::vector<ref_link> links = ref_chain(schema, base);
-        return std::any_of(links.begin(), links.end(), [](const ref_link& link) {
+        return std::any_of(links.begin(), links.end(), [&](const ref_link& link) {
             const Json& s = *link.schema;
-            const auto others = s.is_object() ? s.find("additionalProperties") : s.end();
-            return s.is_object() &&
-                   (s.contains("allOf") || s.contains("anyOf") || s.contains("oneOf") || s.contains("minProperties") ||
-                    s.contains("maxProperties") || s.contains("propertyNames") || s.contains("patternProperties") ||
-                    (others != s.end() && others->is_object()));
+            if (!s.is_object()) {
+                return false;
+            }
+            const auto others = s.find("additionalProperties");
+            const auto rest = unevaluated(s, "unevaluatedProperties");
+            return std::any_of(std::begin(whole_object), std::end(whole_object),
+                               [&](const char* k) { return s.contains(k) && applies(k); }) ||
+                   (others != s.end() && others->is_object()) || (rest != s.end() && rest->is_object());
         });
     }
 
@@ -203,6 +232,25 @@ public:
     }
 
 private:
+    /// Whether `keyword` constrains in the task schema's dialect (a later one's is ignored).
+    [[nodiscard]] bool applies(std::string_view keyword) const { return keyword_in_dialect(keyword, dialect_); }
+
+    /// `s`'s `unevaluatedProperties` or `unevaluatedItems` (`keyword`) where the dialect reads it,
+    /// else end().
+    [[nodiscard]] auto unevaluated(const Json& s, const char* keyword) const {
+        return s.is_object() && applies(keyword) ? s.find(keyword) : s.end();
+    }
+
+    /// Whether keywords of `s` other than its own properties and items evaluate parts of the
+    /// value (its `$ref`, branches, conditions, `contains`): what `unevaluated*` leaves over is
+    /// then not only what `s` lists.
+    [[nodiscard]] bool evaluates_elsewhere(const Json& s) const {
+        static constexpr const char* elsewhere[] = {"$ref",  "$dynamicRef", "$recursiveRef",    "allOf",   "anyOf",
+                                                    "oneOf", "if",          "dependentSchemas", "contains"};
+        return std::any_of(std::begin(elsewhere), std::end(elsewhere),
+                           [&](const char* k) { return s.contains(k) && applies(k); });
+    }
+
     /// fields() of a schema already resolved; `base` is the base URI inside it.
     /// `also_required`: names whose `required` holds too (from the links of a `$ref` chain).
     void listed_fields(const Json& schema, const std::string& base, std::size_t indent, std::size_t depth,
@@ -389,29 +437,44 @@ private:
     }
 
     /// An array in words: its length, then a tuple's places one by one (2020-12's "prefixItems",
-    /// or draft-04 to 2019-09's array "items"), then the schema of the items after them.
+    /// or draft-04 to 2019-09's array "items"), then the items after them (2020-12's "items"
+    /// beside "prefixItems", the earlier "additionalItems" beside an array "items", or else
+    /// "unevaluatedItems").
     [[nodiscard]] std::string array_phrase(const Json& s, const std::string& base, std::size_t indent,
                                            std::size_t depth, std::string& nested) const {
         std::string out = "array";
         if (const std::string len = length_text(s, "minItems", "maxItems", "items"); !len.empty()) {
             out += " of " + len;
         }
-        const auto prefix = s.find("prefixItems");
+        const auto prefix = applies("prefixItems") ? s.find("prefixItems") : s.end();
         const auto items = s.find("items");
-        const auto places = prefix != s.end() && prefix->is_array() ? prefix
-                            : items != s.end() && items->is_array() ? items
-                                                                    : s.end();
-        if ((places != s.end() || (items != s.end() && items->is_object())) && depth >= options_.max_depth) {
+        const bool tuple = prefix != s.end() && prefix->is_array();
+        const auto places = tuple ? prefix : items != s.end() && items->is_array() ? items : s.end();
+        // additionalItems is read only beside an array "items" (ignored beside a single schema).
+        auto after = places == items && places != s.end() && applies("additionalItems") ? s.find("additionalItems")
+                     : places == items                                                  ? s.end()
+                                                                                        : items;
+        bool evaluated_only = false; // `after` is unevaluatedItems: parts elsewhere may take items
+        if (after == s.end() && (after = unevaluated(s, "unevaluatedItems")) != s.end()) {
+            evaluated_only = evaluates_elsewhere(s);
+        }
+        if ((places != s.end() || (after != s.end() && after->is_object())) && depth >= options_.max_depth) {
             return out + " (nested too deep to list: see the schema)";
         }
         for (std::size_t i = 0; places != s.end() && i < places->size(); ++i) {
             const place_entry here(walk_, "item " + std::to_string(i + 1) + " of " + walk_.place);
             out += "; item " + std::to_string(i + 1) + ": " + phrase((*places)[i], base, indent, depth + 1, nested);
         }
-        if (items != s.end() && items->is_object()) {
+        if (after != s.end() && after->is_object()) {
             const place_entry here(walk_, "each item of " + walk_.place);
-            out += places != s.end() ? "; each item after those: " : "; each item: ";
-            out += phrase(*items, base, indent, depth + 1, nested);
+            out += evaluated_only      ? "; each item not described otherwise: "
+                   : places != s.end() ? "; each item after those: "
+                                       : "; each item: ";
+            out += phrase(*after, base, indent, depth + 1, nested);
+        } else if (after != s.end() && after->is_boolean() && !after->template get<bool>()) {
+            out += evaluated_only      ? "; no items but the ones described"
+                   : places != s.end() ? "; no items after those"
+                                       : "; no items at all";
         }
         if (const auto unique = s.find("uniqueItems");
             unique != s.end() && unique->is_boolean() && unique->template get<bool>()) {
@@ -460,12 +523,63 @@ private:
         }
         const bool named = s.contains("properties") || (patterns != s.end() && patterns->is_object());
         const auto others = s.find("additionalProperties");
+        const auto rest = unevaluated(s, "unevaluatedProperties");
         if (others != s.end() && others->is_object()) {
             const place_entry here(walk_, "each value of " + walk_.place);
             out += std::string(named ? "; any other key's value: " : "; each value: ") +
                    phrase(*others, base, indent, depth + 1, nested);
         } else if (says_closed(s)) {
             out += named ? "; no other keys" : "; no keys at all";
+        } else if (others == s.end() && rest != s.end()) {
+            out += leftover_keys(*rest, named, evaluates_elsewhere(s), base, indent, depth, nested);
+        }
+        return out + dependent_phrase(s, base, indent, depth, nested);
+    }
+
+    /// `unevaluatedProperties` (`rest`) in words: the keys no other keyword evaluates.
+    /// `named`: the object's own properties name some; `elsewhere`: its other keywords
+    /// (a `$ref`, branches) may evaluate more.
+    [[nodiscard]] std::string leftover_keys(const Json& rest, bool named, bool elsewhere, const std::string& base,
+                                            std::size_t indent, std::size_t depth, std::string& nested) const {
+        if (rest.is_boolean()) {
+            if (rest.template get<bool>() || !closed_said_) {
+                return "";
+            }
+            return elsewhere ? "; no keys but the ones described" : named ? "; no other keys" : "; no keys at all";
+        }
+        const place_entry here(walk_, "each value of " + walk_.place);
+        return std::string(elsewhere ? "; the value of any key not described otherwise: "
+                           : named   ? "; any other key's value: "
+                                     : "; each value: ") +
+               phrase(rest, base, indent, depth + 1, nested);
+    }
+
+    /// What the presence of a key asks of the object: `dependentRequired` and the array form of
+    /// `dependencies` (other keys present too), `dependentSchemas` and the schema form of
+    /// `dependencies` (the object also fits a schema).
+    [[nodiscard]] std::string dependent_phrase(const Json& s, const std::string& base, std::size_t indent,
+                                               std::size_t depth, std::string& nested) const {
+        std::string out;
+        for (const char* keyword : {"dependentRequired", "dependentSchemas", "dependencies"}) {
+            const auto rules = applies(keyword) ? s.find(keyword) : s.end();
+            if (rules == s.end() || !rules->is_object()) {
+                continue;
+            }
+            for (const auto& rule : rules->items()) {
+                const std::string when = "when " + quote(Json(rule.key())) + " is present";
+                if (rule.value().is_array()) {
+                    std::string keys;
+                    for (const auto& name : rule.value()) {
+                        keys += (keys.empty() ? "" : ", ") + quote(name);
+                    }
+                    if (!keys.empty()) {
+                        out.append("; ").append(when).append(", so must be ").append(keys);
+                    }
+                } else if (depth < options_.max_depth) {
+                    out += "; ";
+                    part_phrase(when + ", it must also be", rule.value(), base, indent, depth, out, nested, nullptr);
+                }
+            }
         }
         return out;
     }
@@ -625,10 +739,49 @@ private:
             list_schemas(*it, "option", base, indent, depth, nested, branches_typed_by);
         }
         all_of_phrase(s, base, indent, depth, out, nested, branches_typed_by);
+        condition_phrase(s, base, indent, depth, out, nested, branches_typed_by);
+        if (const auto no = s.find("not"); no != s.end() && depth < options_.max_depth) {
+            part_phrase(out.empty() ? "anything but" : ", but not", *no, base, indent, depth, out, nested,
+                        branches_typed_by);
+        }
         if (null_allowed) {
             out += out.empty() ? "null" : ", or null";
         }
+        if (types.empty()) {
+            if (std::string bounds = untyped_bounds(s, base, indent, depth, nested); !bounds.empty()) {
+                out = (out.empty() ? any_value : out) + bounds;
+            }
+        }
         return out.empty() ? any_value : out;
+    }
+
+    /// The keywords that constrain only values of one type, in a schema that names no type:
+    /// each such type's bounds, which a value of another type is free of.
+    [[nodiscard]] std::string untyped_bounds(const Json& s, const std::string& base, std::size_t indent,
+                                             std::size_t depth, std::string& nested) const {
+        struct type_keywords {
+            const char* type;
+            std::initializer_list<const char*> keywords;
+        };
+        static const type_keywords by_type[] = {
+            {"string", {"minLength", "maxLength", "pattern", "format"}},
+            {"number", {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}},
+            {"array",
+             {"items", "prefixItems", "additionalItems", "unevaluatedItems", "minItems", "maxItems", "uniqueItems",
+              "contains"}},
+            {"object",
+             {"minProperties", "maxProperties", "propertyNames", "patternProperties", "additionalProperties",
+              "unevaluatedProperties", "dependentRequired", "dependentSchemas", "dependencies"}},
+        };
+        std::string out;
+        for (const type_keywords& group : by_type) {
+            if (std::any_of(group.keywords.begin(), group.keywords.end(),
+                            [&](const char* k) { return s.contains(k) && applies(k); })) {
+                out += std::string("; if it is ") + (group.type[0] == 'a' || group.type[0] == 'o' ? "an " : "a ") +
+                       group.type + ": " + type_phrase(group.type, s, base, indent, depth, nested);
+            }
+        }
+        return out;
     }
 
     /// `allOf` added to `out`: a lone member (a `$ref` with a description beside it, as
@@ -661,11 +814,57 @@ private:
                       std::size_t depth, std::string& nested, const Json* typed_by) const {
         std::size_t n = 1;
         for (const auto& branch : schemas) {
-            std::string inner;
-            const place_entry here(walk_, std::string(label) + " " + std::to_string(n) + " of " + walk_.place);
-            const std::string text = phrase(branch, base, indent + 2, depth + 1, inner, true, typed_by);
-            nested.append(indent, ' ').append("- ").append(label).append(" ").append(std::to_string(n++)).append(": ");
-            nested.append(text).append("\n").append(inner);
+            schema_line(std::string(label) + " " + std::to_string(n++), branch, base, indent, depth, nested, typed_by);
+        }
+    }
+
+    /// `schema`, a part of the value described now, as a line "- label: ..." of `nested`, its
+    /// own lines below it; a part that names no type takes `typed_by`'s.
+    void schema_line(const std::string& label, const Json& schema, const std::string& base, std::size_t indent,
+                     std::size_t depth, std::string& nested, const Json* typed_by) const {
+        std::string inner;
+        const place_entry here(walk_, label + " of " + walk_.place);
+        const std::string text = phrase(schema, base, indent + 2, depth + 1, inner, true, typed_by);
+        nested.append(indent, ' ').append("- ").append(label).append(": ").append(text).append("\n").append(inner);
+    }
+
+    /// A schema the whole value fits (or must not fit) besides the rest, added to `out` after
+    /// `lead` ("but not"): inline when its phrase needs no lines of its own, else as a line of
+    /// `nested` that `out` points to.
+    void part_phrase(const std::string& lead, const Json& schema, const std::string& base, std::size_t indent,
+                     std::size_t depth, std::string& out, std::string& nested, const Json* typed_by) const {
+        std::string inner;
+        std::string text;
+        {
+            const place_entry here(walk_, lead + ": " + walk_.place);
+            text = phrase(schema, base, indent + 2, depth + 1, inner, true, typed_by);
+        }
+        if (inner.empty()) {
+            out += lead + " " + text;
+            return;
+        }
+        out += lead + " (see below)";
+        nested.append(indent, ' ').append("- ").append(lead).append(": ").append(text).append("\n").append(inner);
+    }
+
+    /// `if`, `then` and `else` added to `out`, as lines of `nested`: what a value that fits the
+    /// condition must also fit, and what one that does not must fit instead.
+    void condition_phrase(const Json& s, const std::string& base, std::size_t indent, std::size_t depth,
+                          std::string& out, std::string& nested, const Json* typed_by) const {
+        const auto test = applies("if") ? s.find("if") : s.end();
+        const auto then = applies("then") ? s.find("then") : s.end();
+        const auto otherwise = applies("else") ? s.find("else") : s.end();
+        if (test == s.end() || (then == s.end() && otherwise == s.end()) || depth >= options_.max_depth) {
+            return; // `if` alone constrains nothing, nor `then` or `else` without it
+        }
+        out += out.empty() ? "on a condition" : ", and on a condition";
+        schema_line("if it is", *test, base, indent, depth, nested, typed_by);
+        if (then != s.end()) {
+            schema_line("then it must also be", *then, base, indent, depth, nested, typed_by);
+        }
+        if (otherwise != s.end()) {
+            schema_line(then != s.end() ? "otherwise it must be" : "if it is not, it must be", *otherwise, base, indent,
+                        depth, nested, typed_by);
         }
     }
 
@@ -716,6 +915,7 @@ private:
 
     typed_ref_follower<Json>& refs_;
     const worker_prompt_options& options_;
+    std::optional<schema_dialect> dialect_;
     bool ref_siblings_apply_ = false;
     bool closed_said_ = true;
     /// The state of the one description under way (the describer's methods only read the schema).

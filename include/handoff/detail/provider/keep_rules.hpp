@@ -196,8 +196,7 @@ struct receiver_view {
     /// either.
     template <class Json>
     [[nodiscard]] std::string reading(std::string_view keyword, const Json& value) const {
-        const keyword_entry* entry = find_keyword(keyword);
-        if (entry == nullptr || (dialect && (entry->dialects & bit_of(*dialect)) == 0)) {
+        if (!keyword_in_dialect(keyword, dialect)) {
             return "; the receiver does not check it either: no " +
                    (dialect ? std::string(to_string(*dialect)) : std::string("JSON Schema")) +
                    " keyword of this name constrains a value";

@@ -21,6 +21,7 @@
 #include <cmath>       // isfinite
 #include <cstdint>     // uint64_t
 #include <memory>      // shared_ptr
+#include <optional>    // optional
 #include <string>      // string
 #include <string_view> // string_view
 
@@ -592,6 +593,13 @@ inline constexpr keyword_entry keyword_list[] = {
         }
     }
     return nullptr;
+}
+
+/// Whether `name` is a keyword that constrains or holds schemas in `dialect` (in some dialect
+/// when it is unknown); vocabularies aside.
+[[nodiscard]] inline bool keyword_in_dialect(std::string_view name, std::optional<schema_dialect> dialect) {
+    const keyword_entry* entry = find_keyword(name);
+    return entry != nullptr && (!dialect || (entry->dialects & bit_of(*dialect)) != 0);
 }
 
 /// Runs the entry in the schema's dialect and vocabularies: a later-draft keyword of an earlier
