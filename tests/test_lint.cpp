@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>  // sort
+#include <algorithm>  // any_of, sort
 #include <filesystem> // recursive_directory_iterator
 #include <string>     // string
 #include <vector>     // vector
@@ -178,14 +178,17 @@ TEST_CASE("lint refuses what the receiver refuses, with its message and the dial
         refusal = e.reason();
     }
     REQUIRE_FALSE(refusal.empty());
-    const auto findings = handoff::lint_schema(declared07);
+    handoff::lint_options no_task; // an array root: no task schema, only the refusal is at stake
+    no_task.task_schema = false;
+    const auto findings = handoff::lint_schema(declared07, no_task);
     REQUIRE(summary(findings) == strings{"lint.does_not_compile /prefixItems"});
     CHECK(findings[0].message == "the schema (read as draft-07) does not compile: " + refusal);
     // Named by the options, the dialect of a schema without $schema is the one lint reads.
     handoff::lint_options in06;
     in06.schema.dialect = handoff::schema_dialect::draft06;
+    in06.task_schema = false;
     const auto bare = nlohmann::json::parse(R"({"enum": [1], "dependentRequired": {"a": ["b"]}})");
-    CHECK(handoff::lint_schema(bare).empty()); // read as 2020-12
+    CHECK(handoff::lint_schema(bare, no_task).empty()); // read as 2020-12
     const auto as06 = handoff::lint_schema(bare, in06);
     REQUIRE(summary(as06) == strings{"lint.does_not_compile /dependentRequired"});
     CHECK(as06[0].message.rfind("the schema (read as draft-06) does not compile: \"dependentRequired\" is a keyword",
@@ -200,7 +203,8 @@ TEST_CASE("a schema that does not compile is reported with the pointer compiled_
 
     CHECK(summary(handoff::lint_schema(nlohmann::json::array())) == strings{"lint.does_not_compile "});
     const auto bad_regex = nlohmann::json::parse(R"({"type": "string", "maxLength": 4, "pattern": "(["})");
-    CHECK(summary(handoff::lint_schema(bad_regex)) == strings{"lint.does_not_compile /pattern"});
+    CHECK(summary(handoff::lint_schema(bad_regex)) ==
+          strings{"lint.root_not_object ", "lint.does_not_compile /pattern"}); // a string root, too
 }
 
 TEST_CASE("a file that is not strict JSON is one not_json finding", "[lint]") {
@@ -234,8 +238,10 @@ TEST_CASE("a schema nested deeper than the limit is too deep to lint, parsed or 
 
 TEST_CASE("lint walks every place a subschema can hide, and tests-only places admit nothing", "[lint]") {
     // "not" and "if" only test values: a free string there admits nothing and is not reported.
+    // (Its "oneOf" of one string branch leaves the root no object either.)
     CHECK(summary(lint_fixture("walk.schema.json")) ==
           strings{
+              "lint.root_not_object ",
               "lint.open_object /properties/dict",
               "lint.unbounded_string /properties/dict/additionalProperties",
               "lint.unbounded_string /properties/list/items",
@@ -378,4 +384,48 @@ TEST_CASE("lint follows a $ref chain for max_ref_hops hops, no further, and a lo
           "the schema (read as draft-07) does not compile: the schema refers to itself without reading any input "
           "($ref, allOf, anyOf, oneOf, not or if in a loop): it would never finish validating");
 }
+TEST_CASE("lint says when a task schema's root admits no object, which partial_result always is", "[lint]") {
+    const auto findings = lint_fixture("root_not_object.schema.json");
+    REQUIRE(summary(findings) == strings{"lint.root_not_object "});
+    CHECK(findings[0].message.rfind("the task schema admits no JSON object, but partial_result is one", 0) == 0);
+    // The receiver indeed refuses every partial_result the envelope allows.
+    const auto list = handoff::compiled_schema::from_json(
+        nlohmann::json::parse(handoff_test::read_fixture("lint/root_not_object.schema.json")));
+    CHECK_FALSE(list.accepts(nlohmann::json::object()));
+    CHECK_FALSE(list.accepts({{"id", 1}}));
+    const auto root_rule = [](const char* text, const handoff::lint_options& options = {}) {
+        const handoff::lint_findings found = handoff::lint_schema(nlohmann::json::parse(text), options);
+        return std::any_of(found.begin(), found.end(), [](const handoff::lint_finding& f) {
+            return f.rule == handoff::lint_rule::root_not_object;
+        });
+    };
+    // Ruled out by the root's own type, const or enum, a $ref, allOf, or every anyOf branch.
+    CHECK(root_rule(R"({"type": "string", "maxLength": 3})"));
+    CHECK(root_rule("false"));
+    CHECK(root_rule(R"({"const": [1]})"));
+    CHECK(root_rule(R"({"enum": ["a", 1]})"));
+    CHECK(root_rule(R"({"$ref": "#/$defs/s", "$defs": {"s": {"type": "integer"}}})"));
+    CHECK(root_rule(R"({"type": "object", "allOf": [{"type": "null"}]})"));
+    CHECK(root_rule(R"({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]})"));
+    // Admitted: an object among the types, values or branches; a type beside a $ref that
+    // draft-07 ignores; a schema that says nothing of the type.
+    CHECK_FALSE(root_rule(R"({"type": ["object", "null"], "additionalProperties": false})"));
+    CHECK_FALSE(root_rule(R"({"enum": [{"a": 1}, 2]})"));
+    CHECK_FALSE(root_rule(R"({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "object",
+                                "additionalProperties": false}]})"));
+    CHECK_FALSE(root_rule(R"({"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/o",
+                              "type": "string", "definitions": {"o": {"type": "object",
+                              "additionalProperties": false}}})"));
+    CHECK(root_rule(R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/o",
+                        "type": "string", "$defs": {"o": {"type": "object", "additionalProperties": false}}})"));
+    CHECK_FALSE(root_rule(R"({"description": "anything"})"));
+    // A file of shared definitions is no task schema: an option, or a waiver at its root, says so.
+    handoff::lint_options shared;
+    shared.task_schema = false;
+    CHECK_FALSE(root_rule(R"({"type": "string", "maxLength": 3})", shared));
+    const auto waived = handoff::lint_schema(nlohmann::json::parse(
+        R"({"type": "string", "maxLength": 3, "x-lint-allow": {"lint.root_not_object": "shared by task schemas"}})"));
+    CHECK(waived.empty());
+}
+
 } // namespace test_lint

@@ -11,6 +11,8 @@
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/regex/ecma_regex.hpp>
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/schema/dialect.hpp>
+#include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
 #include <handoff/limits.hpp>
@@ -78,6 +80,9 @@ public:
         context top;
         top.base = refs_.document_uri();
         find_in_place_uses(root_, top.base, false, 0);
+        if (root_.is_boolean()) {
+            check_task_root(root_); // (no waiver stands beside a boolean root)
+        }
         walk(root_, "", top);
     }
 
@@ -384,6 +389,9 @@ private:
             return; // true/false schemas
         }
         const std::size_t pushed = push_allowances(node, where);
+        if (&node == &root_) {
+            check_task_root(node);
+        }
         const bool ref = node.contains("$ref"); // bounds are the target's to state
         bool reported = false;
         if (ctx.admits && !ctx.refines && ctx.property) {
@@ -396,6 +404,84 @@ private:
         check_required(node, where, ctx);
         walk_children(node, where, ctx);
         pop_allowances(pushed);
+    }
+
+    /// A task schema's root must admit an object: partial_result is a JSON object or null, and
+    /// the task schema judges a non-null one.
+    void check_task_root(const json& root) {
+        int budget = max_root_schemas;
+        if (!options_.task_schema || may_admit_object(root, refs_.document_uri(), budget)) {
+            return;
+        }
+        emit(lint_rule::root_not_object, "",
+             "the task schema admits no JSON object, but partial_result is one (or null): no reply can pass step 3; "
+             "put the result under a property of an object, e.g. {\"type\": \"object\", \"properties\": "
+             "{\"items\": <this schema>}, \"required\": [\"items\"], \"additionalProperties\": false}");
+    }
+
+    /// Schemas the root check looks at before it takes the root to admit an object.
+    static constexpr int max_root_schemas = 256;
+
+    /// Whether `node` (with `base` around it) may admit a JSON object: false only when its
+    /// `type`, `const`, `enum`, `$ref`, `allOf`, `anyOf` or `oneOf` rule every object out. More
+    /// than `budget` schemas looked at, or a `$ref` that leads nowhere, may admit one.
+    bool may_admit_object(const json& node, const std::string& base, int& budget) {
+        if (node.is_boolean()) {
+            return node.get<bool>();
+        }
+        if (!node.is_object() || --budget < 0) {
+            return true;
+        }
+        const auto ref = node.find("$ref");
+        if (ref != node.end()) {
+            const ref_target target = refs_.step(node, base);
+            if (target.schema != nullptr && !may_admit_object(*target.schema, target.base, budget)) {
+                return false;
+            }
+            if (!keywords_beside_ref_apply()) {
+                return true; // draft-04 to draft-07 ignore the keywords beside it
+            }
+        }
+        if (!own_rules_admit_object(node)) {
+            return false;
+        }
+        const std::string inside = base_inside(node, base, refs_.dialect());
+        const auto admits = [&](const json& member) { return may_admit_object(member, inside, budget); };
+        const auto all = node.find("allOf");
+        if (all != node.end() && all->is_array() && !std::all_of(all->begin(), all->end(), admits)) {
+            return false;
+        }
+        const auto some_branch_admits = [&](const char* key) {
+            const auto some = node.find(key);
+            return some == node.end() || !some->is_array() || some->empty() ||
+                   std::any_of(some->begin(), some->end(), admits);
+        };
+        return some_branch_admits("anyOf") && some_branch_admits("oneOf");
+    }
+
+    /// Whether `node`'s own `type`, `const` and `enum` leave room for an object.
+    [[nodiscard]] bool own_rules_admit_object(const json& node) const {
+        const auto is_object_name = [](const json& t) {
+            return t.is_string() && t.get_ref<const std::string&>() == "object";
+        };
+        const auto type = node.find("type");
+        if (type != node.end() && (type->is_string() || type->is_array()) &&
+            (type->is_string() ? !is_object_name(*type) : std::none_of(type->begin(), type->end(), is_object_name))) {
+            return false;
+        }
+        const auto value = node.find("const");
+        if (value != node.end() && keyword_in_dialect("const", refs_.dialect()) && !value->is_object()) {
+            return false;
+        }
+        const auto values = node.find("enum");
+        return values == node.end() || !values->is_array() ||
+               std::any_of(values->begin(), values->end(), [](const json& v) { return v.is_object(); });
+    }
+
+    /// Whether the keywords beside a `$ref` apply with it: from 2019-09 on.
+    [[nodiscard]] bool keywords_beside_ref_apply() const {
+        const std::optional<schema_dialect> d = refs_.dialect();
+        return !d || !ref_overrides_siblings(*d);
     }
 
     /// A context for a child schema that is neither a property nor a branch.

@@ -16,6 +16,8 @@
 // - lint.money_not_cents      a field that looks like money typed number or string instead of an
 //                             integer count of minor units (price -> price_cents)
 // - lint.required_undefined   a "required" name that no "properties" entry defines
+// - lint.root_not_object      a task schema whose root admits no JSON object, while
+//                             partial_result is one: no reply can pass
 // - lint.does_not_compile     compiled_schema::from_json refuses the schema (the message says
 //                             the dialect it was read in: "the schema (read as 2020-12) ...")
 // - lint.not_json, lint.too_deep: the document is not strict JSON, or nests too deep to lint
@@ -61,20 +63,21 @@ enum class lint_rule : std::uint8_t {
     free_routing_string,
     money_not_cents,
     required_undefined,
+    root_not_object,
     does_not_compile,
     not_json,
     too_deep,
     bad_allow,
     unused_allow,
 };
-inline constexpr std::size_t lint_rule_count = 12;
+inline constexpr std::size_t lint_rule_count = 13;
 template <>
 struct enum_names<lint_rule> {
     static constexpr std::array<std::string_view, lint_rule_count> names{
-        "lint.open_object",        "lint.unbounded_string",    "lint.unbounded_array",
-        "lint.unbounded_pattern",  "lint.free_routing_string", "lint.money_not_cents",
-        "lint.required_undefined", "lint.does_not_compile",    "lint.not_json",
-        "lint.too_deep",           "lint.bad_allow",           "lint.unused_allow"};
+        "lint.open_object",         "lint.unbounded_string", "lint.unbounded_array",    "lint.unbounded_pattern",
+        "lint.free_routing_string", "lint.money_not_cents",  "lint.required_undefined", "lint.root_not_object",
+        "lint.does_not_compile",    "lint.not_json",         "lint.too_deep",           "lint.bad_allow",
+        "lint.unused_allow"};
 };
 
 inline constexpr std::array<lint_rule, lint_rule_count> all_lint_rules = all_values<lint_rule>();
@@ -93,6 +96,7 @@ inline constexpr std::array<lint_rule, lint_rule_count> all_lint_rules = all_val
     case lint_rule::free_routing_string:
     case lint_rule::money_not_cents:
     case lint_rule::required_undefined:
+    case lint_rule::root_not_object:                // a file of shared definitions is no task schema
     case lint_rule::unbounded_pattern: return true; // advice: the run-time bound still holds
     case lint_rule::does_not_compile:
     case lint_rule::not_json:
@@ -130,6 +134,10 @@ struct lint_options {
     /// ending in "cents" must be an integer.
     std::vector<std::string> money_names{"price",   "amount", "total",    "subtotal", "cost",   "fee",
                                          "balance", "tax",    "discount", "payment",  "refund", "charge"};
+    /// The schema is a task schema, partial_result's: its root must admit a JSON object
+    /// (lint.root_not_object). False for a schema that is no task's (a file of definitions that
+    /// task schemas refer to); in the file itself, a waiver at its root says the same.
+    bool task_schema = true;
     /// How the schema is compiled, as compiled_schema reads it: `schema.dialect` names the
     /// dialect of a schema without `$schema` (lint.does_not_compile says the dialect used).
     schema_options schema{};

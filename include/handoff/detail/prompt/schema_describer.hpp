@@ -5,6 +5,7 @@
 // (nlohmann::json, or nlohmann::ordered_json, which keeps the author's order).
 
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/detail/schema/keywords.hpp>
 #include <handoff/detail/schema/refs.hpp>
 #include <handoff/detail/text.hpp>
@@ -43,7 +44,7 @@ public:
     schema_describer(typed_ref_follower<Json>& refs, const worker_prompt_options& options,
                      std::optional<schema_dialect> dialect = std::nullopt, bool closed_said = true)
         : refs_(refs), options_(options), dialect_(dialect),
-          ref_siblings_apply_(dialect && (bit_of(*dialect) & from_2019_09) != 0), closed_said_(closed_said) {}
+          ref_siblings_apply_(dialect && !ref_overrides_siblings(*dialect)), closed_said_(closed_said) {}
 
     /// Whether `s` admits no keys but those its `properties` and `patternProperties` name
     /// (`additionalProperties` false), when such objects are to say so.

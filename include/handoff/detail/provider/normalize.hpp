@@ -19,6 +19,7 @@
 #include <handoff/detail/provider/keep_rules.hpp>
 #include <handoff/detail/provider/rules.hpp>
 #include <handoff/detail/provider/schema_note_kind.hpp>
+#include <handoff/detail/schema/dialect.hpp>
 #include <handoff/schema_dialect.hpp>
 
 #include <nlohmann/json.hpp>
@@ -70,7 +71,7 @@ template <class Json>
 /// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
 /// which ignore them; in 2019-09 and 2020-12 (and when the dialect is unknown).
 [[nodiscard]] inline bool ref_siblings_apply(std::optional<schema_dialect> dialect) {
-    return !dialect || *dialect == schema_dialect::draft2019_09 || *dialect == schema_dialect::draft2020_12;
+    return !dialect || !ref_overrides_siblings(*dialect);
 }
 
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema
