@@ -1253,3 +1253,46 @@ TEST_CASE("the envelope's own fields stay within the parse limits, each told at 
 }
 
 } // namespace test_stream_check
+
+namespace test_stream_check {
+
+TEST_CASE("a member judged on its own counts the depth receive's walk reaches it at, near the bound on nesting",
+          "[stream]") {
+    // Replies nested deeper than the default parse limit (64) allows: the walk's own bound then
+    // decides.
+    handoff::receiver_options deep;
+    deep.limits.max_depth = 200;
+    const handoff::receiver<> trees(handoff::compiled_schema::from_json(nlohmann::json::parse(
+                                        handoff_test::read_fixture("schemas/stream_deep_tree.schema.json"))),
+                                    deep);
+    // A tree `levels` deep with a number at its deepest node, in an envelope that passes steps 1 and 2.
+    const auto reply = [](int levels) {
+        std::string tree = R"({"v": 1})";
+        for (int i = 0; i < levels; ++i) {
+            tree = R"({"c": )" + tree + "}";
+        }
+        return R"({"status": "ok", "partial_result": {"tree": )" + tree +
+               R"(}, "schema_ok": true, "coverage": {"items_expected": 1, "items_completed": 1, "unit": "trees", )"
+               R"("fraction": 1.0}, "steps": {"completed": ["grow"], "remaining": []}})";
+    };
+    // Within the bound: accepted, never doomed.
+    const std::string within = reply(126);
+    REQUIRE(trees.receive(within).accepted());
+    CHECK(never_doomed(trees, within));
+    handoff::stream_check<> whole(trees);
+    whole.push(within);
+    CHECK(finishes_as_received(whole, trees, within));
+    // One level more: receive refuses it at the bound, and the stream with it (the member
+    // judged from where partial_result's walk reaches it, not from a walk of its own).
+    const std::string past = reply(127);
+    const auto refused = trees.receive(past);
+    REQUIRE_FALSE(refused.problems.empty());
+    CHECK(refused.problems.front().message.find("nest deeper than 256") != std::string::npos);
+    const handoff::stream_verdict verdict = doomed_as_received(trees, past);
+    CHECK(verdict.what.step == handoff::step::task_schema);
+    handoff::stream_check<> pushed_whole(trees);
+    pushed_whole.push(past);
+    CHECK(finishes_as_received(pushed_whole, trees, past));
+}
+
+} // namespace test_stream_check

@@ -126,21 +126,23 @@ HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part)
     return it == nodes.node_of.end() ? detail::no_node : it->second;
 }
 
-HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value) const {
+HANDOFF_INLINE std::int32_t compiled_schema::root_node() const noexcept { return state_->compiled.root; }
+
+HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value, int depth) const {
     detail::walk_sink sink;
     const detail::schema_validator validator = detail::validator_of(*state_);
-    return validator.walk(value, node, sink, 0) && !validator.undecided();
+    return validator.walk(value, node, sink, depth) && !validator.undecided();
 }
 
 HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, const nlohmann::json& value,
                                                          std::string_view base_pointer, step step_of_problems,
-                                                         const char* code) const {
-    if (accepts_at(node, value)) {
+                                                         const char* code, int depth) const {
+    if (accepts_at(node, value, depth)) {
         return {}; // the common case: no pointer kept, no message built
     }
     detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
     const detail::schema_validator validator = detail::validator_of(*state_);
-    static_cast<void>(validator.walk(value, node, sink, 0));
+    static_cast<void>(validator.walk(value, node, sink, depth));
     if (const std::optional<std::string>& why = validator.undecided(); why && !sink.failed()) {
         // The bound's own failure was inside a not (or the like), where it listed nothing, and
         // nothing else fails: it alone refuses the value.

@@ -105,10 +105,14 @@ private:
     [[nodiscard]] std::size_t node_count() const noexcept;
     /// The place a node's messages name (a pointer, or a URI with one); `node` < node_count().
     [[nodiscard]] const std::string& where_of(std::int32_t node) const;
-    [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value) const;
+    /// `depth`: how deep the walk that reaches `value` is already, which the bound on nesting
+    /// counts (a member judged on its own starts where the whole schema's walk reaches it).
+    [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value, int depth = 0) const;
     [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
                                            std::string_view base_pointer, step step_of_problems,
-                                           const char* code = codes::task_schema) const;
+                                           const char* code = codes::task_schema, int depth = 0) const;
+    /// The root's node.
+    [[nodiscard]] std::int32_t root_node() const noexcept;
 
     /// `where_prefix`: the place of `schema` inside a larger schema it was taken from, put before
     /// every place its messages name (a subschema compiled on its own names places as the

@@ -44,14 +44,17 @@ struct compiled_schema_access {
     }
     [[nodiscard]] static bool one_reading(const compiled_schema& s) noexcept { return s.one_reading(); }
     [[nodiscard]] static std::size_t node_count(const compiled_schema& s) noexcept { return s.node_count(); }
-    [[nodiscard]] static bool accepts_at(const compiled_schema& s, std::int32_t node, const nlohmann::json& value) {
-        return s.accepts_at(node, value);
+    /// `node` judged at `depth`, the depth of the walk that reaches it (compiled_schema::accepts_at).
+    [[nodiscard]] static bool accepts_at(const compiled_schema& s, std::int32_t node, const nlohmann::json& value,
+                                         int depth = 0) {
+        return s.accepts_at(node, value, depth);
     }
     [[nodiscard]] static problem_list validate_at(const compiled_schema& s, std::int32_t node,
                                                   const nlohmann::json& value, std::string_view base_pointer,
-                                                  step step_of_problems) {
-        return s.validate_at(node, value, base_pointer, step_of_problems);
+                                                  step step_of_problems, int depth = 0) {
+        return s.validate_at(node, value, base_pointer, step_of_problems, codes::task_schema, depth);
     }
+    [[nodiscard]] static std::int32_t root_node(const compiled_schema& s) noexcept { return s.root_node(); }
 };
 
 /// The dialect of `task` (a task schema), read exactly as the receiver reads it with `read_as`

@@ -391,7 +391,8 @@ HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
     nlohmann::json alone = nlohmann::json::object();
     alone[f.key] = nullptr;
     const std::string pointer = child_pointer(stack_.size() - 1);
-    for (problem& p : part != nullptr ? part->validate(alone, pointer, step::task_schema)
+    // (The object is the innermost container: one level above a value completing in it.)
+    for (problem& p : part != nullptr ? part->validate(alone, pointer, step::task_schema, value_depth() - 1)
                                       : paths_->root_schema().validate(alone, pointer, step::task_schema)) {
         if (p.message.find("(additionalProperties is false)") != std::string::npos) {
             doom(std::move(p), offset);
@@ -607,7 +608,7 @@ HANDOFF_INLINE bool checker::read_whole(std::string_view text, const part_judge*
     const part_judge* part = schema_ok_ != false ? judge : nullptr;
     fast_json& in = thread_value_readers().unit;
     in.reset(text, options_.limits);
-    const bool read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v));
+    const bool read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v, value_depth()));
     values = in.values();
     return read;
 }
@@ -918,10 +919,10 @@ HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohman
         problems = result.validate(v, child_pointer(), step::task_schema);
     } else if (parent.where == region::task_root || (parent.where == region::task && !parent.object)) {
         const part_judge* part = paths_->compiled(child_part(parent));
-        if (part == nullptr || part->accepts(v)) {
+        if (part == nullptr || part->accepts(v, value_depth())) {
             return;
         }
-        problems = part->validate(v, child_pointer(), step::task_schema);
+        problems = part->validate(v, child_pointer(), step::task_schema, value_depth());
     }
     if (!problems.empty()) {
         doom(std::move(problems.front()), offset);

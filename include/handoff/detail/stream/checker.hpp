@@ -264,6 +264,9 @@ private:
     /// Whether the key `f` just read is one its closed part never admits (not among its
     /// `properties`), in a reply that has not said `"schema_ok": false`.
     [[nodiscard]] bool never_admitted(const frame& f) const;
+    /// How deep in partial_result a value completing now sits (its containers open below the
+    /// envelope's object): the depth at which receive's walk of partial_result reaches it.
+    [[nodiscard]] int value_depth() const noexcept { return static_cast<int>(stack_.size()) - 1; }
     /// The task schema's part for the child `parent` is reading, or nullptr.
     [[nodiscard]] const nlohmann::json* child_part(const frame& parent) const;
     [[nodiscard]] frame child_frame(bool object) const;

@@ -30,15 +30,23 @@ public:
     explicit part_judge(compiled_schema alone) : alone_(std::move(alone)) {}
     part_judge(const compiled_schema& whole, std::int32_t node) : whole_(&whole), node_(node) {}
 
-    [[nodiscard]] bool accepts(const nlohmann::json& v) const {
-        return whole_ != nullptr ? compiled_schema_access::accepts_at(*whole_, node_, v) : alone_->accepts(v);
+    /// `depth`: how deep in partial_result the value sits, the depth of the walk by which the
+    /// whole schema reaches its part (each part lies below `properties` and `items` alone, one
+    /// level each), which the bound on nesting counts as receive does.
+    [[nodiscard]] bool accepts(const nlohmann::json& v, int depth) const {
+        return compiled_schema_access::accepts_at(schema(), node(), v, depth);
     }
-    [[nodiscard]] problem_list validate(const nlohmann::json& v, std::string_view base_pointer, step s) const {
-        return whole_ != nullptr ? compiled_schema_access::validate_at(*whole_, node_, v, base_pointer, s)
-                                 : alone_->validate(v, base_pointer, s);
+    [[nodiscard]] problem_list validate(const nlohmann::json& v, std::string_view base_pointer, step s,
+                                        int depth) const {
+        return compiled_schema_access::validate_at(schema(), node(), v, base_pointer, s, depth);
     }
 
 private:
+    [[nodiscard]] const compiled_schema& schema() const { return whole_ != nullptr ? *whole_ : *alone_; }
+    [[nodiscard]] std::int32_t node() const {
+        return whole_ != nullptr ? node_ : compiled_schema_access::root_node(*alone_);
+    }
+
     std::optional<compiled_schema> alone_;
     const compiled_schema* whole_ = nullptr;
     std::int32_t node_ = -1;
