@@ -203,8 +203,8 @@ TEST_CASE("a schema that does not compile is reported with the pointer compiled_
 
     CHECK(summary(handoff::lint_schema(nlohmann::json::array())) == strings{"lint.does_not_compile "});
     const auto bad_regex = nlohmann::json::parse(R"({"type": "string", "maxLength": 4, "pattern": "(["})");
-    CHECK(summary(handoff::lint_schema(bad_regex)) ==
-          strings{"lint.root_not_object ", "lint.does_not_compile /pattern"}); // a string root, too
+    // (A string root, but the root rule judges only a schema that compiles.)
+    CHECK(summary(handoff::lint_schema(bad_regex)) == strings{"lint.does_not_compile /pattern"});
 }
 
 TEST_CASE("a file that is not strict JSON is one not_json finding", "[lint]") {
@@ -419,6 +419,14 @@ TEST_CASE("lint says when a task schema's root admits no object, which partial_r
     CHECK(root_rule(R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/o",
                         "type": "string", "$defs": {"o": {"type": "object", "additionalProperties": false}}})"));
     CHECK_FALSE(root_rule(R"({"description": "anything"})"));
+    // A part read in another dialect is left alone: draft-04 has no const, draft-07 ignores a
+    // type beside a $ref.
+    CHECK_FALSE(root_rule(R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/a",
+                              "$defs": {"a": {"$schema": "http://json-schema.org/draft-04/schema#",
+                              "const": "x"}}})"));
+    CHECK_FALSE(root_rule(R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/a",
+                              "$defs": {"a": {"$schema": "http://json-schema.org/draft-07/schema#",
+                              "$ref": "#/$defs/o", "type": "string"}, "o": {"type": "object"}}})"));
     // A file of shared definitions is no task schema: an option, or a waiver at its root, says so.
     handoff::lint_options shared;
     shared.task_schema = false;

@@ -76,7 +76,13 @@ public:
     schema_linter(const json& root, ref_follower& refs, const lint_options& options, lint_findings& out)
         : root_(root), refs_(refs), options_(options), out_(out) {}
 
-    void run() {
+    /// `one_reading`: the schema compiles, every part of it read in the root's dialect and
+    /// vocabularies, as the rules that read a keyword's meaning here take it.
+    void run(bool one_reading) {
+        // A metaschema of one's own may leave out the vocabulary that gives `type` its meaning.
+        const auto declared = root_.is_object() ? root_.find("$schema") : root_.end();
+        one_reading_ = one_reading && (declared == root_.end() || !declared->is_string() ||
+                                       official_dialect(declared->get_ref<const std::string&>()));
         context top;
         top.base = refs_.document_uri();
         find_in_place_uses(root_, top.base, false, 0);
@@ -410,7 +416,7 @@ private:
     /// the task schema judges a non-null one.
     void check_task_root(const json& root) {
         int budget = max_root_schemas;
-        if (!options_.task_schema || may_admit_object(root, refs_.document_uri(), budget)) {
+        if (!options_.task_schema || !one_reading_ || may_admit_object(root, refs_.document_uri(), budget)) {
             return;
         }
         emit(lint_rule::root_not_object, "",
@@ -438,7 +444,7 @@ private:
             if (target.schema != nullptr && !may_admit_object(*target.schema, target.base, budget)) {
                 return false;
             }
-            if (!keywords_beside_ref_apply()) {
+            if (!ref_siblings_apply(refs_.dialect())) {
                 return true; // draft-04 to draft-07 ignore the keywords beside it
             }
         }
@@ -461,12 +467,7 @@ private:
 
     /// Whether `node`'s own `type`, `const` and `enum` leave room for an object.
     [[nodiscard]] bool own_rules_admit_object(const json& node) const {
-        const auto is_object_name = [](const json& t) {
-            return t.is_string() && t.get_ref<const std::string&>() == "object";
-        };
-        const auto type = node.find("type");
-        if (type != node.end() && (type->is_string() || type->is_array()) &&
-            (type->is_string() ? !is_object_name(*type) : std::none_of(type->begin(), type->end(), is_object_name))) {
+        if (node.contains("type") && !has_type(types_of(node), "object")) {
             return false;
         }
         const auto value = node.find("const");
@@ -476,12 +477,6 @@ private:
         const auto values = node.find("enum");
         return values == node.end() || !values->is_array() ||
                std::any_of(values->begin(), values->end(), [](const json& v) { return v.is_object(); });
-    }
-
-    /// Whether the keywords beside a `$ref` apply with it: from 2019-09 on.
-    [[nodiscard]] bool keywords_beside_ref_apply() const {
-        const std::optional<schema_dialect> d = refs_.dialect();
-        return !d || !ref_overrides_siblings(*d);
     }
 
     /// A context for a child schema that is neither a property nor a branch.
@@ -644,19 +639,24 @@ private:
     /// and the schemas under "$defs" or "definitions", which apply only where referred to.
     std::map<const json*, bool> used_in_place_;
     std::set<const json*> definitions_;
+    bool one_reading_ = false;
 };
 
 } // namespace detail
 
 namespace detail {
 
-/// The validator's refusal of `schema` as a finding, or nullopt when it compiles. A refusal
-/// inside the document is at its pointer; one in another document is at "" and names where.
-HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json& schema, const ref_scope& scope) {
+/// The validator's refusal of `schema` as a finding, or nullopt when it compiles (then
+/// `one_reading`: every part of it is read in the root's dialect, compiled_schema::one_reading).
+/// A refusal inside the document is at its pointer; one in another document is at "" and names
+/// where.
+HANDOFF_INLINE std::optional<lint_finding> compile_finding(const nlohmann::json& schema, const ref_scope& scope,
+                                                           bool& one_reading) {
     std::string pointer;
     std::string reason;
+    one_reading = false;
     try {
-        static_cast<void>(
+        one_reading = compiled_schema_access::one_reading(
             compiled_schema_access::compile(schema, scope.base_uri, scope.registry, scope.folders(), scope.options()));
         return std::nullopt;
     } catch (const schema_error& e) {
@@ -689,10 +689,12 @@ HANDOFF_INLINE lint_findings lint_in_scope(const nlohmann::json& schema, const r
                                             " levels; no task schema needs that"});
         return findings;
     }
+    bool one_reading = false;
+    std::optional<lint_finding> refusal = compile_finding(schema, scope, one_reading);
     ref_follower refs(schema, scope);
-    schema_linter(schema, refs, options, findings).run();
-    if (auto refusal = compile_finding(schema, scope)) {
-        findings.push_back(std::move(*refusal));
+    schema_linter(schema, refs, options, findings).run(one_reading);
+    if (refusal) {
+        findings.push_back(std::move(*refusal)); // (last, after the walk's findings)
     }
     return findings;
 }

@@ -63,21 +63,22 @@ enum class lint_rule : std::uint8_t {
     free_routing_string,
     money_not_cents,
     required_undefined,
-    root_not_object,
     does_not_compile,
     not_json,
     too_deep,
     bad_allow,
     unused_allow,
+    root_not_object, // (last: the numbers of the rules before it stay as they were)
 };
 inline constexpr std::size_t lint_rule_count = 13;
 template <>
 struct enum_names<lint_rule> {
     static constexpr std::array<std::string_view, lint_rule_count> names{
-        "lint.open_object",         "lint.unbounded_string", "lint.unbounded_array",    "lint.unbounded_pattern",
-        "lint.free_routing_string", "lint.money_not_cents",  "lint.required_undefined", "lint.root_not_object",
-        "lint.does_not_compile",    "lint.not_json",         "lint.too_deep",           "lint.bad_allow",
-        "lint.unused_allow"};
+        "lint.open_object",        "lint.unbounded_string",    "lint.unbounded_array",
+        "lint.unbounded_pattern",  "lint.free_routing_string", "lint.money_not_cents",
+        "lint.required_undefined", "lint.does_not_compile",    "lint.not_json",
+        "lint.too_deep",           "lint.bad_allow",           "lint.unused_allow",
+        "lint.root_not_object"};
 };
 
 inline constexpr std::array<lint_rule, lint_rule_count> all_lint_rules = all_values<lint_rule>();
@@ -135,8 +136,9 @@ struct lint_options {
     std::vector<std::string> money_names{"price",   "amount", "total",    "subtotal", "cost",   "fee",
                                          "balance", "tax",    "discount", "payment",  "refund", "charge"};
     /// The schema is a task schema, partial_result's: its root must admit a JSON object
-    /// (lint.root_not_object). False for a schema that is no task's (a file of definitions that
-    /// task schemas refer to); in the file itself, a waiver at its root says the same.
+    /// (lint.root_not_object; judged only of a schema that compiles, every part of it read in
+    /// one dialect). False for a schema that is no task's (a file of definitions that task
+    /// schemas refer to); in the file itself, a waiver at its root says the same.
     bool task_schema = true;
     /// How the schema is compiled, as compiled_schema reads it: `schema.dialect` names the
     /// dialect of a schema without `$schema` (lint.does_not_compile says the dialect used).

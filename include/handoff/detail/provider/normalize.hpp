@@ -68,12 +68,6 @@ template <class Json>
     return true;
 }
 
-/// Whether keywords beside a `$ref` apply in the task's dialect: not in draft-04 to draft-07,
-/// which ignore them; in 2019-09 and 2020-12 (and when the dialect is unknown).
-[[nodiscard]] inline bool ref_siblings_apply(std::optional<schema_dialect> dialect) {
-    return !dialect || !ref_overrides_siblings(*dialect);
-}
-
 /// The keywords beside a $ref, by the profile's rule. `siblings_apply` is false for a schema
 /// whose dialect ignores them (draft-04 to draft-07): they are removed without a report.
 template <class Json, class Note>

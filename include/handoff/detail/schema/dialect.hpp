@@ -45,6 +45,12 @@ enum dialect_bit : std::uint8_t {
     return (bit_of(d) & up_to_draft07) != 0;
 }
 
+/// Whether keywords beside a `$ref` apply in `dialect`: not in draft-04 to draft-07, which
+/// ignore them; in 2019-09 and 2020-12 (and when the dialect is unknown).
+[[nodiscard]] inline bool ref_siblings_apply(std::optional<schema_dialect> dialect) {
+    return !dialect || !ref_overrides_siblings(*dialect);
+}
+
 /// The metaschema URI of each dialect, as published (fragment-free).
 [[nodiscard]] constexpr std::string_view metaschema_uri(schema_dialect d) noexcept {
     switch (d) {
