@@ -407,7 +407,7 @@ TEST_CASE("the prompt puts the keywords beside a $ref in words where they apply,
           "- base: object with these fields; and also with the keys \"id\" required\n"
           "  - id: string\n"
           "- color: string; and also exactly \"red\". a colour\n"
-          "- any: any JSON value; if it is a string: string, at most 3 characters\n"
+          "- any: any JSON value; when it is a string: string, at most 3 characters\n"
           "- d: string. a colour\n"
           "- n: string. a colour\n");
     const auto more = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_more_siblings"]));
@@ -436,9 +436,9 @@ TEST_CASE("the prompt describes a branch that names no type in the types around 
           "  - part 1: string, at least 1 characters\n"
           "  - part 2: string, at most 8 characters\n"
           "- free: all of these\n"
-          "  - part 1: any JSON value; if it is a string: string, "
+          "  - part 1: any JSON value; when it is a string: string, "
           "at least 1 characters\n"
-          "  - part 2: any JSON value; if it is a number: number <= 3\n");
+          "  - part 2: any JSON value; when it is a number: number <= 3\n");
     // The receiver holds each bound to its own type only.
     const auto compiled = handoff::compiled_schema::from_json(nlohmann::json(schema));
     CHECK(compiled.accepts({{"free", true}}));
@@ -792,6 +792,61 @@ TEST_CASE("the prompt says what closes a tuple or an object, conditions, not and
     const auto root = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_root_unevaluated"]));
     CHECK(root.accepts({{"kind", "a"}, {"extra", 1}}));
     CHECK_FALSE(root.accepts({{"kind", "a"}, {"other", 1}}));
+}
+
+TEST_CASE("the prompt says a branch's keys count only where it holds, and reads each keyword in its dialect",
+          "[worker_prompt][dialects]") {
+    const auto said = [](const char* schema) {
+        return task_section(handoff::worker_prompt(nlohmann::ordered_json::parse(schema)));
+    };
+    const auto accepts = [](const char* schema, const nlohmann::json& v) {
+        return handoff::compiled_schema::from_json(nlohmann::json::parse(schema)).accepts(v);
+    };
+    // Keys a condition's branch describes are evaluated only when that branch holds.
+    const char* conditional = R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]},
+        "then": {"properties": {"x": {}}}, "else": {"properties": {"y": {}}}, "unevaluatedProperties": false})";
+    CHECK(said(conditional) == "partial_result: object; no keys but the ones described, a branch's only where it "
+                               "holds, and on a condition\n"
+                               "  - if it is: object with these fields\n"
+                               "    - kind (required): exactly \"a\"\n"
+                               "  - then it must also be: object with these fields\n"
+                               "    - x: any JSON value\n"
+                               "  - otherwise it must be: object with these fields\n"
+                               "    - y: any JSON value\n");
+    CHECK(accepts(conditional, {{"kind", "a"}, {"x", 1}}));
+    CHECK_FALSE(accepts(conditional, {{"kind", "a"}, {"y", 1}}));
+    CHECK_FALSE(accepts(conditional, {{"kind", "b"}}));
+    // The schema form of dependencies evaluates the keys it describes.
+    const char* dependent = R"({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "properties": {"a": {}}, "dependencies": {"a": {"properties": {"b": {}}}}, "unevaluatedProperties": false})";
+    CHECK(said(dependent).find("no keys but the ones described, a branch's only where it holds") != std::string::npos);
+    CHECK(accepts(dependent, {{"a", 1}, {"b", 2}}));
+    CHECK_FALSE(accepts(dependent, {{"b", 2}}));
+    // In 2019-09 contains evaluates no items: unevaluatedItems false leaves none.
+    const char* contains_2019 = R"({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array",
+        "contains": {"type": "integer"}, "unevaluatedItems": false})";
+    CHECK(said(contains_2019) == "partial_result: array; no items at all; at least 1 of the items: integer\n");
+    CHECK_FALSE(accepts(contains_2019, {1}));
+    // An untyped bound under not gets a line of its own; not false refuses nothing.
+    const char* negated = R"({"type": "object", "properties": {"n": {"not": {"maxLength": 3}},
+        "f": {"type": "string", "not": false}}})";
+    CHECK(said(negated) == "- n: anything but (see below)\n"
+                           "  - it must not be: any JSON value; when it is a string: string, at most 3 characters\n"
+                           "- f: string\n");
+    CHECK(accepts(negated, {{"n", "abcd"}, {"f", "x"}}));
+    CHECK_FALSE(accepts(negated, {{"n", "ab"}}));
+    CHECK_FALSE(accepts(negated, {{"n", 5}}));
+    // draft-04 has no const, contains or propertyNames; an empty tuple closed is an empty array.
+    const char* draft_04 = R"({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+        "properties": {"t": {"type": "string", "const": "x"}, "u": {"type": "array", "contains": {"type": "integer"}},
+        "v": {"type": "object", "propertyNames": {"maxLength": 2}}}})";
+    CHECK(said(draft_04) == "- t: string\n- u: array\n- v: object\n");
+    CHECK(accepts(draft_04, {{"t", "y"}, {"u", {"a"}}, {"v", {{"abcdef", 1}}}}));
+    const char* empty_tuple = R"({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "array",
+        "items": [], "additionalItems": false})";
+    CHECK(said(empty_tuple) == "partial_result: array; no items at all\n");
+    CHECK_FALSE(accepts(empty_tuple, {1}));
 }
 
 } // namespace test_worker_prompt

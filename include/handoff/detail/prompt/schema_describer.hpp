@@ -243,13 +243,26 @@ private:
     }
 
     /// Whether keywords of `s` other than its own properties and items evaluate parts of the
-    /// value (its `$ref`, branches, conditions, `contains`): what `unevaluated*` leaves over is
-    /// then not only what `s` lists.
+    /// value (its `$ref`, branches, conditions, dependent schemas, and from 2020-12 on the items
+    /// `contains` matches): what `unevaluated*` leaves over is then not only what `s` lists.
     [[nodiscard]] bool evaluates_elsewhere(const Json& s) const {
-        static constexpr const char* elsewhere[] = {"$ref",  "$dynamicRef", "$recursiveRef",    "allOf",   "anyOf",
-                                                    "oneOf", "if",          "dependentSchemas", "contains"};
+        static constexpr const char* elsewhere[] = {"$ref",  "$dynamicRef", "$recursiveRef",    "allOf",       "anyOf",
+                                                    "oneOf", "if",          "dependentSchemas", "dependencies"};
+        const bool contains_evaluates = !dialect_ || *dialect_ == schema_dialect::draft2020_12;
         return std::any_of(std::begin(elsewhere), std::end(elsewhere),
-                           [&](const char* k) { return s.contains(k) && applies(k); });
+                           [&](const char* k) { return s.contains(k) && applies(k); }) ||
+               (contains_evaluates && s.contains("contains"));
+    }
+
+    /// What `unevaluated*` false leaves where other keywords of `s` evaluate too: only what a
+    /// part that holds describes (a `$ref` or an `allOf` part always does, a branch or a
+    /// condition only for some values).
+    [[nodiscard]] std::string described_only(const Json& s) const {
+        static constexpr const char* conditional[] = {"anyOf",        "oneOf",   "if", "dependentSchemas",
+                                                      "dependencies", "contains"};
+        const bool some = std::any_of(std::begin(conditional), std::end(conditional),
+                                      [&](const char* k) { return s.contains(k) && applies(k); });
+        return some ? "but the ones described, a branch's only where it holds" : "but the ones described";
     }
 
     /// fields() of a schema already resolved; `base` is the base URI inside it.
@@ -321,7 +334,7 @@ private:
 
     /// The values `s` lists, when it lists them: its `const`, else its `enum`; nullopt for neither.
     [[nodiscard]] std::optional<std::string> listed_values(const Json& s) const {
-        if (const auto it = s.find("const"); it != s.end()) {
+        if (const auto it = s.find("const"); it != s.end() && applies("const")) {
             return "exactly " + quote(*it);
         }
         if (const auto en = s.find("enum"); en != s.end() && en->is_array()) {
@@ -473,15 +486,16 @@ private:
                                        : "; each item: ";
             out += phrase(*after, base, indent, depth + 1, nested);
         } else if (after != s.end() && after->is_boolean() && !after->template get<bool>()) {
-            out += evaluated_only      ? "; no items but the ones described"
-                   : places != s.end() ? "; no items after those"
-                                       : "; no items at all";
+            out += evaluated_only                          ? "; no items " + described_only(s)
+                   : places != s.end() && !places->empty() ? "; no items after those"
+                                                           : "; no items at all";
         }
         if (const auto unique = s.find("uniqueItems");
             unique != s.end() && unique->is_boolean() && unique->template get<bool>()) {
             out += "; no two items equal";
         }
-        if (const auto contains = s.find("contains"); contains != s.end() && depth < options_.max_depth) {
+        if (const auto contains = applies("contains") ? s.find("contains") : s.end();
+            contains != s.end() && depth < options_.max_depth) {
             if (const std::string count = contains_count(s); !count.empty()) {
                 const place_entry here(walk_, "the items " + walk_.place + " must contain");
                 out += "; " + count + " of the items: " + phrase(*contains, base, indent, depth + 1, nested);
@@ -510,7 +524,8 @@ private:
         if (const std::string count = length_text(s, "minProperties", "maxProperties", "keys"); !count.empty()) {
             out += ", " + count;
         }
-        if (const auto names = s.find("propertyNames"); names != s.end() && names->is_object()) {
+        if (const auto names = applies("propertyNames") ? s.find("propertyNames") : s.end();
+            names != s.end() && names->is_object()) {
             const place_entry here(walk_, "each key of " + walk_.place);
             out += "; each key: " + phrase(*names, base, indent, depth + 1, nested);
         }
@@ -532,21 +547,22 @@ private:
         } else if (says_closed(s)) {
             out += named ? "; no other keys" : "; no keys at all";
         } else if (others == s.end() && rest != s.end()) {
-            out += leftover_keys(*rest, named, evaluates_elsewhere(s), base, indent, depth, nested);
+            out += leftover_keys(s, *rest, named, base, indent, depth, nested);
         }
         return out + dependent_phrase(s, base, indent, depth, nested);
     }
 
-    /// `unevaluatedProperties` (`rest`) in words: the keys no other keyword evaluates.
-    /// `named`: the object's own properties name some; `elsewhere`: its other keywords
-    /// (a `$ref`, branches) may evaluate more.
-    [[nodiscard]] std::string leftover_keys(const Json& rest, bool named, bool elsewhere, const std::string& base,
+    /// `s`'s `unevaluatedProperties` (`rest`) in words: the keys no other keyword evaluates.
+    /// `named`: the object's own properties name some; its other keywords (a `$ref`,
+    /// branches) may evaluate more.
+    [[nodiscard]] std::string leftover_keys(const Json& s, const Json& rest, bool named, const std::string& base,
                                             std::size_t indent, std::size_t depth, std::string& nested) const {
+        const bool elsewhere = evaluates_elsewhere(s);
         if (rest.is_boolean()) {
             if (rest.template get<bool>() || !closed_said_) {
                 return "";
             }
-            return elsewhere ? "; no keys but the ones described" : named ? "; no other keys" : "; no keys at all";
+            return elsewhere ? "; no keys " + described_only(s) : named ? "; no other keys" : "; no keys at all";
         }
         const place_entry here(walk_, "each value of " + walk_.place);
         return std::string(elsewhere ? "; the value of any key not described otherwise: "
@@ -578,7 +594,8 @@ private:
                     }
                 } else if (depth < options_.max_depth) {
                     out += "; ";
-                    part_phrase(when + ", it must also be", rule.value(), base, indent, depth, out, nested, nullptr);
+                    part_phrase(when + ", it must also be", when + ", it must also be", rule.value(), base, indent,
+                                depth, out, nested, nullptr);
                 }
             }
         }
@@ -741,9 +758,10 @@ private:
         }
         all_of_phrase(s, base, indent, depth, out, nested, branches_typed_by);
         condition_phrase(s, base, indent, depth, out, nested, branches_typed_by);
-        if (const auto no = s.find("not"); no != s.end() && depth < options_.max_depth) {
-            part_phrase(out.empty() ? "anything but" : ", but not", *no, base, indent, depth, out, nested,
-                        branches_typed_by);
+        const auto no = s.find("not");
+        if (no != s.end() && depth < options_.max_depth && !(no->is_boolean() && !no->template get<bool>())) {
+            part_phrase(out.empty() ? "anything but" : ", but not", "it must not be", *no, base, indent, depth, out,
+                        nested, branches_typed_by); // (not false refuses nothing)
         }
         if (null_allowed) {
             out += out.empty() ? "null" : ", or null";
@@ -778,7 +796,7 @@ private:
         for (const type_keywords& group : by_type) {
             if (std::any_of(group.keywords.begin(), group.keywords.end(),
                             [&](const char* k) { return s.contains(k) && applies(k); })) {
-                out += std::string("; if it is ") + (group.type[0] == 'a' || group.type[0] == 'o' ? "an " : "a ") +
+                out += std::string("; when it is ") + (group.type[0] == 'a' || group.type[0] == 'o' ? "an " : "a ") +
                        group.type + ": " + type_phrase(group.type, s, base, indent, depth, nested);
             }
         }
@@ -830,22 +848,23 @@ private:
     }
 
     /// A schema the whole value fits (or must not fit) besides the rest, added to `out` after
-    /// `lead` ("but not"): inline when its phrase needs no lines of its own, else as a line of
+    /// `lead` ("but not") when its phrase is one plain clause, else as a line "- label: ..." of
     /// `nested` that `out` points to.
-    void part_phrase(const std::string& lead, const Json& schema, const std::string& base, std::size_t indent,
-                     std::size_t depth, std::string& out, std::string& nested, const Json* typed_by) const {
+    void part_phrase(const std::string& lead, const std::string& label, const Json& schema, const std::string& base,
+                     std::size_t indent, std::size_t depth, std::string& out, std::string& nested,
+                     const Json* typed_by) const {
         std::string inner;
         std::string text;
         {
-            const place_entry here(walk_, lead + ": " + walk_.place);
+            const place_entry here(walk_, "what " + walk_.place + " " + label);
             text = phrase(schema, base, indent + 2, depth + 1, inner, true, typed_by);
         }
-        if (inner.empty()) {
+        if (inner.empty() && text.find("; ") == std::string::npos) {
             out += lead + " " + text;
             return;
         }
         out += lead + " (see below)";
-        nested.append(indent, ' ').append("- ").append(lead).append(": ").append(text).append("\n").append(inner);
+        nested.append(indent, ' ').append("- ").append(label).append(": ").append(text).append("\n").append(inner);
     }
 
     /// `if`, `then` and `else` added to `out`, as lines of `nested`: what a value that fits the
