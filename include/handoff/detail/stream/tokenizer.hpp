@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/detail/stream/lent_buffer.hpp>
+#include <handoff/detail/text.hpp> // hex_digit_value
 
 #include <cstddef>     // size_t
 #include <cstdint>     // uint8_t
@@ -26,6 +27,15 @@ inline std::size_t digit_run(std::string_view s) noexcept {
         ++n;
     }
     return n;
+}
+
+/// The letters a backslash may precede in a JSON string.
+inline constexpr std::string_view escape_letters = "\"\\/bfnrtu";
+
+/// The literal a JSON value beginning with `first` must be (true, false or null), or empty when
+/// no literal begins so.
+inline std::string_view literal_of(char first) noexcept {
+    return first == 't' ? "true" : first == 'f' ? "false" : first == 'n' ? "null" : std::string_view();
 }
 
 /// The bytes that end a run of a string's plain bytes: its closing quote, an escape, a
@@ -210,7 +220,6 @@ private:
 
     static bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
     static bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-    static bool is_hex(char c) noexcept { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
     std::size_t fail() noexcept {
         state_ = state::failed;
@@ -261,8 +270,7 @@ private:
     std::size_t string_byte(char c, std::size_t offset, token* out) {
         const auto u = static_cast<unsigned char>(c);
         if (state_ == state::escape) {
-            static constexpr std::string_view escapes = "\"\\/bfnrtu";
-            if (escapes.find(c) == std::string_view::npos) {
+            if (escape_letters.find(c) == std::string_view::npos) {
                 return fail();
             }
             state_ = c == 'u' ? state::unicode : state::string;
@@ -270,7 +278,7 @@ private:
             return 0;
         }
         if (state_ == state::unicode) {
-            if (!is_hex(c)) {
+            if (hex_digit_value(c) < 0) {
                 return fail();
             }
             state_ = --hex_left_ == 0 ? state::string : state::unicode;
@@ -360,8 +368,8 @@ private:
             state_ = c == '-' ? state::minus : c == '0' ? state::zero : state::integer;
             return 0;
         }
-        literal_ = c == 't' ? std::string_view("true") : c == 'f' ? std::string_view("false") : "null";
-        if (c != literal_[0]) {
+        literal_ = literal_of(c);
+        if (literal_.empty()) {
             return fail();
         }
         literal_at_ = 1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <handoff/detail/stream/tokenizer.hpp> // plain_run
+#include <handoff/detail/stream/tokenizer.hpp> // plain_run, escape_letters, literal_of
+#include <handoff/detail/text.hpp>             // hex_digit_value
 
 #include <cstddef>     // size_t
 #include <string_view> // string_view
@@ -338,7 +339,7 @@ private:
         } else if (c == '"') {
             place_ = place::string;
         } else if (c == 't' || c == 'f' || c == 'n') {
-            literal_ = c == 't' ? std::string_view("true") : c == 'f' ? std::string_view("false") : "null";
+            literal_ = literal_of(c);
             literal_at_ = 1;
             place_ = place::literal;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
@@ -352,14 +353,12 @@ private:
     /// Inside a key or a string value: its bytes to its closing quote, each escape checked as
     /// the tokenizer checks it.
     std::size_t string_bytes(std::string_view s, outcome& out) noexcept {
-        static constexpr std::string_view escapes = "\"\\/bfnrtu";
         const bool key = place_ == place::key;
         std::size_t i = 0;
         while (i < s.size()) {
             const char c = s[i];
             if (hex_left_ > 0 || escape_) {
-                const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-                if (hex_left_ > 0 ? !hex : escapes.find(c) == std::string_view::npos) {
+                if (hex_left_ > 0 ? hex_digit_value(c) < 0 : escape_letters.find(c) == std::string_view::npos) {
                     out = outcome::doubt;
                     return i + 1;
                 }
