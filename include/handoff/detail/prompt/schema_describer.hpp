@@ -14,7 +14,6 @@
 #include <algorithm>        // any_of, find, find_if, none_of
 #include <cmath>            // floor, fabs
 #include <initializer_list> // initializer_list
-#include <iterator>         // begin, end
 #include <optional>         // optional
 #include <string>           // string, to_string
 #include <string_view>      // string_view
@@ -145,18 +144,6 @@ public:
     /// whole (its branches, its key count, rules on its other keys or between its keys), which
     /// only phrase() puts in words.
     [[nodiscard]] bool beyond_fields(const Json& schema, const std::string& base) const {
-        static constexpr const char* whole_object[] = {"allOf",
-                                                       "anyOf",
-                                                       "oneOf",
-                                                       "not",
-                                                       "if",
-                                                       "minProperties",
-                                                       "maxProperties",
-                                                       "propertyNames",
-                                                       "patternProperties",
-                                                       "dependentRequired",
-                                                       "dependentSchemas",
-                                                       "dependencies"};
         const std::vector<ref_link> links = ref_chain(schema, base);
         return std::any_of(links.begin(), links.end(), [&](const ref_link& link) {
             const Json& s = *link.schema;
@@ -165,8 +152,9 @@ public:
             }
             const auto others = s.find("additionalProperties");
             const auto rest = unevaluated(s, "unevaluatedProperties");
-            return std::any_of(std::begin(whole_object), std::end(whole_object),
-                               [&](const char* k) { return s.contains(k) && applies(k); }) ||
+            return uses_any(s,
+                            {"allOf", "anyOf", "oneOf", "not", "if", "minProperties", "maxProperties", "propertyNames",
+                             "patternProperties", "dependentRequired", "dependentSchemas", "dependencies"}) ||
                    (others != s.end() && others->is_object()) || (rest != s.end() && rest->is_object());
         });
     }
@@ -236,6 +224,12 @@ private:
     /// Whether `keyword` constrains in the task schema's dialect (a later one's is ignored).
     [[nodiscard]] bool applies(std::string_view keyword) const { return keyword_in_dialect(keyword, dialect_); }
 
+    /// Whether `s` holds one of `keywords` that its dialect reads.
+    [[nodiscard]] bool uses_any(const Json& s, std::initializer_list<const char*> keywords) const {
+        return std::any_of(keywords.begin(), keywords.end(),
+                           [&](const char* k) { return s.contains(k) && applies(k); });
+    }
+
     /// `s`'s `unevaluatedProperties` or `unevaluatedItems` (`keyword`) where the dialect reads it,
     /// else end().
     [[nodiscard]] auto unevaluated(const Json& s, const char* keyword) const {
@@ -246,11 +240,9 @@ private:
     /// value (its `$ref`, branches, conditions, dependent schemas, and from 2020-12 on the items
     /// `contains` matches): what `unevaluated*` leaves over is then not only what `s` lists.
     [[nodiscard]] bool evaluates_elsewhere(const Json& s) const {
-        static constexpr const char* elsewhere[] = {"$ref",  "$dynamicRef", "$recursiveRef",    "allOf",       "anyOf",
-                                                    "oneOf", "if",          "dependentSchemas", "dependencies"};
         const bool contains_evaluates = !dialect_ || *dialect_ == schema_dialect::draft2020_12;
-        return std::any_of(std::begin(elsewhere), std::end(elsewhere),
-                           [&](const char* k) { return s.contains(k) && applies(k); }) ||
+        return uses_any(s, {"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "if", "dependentSchemas",
+                            "dependencies"}) ||
                (contains_evaluates && s.contains("contains"));
     }
 
@@ -258,11 +250,9 @@ private:
     /// part that holds describes (a `$ref` or an `allOf` part always does, a branch or a
     /// condition only for some values).
     [[nodiscard]] std::string described_only(const Json& s) const {
-        static constexpr const char* conditional[] = {"anyOf",        "oneOf",   "if", "dependentSchemas",
-                                                      "dependencies", "contains"};
-        const bool some = std::any_of(std::begin(conditional), std::end(conditional),
-                                      [&](const char* k) { return s.contains(k) && applies(k); });
-        return some ? "but the ones described, a branch's only where it holds" : "but the ones described";
+        return uses_any(s, {"anyOf", "oneOf", "if", "dependentSchemas", "dependencies", "contains"})
+                   ? "but the ones described, a branch's only where it holds"
+                   : "but the ones described";
     }
 
     /// fields() of a schema already resolved; `base` is the base URI inside it.
@@ -794,8 +784,7 @@ private:
         };
         std::string out;
         for (const type_keywords& group : by_type) {
-            if (std::any_of(group.keywords.begin(), group.keywords.end(),
-                            [&](const char* k) { return s.contains(k) && applies(k); })) {
+            if (uses_any(s, group.keywords)) {
                 out += std::string("; when it is ") + (group.type[0] == 'a' || group.type[0] == 'o' ? "an " : "a ") +
                        group.type + ": " + type_phrase(group.type, s, base, indent, depth, nested);
             }
