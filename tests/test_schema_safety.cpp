@@ -1006,3 +1006,87 @@ TEST_CASE("nesting past the walk's depth bound inside not refuses the value", "[
 }
 
 } // namespace test_schema_safety
+
+namespace test_schema_safety {
+
+TEST_CASE("a schema that applies the same subschemas to one value again and again is judged in the time of its "
+          "distinct walks",
+          "[schema-safety][limits]") {
+    // Forty links, each applying the next two to five times to the same value: walked without
+    // memory, 2^40 walks and more. Each judgment below finishes, with the answer and the
+    // problems (and the count of those not listed) that making every walk would give.
+    const json fixture = handoff_test::read_fixture_json("schemas/repeated_walks.json");
+    REQUIRE(fixture.at("links") == 40);
+    const auto started = std::chrono::steady_clock::now();
+    const json passing = {{"t", "a"}};
+    const json failing = {{"t", 5}};
+    for (const auto& [kind, schema_json] : fixture.at("schemas").items()) {
+        INFO(kind);
+        const compiled_schema schema = compiled_schema::from_json(schema_json);
+        CHECK(schema.accepts(passing));
+        CHECK(validate(schema, passing).empty());
+        CHECK_FALSE(schema.accepts(failing));
+        const handoff::problem_list problems = validate(schema, failing);
+        REQUIRE_FALSE(problems.empty());
+        CHECK(problems.front().pointer.rfind("/partial_result/t", 0) == 0);
+        if (kind == "all_of") {
+            // Each of the 2^40 ways down the chain ends at the string that 5 is not.
+            REQUIRE(problems.size() == 101);
+            CHECK(problems.front().message == "/partial_result/t: must be of type string (got \"5\")");
+            CHECK(problems.back().message == "/partial_result: " + std::to_string((std::uint64_t{1} << 40) - 100) +
+                                                 " more problems are not listed (at most 100 are)");
+        }
+        if (kind == "all_of_five") {
+            // 5^40 ways down: more than 64 bits count, and the count says so.
+            REQUIRE(problems.size() == 101);
+            CHECK(problems.back().message ==
+                  "/partial_result: more problems than a count holds are not listed (at most 100 are)");
+        }
+    }
+    // A reply that holds the value is received, and streamed, as any other.
+    json envelope = handoff_test::read_fixture_json("envelopes/ok_complete.json");
+    envelope["partial_result"] = passing;
+    const handoff::receiver<> receiver(compiled_schema::from_json(fixture.at("schemas").at("conditions")));
+    CHECK(receiver.receive(envelope.dump()).accepted());
+    handoff::stream_check<> stream(receiver);
+    stream.push(envelope.dump());
+    CHECK(stream.finish().accepted());
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(20));
+}
+
+} // namespace test_schema_safety
+
+namespace test_schema_safety {
+
+TEST_CASE("a walk remembered near the depth bound is made again where the bound would cut it", "[schema-safety][limits]") {
+    // The same subschema walks the same value twice, the second time a few levels deeper. Where
+    // the first walk ends just within the bound and the second would pass it, the memory must
+    // not answer the second from the first: with or without it, the judgment is the same.
+    using access = handoff::detail::compiled_schema_access;
+    const compiled_schema schema = compiled_schema::from_json(json::parse(R"({
+        "$defs": {"chain": {"type": "object", "properties": {"c": {"$ref": "#/$defs/chain"}}}},
+        "allOf": [{"$ref": "#/$defs/chain"}, {"allOf": [{"allOf": [{"allOf": [{"$ref": "#/$defs/chain"}]}]}]}]
+    })"));
+    std::size_t accepted = 0;
+    std::size_t refused = 0;
+    for (int levels = 100; levels <= 140; ++levels) {
+        json value = json::object();
+        for (int i = 0; i < levels; ++i) {
+            value = json{{"c", std::move(value)}};
+        }
+        INFO(levels);
+        const bool once = schema.accepts(value);
+        REQUIRE(access::accepts_remembering(schema, value) == once);
+        const handoff::problem_list problems = schema.validate(value, "", step::task_schema);
+        const handoff::problem_list remembered = access::validate_remembering(schema, value);
+        REQUIRE(remembered.size() == problems.size());
+        for (std::size_t k = 0; k < problems.size(); ++k) {
+            CHECK(remembered[k].message == problems[k].message);
+        }
+        (once ? accepted : refused) += 1;
+    }
+    CHECK(accepted > 0); // the range crosses the bound: both answers were compared
+    CHECK(refused > 0);
+}
+
+} // namespace test_schema_safety

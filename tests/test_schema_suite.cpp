@@ -9,6 +9,7 @@
 #include "support/every_judge.hpp"
 #include "support/fixtures.hpp"
 
+#include <handoff/detail/schema/access.hpp>
 #include <handoff/detail/schema/format_check.hpp>
 #include <handoff/handoff.hpp>
 #include <handoff/schema_registry.hpp>
@@ -235,6 +236,61 @@ TEST_CASE("the two modes agree on every value of the suite, whatever the schema"
         }
     }
     REQUIRE(disagreements == 0);
+}
+
+} // namespace test_schema_suite
+
+namespace test_schema_suite {
+
+TEST_CASE("a judgment that remembers its walks from the first one judges every schema and value of the suite as one "
+          "that makes them all",
+          "[schema][suite]") {
+    // Every schema of a dialect's folder and its optional/ against every value there: the memory
+    // answers a walk made again from what the walk recorded the first time, which must be what
+    // making it again records (the answer, each problem listed, what it evaluated, its depth).
+    using access = handoff::detail::compiled_schema_access;
+    const suite_dialect& d = GENERATE(from_range(std::begin(suite_dialects), std::end(suite_dialects)));
+    const handoff::schema_registry registry = suite_registry();
+    handoff::schema_options options;
+    options.dialect = d.dialect;
+    std::vector<json> values;
+    std::vector<handoff::compiled_schema> schemas;
+    std::vector<fs::path> files = suite_files(d.folder);
+    const std::vector<fs::path> optional = suite_files(std::string(d.folder) + "/optional");
+    files.insert(files.end(), optional.begin(), optional.end());
+    for (const fs::path& file : files) {
+        for (const json& group : json::parse(handoff_test::read_file(file.string()))) {
+            try {
+                schemas.push_back(handoff::compiled_schema::from_json(group.at("schema"), registry, options));
+            } catch (const handoff::schema_error&) {
+            }
+            for (const json& test : group.at("tests")) {
+                values.push_back(test.at("data"));
+            }
+        }
+    }
+    REQUIRE(schemas.size() > 100);
+    std::size_t judged = 0;
+    std::size_t refused = 0;
+    for (const auto& schema : schemas) {
+        for (const json& value : values) {
+            const bool accepted = schema.accepts(value);
+            REQUIRE(access::accepts_remembering(schema, value) == accepted);
+            if (!accepted) {
+                const handoff::problem_list once = schema.validate(value, "", handoff::step::task_schema);
+                const handoff::problem_list remembered = access::validate_remembering(schema, value);
+                REQUIRE(remembered.size() == once.size());
+                for (std::size_t k = 0; k < once.size(); ++k) {
+                    REQUIRE(remembered[k].pointer == once[k].pointer);
+                    REQUIRE(remembered[k].message == once[k].message);
+                }
+                ++refused;
+            }
+            ++judged;
+        }
+    }
+    CHECK(refused > 1000); // the problems were compared, not only the answers
+    CHECK(refused < judged);
 }
 
 } // namespace test_schema_suite

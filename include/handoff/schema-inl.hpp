@@ -50,8 +50,9 @@ HANDOFF_INLINE void put_before_places(compiled_nodes& compiled, const std::strin
     }
 }
 
-[[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state) {
-    return {state.compiled, state.options.max_pattern_subject};
+[[nodiscard]] HANDOFF_INLINE schema_validator validator_of(const compiled_schema_state& state,
+                                                           std::size_t remember_after) {
+    return {state.compiled, state.options.max_pattern_subject, remember_after};
 }
 
 } // namespace detail
@@ -128,20 +129,22 @@ HANDOFF_INLINE std::int32_t compiled_schema::node_of(const nlohmann::json* part)
 
 HANDOFF_INLINE std::int32_t compiled_schema::root_node() const noexcept { return state_->compiled.root; }
 
-HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value, int depth) const {
+HANDOFF_INLINE bool compiled_schema::accepts_at(std::int32_t node, const nlohmann::json& value, int depth,
+                                                std::size_t remember_after) const {
     detail::walk_sink sink;
-    const detail::schema_validator validator = detail::validator_of(*state_);
+    const detail::schema_validator validator = detail::validator_of(*state_, remember_after);
     return validator.walk(value, node, sink, depth) && !validator.undecided();
 }
 
 HANDOFF_INLINE problem_list compiled_schema::validate_at(std::int32_t node, const nlohmann::json& value,
                                                          std::string_view base_pointer, step step_of_problems,
-                                                         const char* code, int depth) const {
-    if (accepts_at(node, value, depth)) {
+                                                         const char* code, int depth,
+                                                         std::size_t remember_after) const {
+    if (accepts_at(node, value, depth, remember_after)) {
         return {}; // the common case: no pointer kept, no message built
     }
     detail::walk_sink sink(std::string(base_pointer), step_of_problems, code, max_listed_problems);
-    const detail::schema_validator validator = detail::validator_of(*state_);
+    const detail::schema_validator validator = detail::validator_of(*state_, remember_after);
     static_cast<void>(validator.walk(value, node, sink, depth));
     if (const std::optional<std::string>& why = validator.undecided(); why && !sink.failed()) {
         // The bound's own failure was inside a not (or the like), where it listed nothing, and

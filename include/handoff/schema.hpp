@@ -105,12 +105,24 @@ private:
     [[nodiscard]] std::size_t node_count() const noexcept;
     /// The place a node's messages name (a pointer, or a URI with one); `node` < node_count().
     [[nodiscard]] const std::string& where_of(std::int32_t node) const;
+    /// Walks of subschemas over values in one judgment past which each walk is remembered and the
+    /// same walk made again answered from memory: more than a reply within the default parse
+    /// limits takes with a schema that applies a few subschemas to each of its values, so that
+    /// such a judgment never pays for the memory, while a schema that applies the same subschemas
+    /// to the same value over and over (chains of $ref under if, not, allOf, anyOf or oneOf) costs
+    /// what its distinct walks cost, not a count that doubles with each link.
+    static constexpr std::size_t walks_before_memo = std::size_t{1} << 20;
+
     /// `depth`: how deep the walk that reaches `value` is already, which the bound on nesting
     /// counts (a member judged on its own starts where the whole schema's walk reaches it).
-    [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value, int depth = 0) const;
+    /// `remember_after`: walks_before_memo, or fewer (a test of the memory: the judgment is the
+    /// same either way).
+    [[nodiscard]] bool accepts_at(std::int32_t node, const nlohmann::json& value, int depth = 0,
+                                  std::size_t remember_after = walks_before_memo) const;
     [[nodiscard]] problem_list validate_at(std::int32_t node, const nlohmann::json& value,
                                            std::string_view base_pointer, step step_of_problems,
-                                           const char* code = codes::task_schema, int depth = 0) const;
+                                           const char* code = codes::task_schema, int depth = 0,
+                                           std::size_t remember_after = walks_before_memo) const;
     /// The root's node.
     [[nodiscard]] std::int32_t root_node() const noexcept;
 

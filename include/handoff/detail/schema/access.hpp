@@ -55,6 +55,15 @@ struct compiled_schema_access {
         return s.validate_at(node, value, base_pointer, step_of_problems, codes::task_schema, depth);
     }
     [[nodiscard]] static std::int32_t root_node(const compiled_schema& s) noexcept { return s.root_node(); }
+
+    /// The whole schema's judgment with every walk remembered from the first one on, which must
+    /// be the judgment made without memory (compiled_schema::walks_before_memo).
+    [[nodiscard]] static bool accepts_remembering(const compiled_schema& s, const nlohmann::json& value) {
+        return s.accepts_at(s.root_node(), value, 0, 0);
+    }
+    [[nodiscard]] static problem_list validate_remembering(const compiled_schema& s, const nlohmann::json& value) {
+        return s.validate_at(s.root_node(), value, "", step::task_schema, codes::task_schema, 0, 0);
+    }
 };
 
 /// The dialect of `task` (a task schema), read exactly as the receiver reads it with `read_as`

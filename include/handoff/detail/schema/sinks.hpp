@@ -12,7 +12,8 @@
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
 
-#include <cstddef>     // size_t
+#include <cstddef>     // size_t, ptrdiff_t
+#include <limits>      // numeric_limits
 #include <string>      // string
 #include <string_view> // string_view
 #include <utility>     // move
@@ -48,6 +49,32 @@ public:
         return false;
     }
 
+    /// How many failures were recorded so far: listed, and only counted past the limit.
+    struct tally {
+        std::size_t listed = 0;
+        std::size_t unlisted = 0;
+    };
+    [[nodiscard]] tally count() const noexcept { return {problems_.size(), unlisted_}; }
+    /// The problems listed since the count was `before`.
+    [[nodiscard]] problem_list listed_since(tally before) const {
+        return {problems_.begin() + static_cast<std::ptrdiff_t>(before.listed), problems_.end()};
+    }
+    /// Records again what a walk made before recorded (`listed`, then `unlisted` only counted),
+    /// as that walk would record it now: listed while there is room, counted after.
+    void replay(const problem_list& listed, std::size_t unlisted) {
+        for (const problem& p : listed) {
+            if (problems_.size() < max_listed_) {
+                problems_.push_back(p);
+            } else {
+                ++unlisted_;
+            }
+        }
+        // A remembered walk can stand for more failures than a count holds: it stops at the most.
+        unlisted_ = unlisted > std::numeric_limits<std::size_t>::max() - unlisted_
+                        ? std::numeric_limits<std::size_t>::max()
+                        : unlisted_ + unlisted;
+    }
+
     std::size_t enter(std::string_view key) {
         if (!listing_) {
             return 0;
@@ -73,10 +100,12 @@ public:
     /// The problems, closed by one that counts those not listed.
     [[nodiscard]] problem_list finish() && {
         if (unlisted_ > 0) {
+            const std::string more = unlisted_ == std::numeric_limits<std::size_t>::max()
+                                         ? "more problems than a count holds"
+                                         : std::to_string(unlisted_) + " more problems";
             problems_.push_back(problem{step_, code_, pointer_,
-                                        message_pointer(pointer_) + ": " + std::to_string(unlisted_) +
-                                            " more problems are not listed (at most " + std::to_string(max_listed_) +
-                                            " are)"});
+                                        message_pointer(pointer_) + ": " + more + " are not listed (at most " +
+                                            std::to_string(max_listed_) + " are)"});
         }
         return std::move(problems_);
     }

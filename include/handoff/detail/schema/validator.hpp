@@ -20,6 +20,7 @@
 #include <handoff/detail/schema/evaluated.hpp>
 #include <handoff/detail/schema/node.hpp>
 #include <handoff/detail/schema/sinks.hpp>
+#include <handoff/detail/schema/walk_memo.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <nlohmann/json.hpp>
@@ -28,11 +29,12 @@
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
 #include <limits>      // numeric_limits
+#include <memory>      // unique_ptr, make_unique
 #include <numeric>     // iota
 #include <optional>    // optional, in_place
 #include <string>      // string
 #include <string_view> // string_view
-#include <utility>     // forward
+#include <utility>     // forward, exchange, move
 #include <vector>      // vector
 
 namespace handoff::detail {
@@ -65,11 +67,28 @@ inline constexpr int max_validation_depth = 256;
 
 class schema_validator {
 public:
-    schema_validator(const compiled_nodes& compiled, std::uint64_t pattern_bound)
-        : nodes_(compiled.nodes), compiled_(compiled), pattern_bound_(pattern_bound),
+    /// `remember_after`: the walks after which each walk is remembered (walk()).
+    schema_validator(const compiled_nodes& compiled, std::uint64_t pattern_bound, std::size_t remember_after)
+        : nodes_(compiled.nodes), compiled_(compiled), pattern_bound_(pattern_bound), remember_after_(remember_after),
           dynamic_scope_(compiled.uses_dynamic_scope) {}
 
+    /// Walks `v` through node `i`; past `remember_after` walks, answered from memory when the
+    /// same walk was made before (compiled_schema::walks_before_memo says why). Not where the
+    /// dynamic scope decides what a `$dynamicRef` applies: there the same walk can answer
+    /// otherwise by the path that led to it.
     bool walk(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev = nullptr) const {
+        if (++walks_ > remember_after_ && !dynamic_scope_) {
+            return walk_remembered(v, i, sink, depth, ev);
+        }
+        return walk_once(v, i, sink, depth, ev);
+    }
+
+    /// Why the walk could not decide: a bound reached inside a subschema whose failure would have
+    /// let the value pass. The value is then refused, with this reason, whatever walk() returned.
+    [[nodiscard]] const std::optional<std::string>& undecided() const noexcept { return undecided_; }
+
+private:
+    bool walk_once(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev) const {
         const schema_node& n = nodes_[static_cast<std::size_t>(i)];
         if (depth > max_validation_depth) {
             return bound_reached(sink, [] {
@@ -104,11 +123,59 @@ public:
         return ok;
     }
 
-    /// Why the walk could not decide: a bound reached inside a subschema whose failure would have
-    /// let the value pass. The value is then refused, with this reason, whatever walk() returned.
-    [[nodiscard]] const std::optional<std::string>& undecided() const noexcept { return undecided_; }
+    /// walk_once answered from memory when the same walk was made before, deep enough below the
+    /// depth bound, and reached no bound (then its answer depends on more than the value). A
+    /// remembered walk records again what it recorded: its problems, what it evaluated, its depth.
+    bool walk_remembered(const nlohmann::json& v, node_index i, walk_sink& sink, int depth, evaluated* ev) const {
+        if (!memo_) {
+            memo_ = std::make_unique<walk_memo>();
+        }
+        const walk_key key{i, &v, sink.collecting(), ev != nullptr};
+        if (const auto it = memo_->find(key); it != memo_->end() && depth + it->second.reach <= max_validation_depth) {
+            const remembered_walk& past = it->second;
+            deepest_ = std::max(deepest_, depth + past.reach);
+            sink.replay(past.listed, past.unlisted);
+            if (ev != nullptr) {
+                ev->merge(past.own);
+            }
+            return past.passed;
+        }
+        const int outer_deepest = std::exchange(deepest_, depth);
+        const std::size_t bounds_before = bounds_reached_;
+        const walk_sink::tally before = sink.count();
+        remembered_walk now;
+        now.passed = walk_once(v, i, sink, depth, ev != nullptr ? &now.own : nullptr);
+        now.reach = deepest_ - depth;
+        deepest_ = std::max(outer_deepest, deepest_);
+        if (ev != nullptr) {
+            ev->merge(now.own);
+        }
+        const bool passed = now.passed;
+        if (bounds_reached_ == bounds_before) {
+            now.listed = sink.listed_since(before);
+            now.unlisted = sink.count().unlisted - before.unlisted;
+            memo_->insert_or_assign(key, std::move(now));
+        }
+        return passed;
+    }
 
-private:
+    /// Around the walk of a value made for it alone (a key walked by propertyNames), which dies
+    /// after it: the walks remembered then are forgotten, so that another value at its address
+    /// never finds them.
+    class own_memory {
+    public:
+        explicit own_memory(const schema_validator& v) : v_(v), outer_(std::move(v.memo_)) {}
+        own_memory(const own_memory&) = delete;
+        own_memory& operator=(const own_memory&) = delete;
+        own_memory(own_memory&&) = delete;
+        own_memory& operator=(own_memory&&) = delete;
+        ~own_memory() { v_.memo_ = std::move(outer_); }
+
+    private:
+        const schema_validator& v_;
+        std::unique_ptr<walk_memo> outer_;
+    };
+
     /// The keywords of object schema `n` but unevaluated*; `out`, when not null, collects what
     /// they evaluated.
     HANDOFF_DETAIL_ALWAYS_INLINE bool walk_keywords(const nlohmann::json& v, const schema_node& n, walk_sink& sink,
@@ -500,6 +567,7 @@ private:
     /// value undecided, so the walk notes it and the value is refused whatever the walk says.
     template <class Message>
     bool bound_reached(walk_sink& sink, Message&& message) const {
+        ++bounds_reached_;
         if (negated_ > 0 && !undecided_) {
             undecided_ = message();
         }
@@ -522,10 +590,15 @@ private:
     const std::vector<schema_node>& nodes_;
     const compiled_nodes& compiled_;
     std::uint64_t pattern_bound_;
+    std::size_t remember_after_;
     mutable int negated_ = 0;
     mutable std::optional<std::string> undecided_;
     bool dynamic_scope_; // whether any $dynamicRef/$recursiveRef reads the scope: else none is kept
     mutable std::vector<std::int32_t> scope_; // the dynamic scope: one validator per walk, one thread
+    mutable std::size_t walks_ = 0;
+    mutable int deepest_ = 0; // the deepest remembered walk since the one under way began (its own depth first)
+    mutable std::size_t bounds_reached_ = 0;  // bound_reached calls: a walk that made one is not remembered
+    mutable std::unique_ptr<walk_memo> memo_; // made once walks_ passes remember_after_
 };
 
 inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
@@ -634,6 +707,7 @@ inline bool schema_validator::check_member(const std::string& key, const nlohman
         }
     }
     if (n.property_names != no_node) {
+        const own_memory forgotten_after(*this);
         ok = walk(nlohmann::json(key), n.property_names, sink, depth + 1) && ok;
     }
     sink.leave(mark);
