@@ -618,3 +618,40 @@ TEST_CASE("A value made once is reused only at the same depth, and the bound cou
 }
 
 } // namespace test_testing
+
+namespace test_testing {
+
+TEST_CASE("The generator merges a branch met twice once: links that each hold the next twice make a value",
+          "[testing][fixtures]") {
+    // Each link's allOf merged with itself doubled the merge, so 2^links copies were built before
+    // any value was. X and X is X.
+    const auto chain = [](int links) {
+        nlohmann::json defs = nlohmann::json::object();
+        for (int i = 0; i < links; ++i) {
+            const nlohmann::json next = i + 1 < links ? nlohmann::json{{"$ref", "#/$defs/d" + std::to_string(i + 1)}}
+                                                      : nlohmann::json{{"type", "string"}, {"minLength", 3}};
+            defs["d" + std::to_string(i)] = {{"allOf", {next, next}}};
+        }
+        return nlohmann::json{{"$defs", defs},
+                              {"type", "object"},
+                              {"required", {"t"}},
+                              {"properties", {{"t", {{"$ref", "#/$defs/d0"}}}}}};
+    };
+    const handoff::fixture_set set = fixtures_for(chain(24));
+    REQUIRE(set.ok());
+    CHECK(nlohmann::json::parse(set.files.front().text).at("partial_result") == nlohmann::json{{"t", "example"}});
+    // The fixture's forty links: a value through the conditions; through allOf, past the
+    // generator's 32 levels, said at once; through anyOf, the branches it tries said to fail.
+    const nlohmann::json fixture = handoff_test::read_fixture_json("schemas/repeated_walks.json");
+    const handoff::fixture_set conditions = handoff::make_fixtures(fixture.at("schemas").at("conditions"));
+    REQUIRE(conditions.ok());
+    CHECK(nlohmann::json::parse(conditions.files.front().text).at("partial_result").at("t").is_string());
+    const handoff::fixture_set all_of = handoff::make_fixtures(fixture.at("schemas").at("all_of"));
+    REQUIRE(all_of.error);
+    CHECK(all_of.error->find("nested deeper than 32 levels") != std::string::npos);
+    const handoff::fixture_set one_of = handoff::make_fixtures(fixture.at("schemas").at("one_of"));
+    REQUIRE(one_of.error);
+    CHECK(one_of.error->find("none of 1 candidate values fits") != std::string::npos);
+}
+
+} // namespace test_testing

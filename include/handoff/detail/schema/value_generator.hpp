@@ -673,7 +673,9 @@ private:
         } else if (key == "properties" && value.is_object()) {
             for (auto p = value.begin(); p != value.end(); ++p) {
                 nlohmann::json& mine = a[key][p.key()];
-                mine = mine.is_null() ? p.value() : nlohmann::json{{"allOf", {mine, p.value()}}};
+                if (mine != p.value()) { // X and X is X, never allOf [X, X] nested a level deeper each time
+                    mine = mine.is_null() ? p.value() : nlohmann::json{{"allOf", {mine, p.value()}}};
+                }
             }
         } else if (key == "required" && value.is_array()) {
             for (const nlohmann::json& name : value) {
@@ -700,7 +702,13 @@ private:
                 a[key] = value;
             }
         } else if (key == "allOf" && value.is_array() && a[key].is_array()) {
-            a[key].insert(a[key].end(), value.begin(), value.end());
+            // Each branch once: definitions that each hold the next one twice would otherwise
+            // double the list with every link.
+            for (const nlohmann::json& branch : value) {
+                if (std::find(a[key].begin(), a[key].end(), branch) == a[key].end()) {
+                    a[key].push_back(branch);
+                }
+            }
         }
         // Anything else that both sides set is left as `a` has it: the validator decides.
     }
