@@ -437,3 +437,18 @@ TEST_CASE("lint says when a task schema's root admits no object, which partial_r
 }
 
 } // namespace test_lint
+
+namespace test_lint {
+
+TEST_CASE("lint asks once whether a schema reached again and again admits only listed values", "[lint][refs]") {
+    // Forty links of five allOf branches each referring to the next: asked branch by branch,
+    // 5^16 questions before the depth at which lint stops asking.
+    const nlohmann::json fixture = handoff_test::read_fixture_json("schemas/repeated_walks.json");
+    const handoff::lint_findings findings = handoff::lint_schema(fixture.at("schemas").at("all_of_five"));
+    CHECK(summary(findings) ==
+          strings{"lint.open_object ", "lint.unbounded_string /$defs/d39/allOf/0",
+                  "lint.unbounded_string /$defs/d39/allOf/1", "lint.unbounded_string /$defs/d39/allOf/2",
+                  "lint.unbounded_string /$defs/d39/allOf/3", "lint.unbounded_string /$defs/d39/allOf/4"});
+}
+
+} // namespace test_lint

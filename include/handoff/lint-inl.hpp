@@ -30,6 +30,7 @@
 #include <set>         // set
 #include <string>      // string
 #include <string_view> // string_view
+#include <tuple>       // tuple, make_tuple
 #include <utility>     // move, pair
 #include <vector>      // vector
 
@@ -160,24 +161,37 @@ private:
     }
 
     /// The schema admits only listed values: "enum", "const", every anyOf/oneOf branch does,
-    /// or some allOf branch does.
+    /// or some allOf branch does. Each answer is kept: branches that refer to the same schema
+    /// again, level after level, would otherwise be asked a count that multiplies by the branches
+    /// with each level.
     [[nodiscard]] bool closed_choice(const json& schema, const std::string& base, int depth = 0) const {
         const ref_target target = resolve(schema, base);
         const json* node = target.schema;
         if (node == nullptr || depth > 16) {
             return false;
         }
-        if (node->contains("enum") || node->contains("const")) {
+        auto key = std::make_tuple(node, target.base, depth);
+        if (const auto known = closed_choices_.find(key); known != closed_choices_.end()) {
+            return known->second;
+        }
+        const bool closed = closed_choice_of(*node, target.base, depth);
+        closed_choices_.emplace(std::move(key), closed);
+        return closed;
+    }
+
+    /// closed_choice() of the object schema `node`, asked for the first time.
+    [[nodiscard]] bool closed_choice_of(const json& node, const std::string& base, int depth) const {
+        if (node.contains("enum") || node.contains("const")) {
             return true;
         }
-        const auto closed = [&](const json& b) { return closed_choice(b, target.base, depth + 1); };
+        const auto closed = [&](const json& b) { return closed_choice(b, base, depth + 1); };
         for (const char* key : {"anyOf", "oneOf"}) {
-            if (const auto it = node->find(key);
-                it != node->end() && it->is_array() && !it->empty() && std::all_of(it->begin(), it->end(), closed)) {
+            if (const auto it = node.find(key);
+                it != node.end() && it->is_array() && !it->empty() && std::all_of(it->begin(), it->end(), closed)) {
                 return true;
             }
         }
-        if (const auto it = node->find("allOf"); it != node->end() && it->is_array()) {
+        if (const auto it = node.find("allOf"); it != node.end() && it->is_array()) {
             return std::any_of(it->begin(), it->end(), closed);
         }
         return false;
@@ -638,6 +652,8 @@ private:
     /// find_in_place_uses(): by target, whether every "$ref" to it stands where it is closed;
     /// and the schemas under "$defs" or "definitions", which apply only where referred to.
     std::map<const json*, bool> used_in_place_;
+    /// closed_choice()'s answers, by the schema, its base and the depth it was asked at.
+    mutable std::map<std::tuple<const json*, std::string, int>, bool> closed_choices_;
     std::set<const json*> definitions_;
     bool one_reading_ = false;
 };
