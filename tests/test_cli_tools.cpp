@@ -440,4 +440,21 @@ TEST_CASE("a schema the check refuses fails lint, prompt and fixtures with the c
 
 } // namespace test_cli_tools
 
+namespace test_cli_tools {
+
+TEST_CASE("handoff-check lint --definitions lints files of shared definitions, whose roots need admit no object",
+          "[cli][lint]") {
+    const std::string file = "lint/root_not_object.schema.json";
+    const auto as_task = run("lint " + file);
+    CHECK(as_task.exit_status == 1);
+    REQUIRE(as_task.lines.size() == 1);
+    CHECK(as_task.lines[0].rfind(file + ":(document): lint.root_not_object: ", 0) == 0);
+    const auto as_definitions = run("lint --definitions " + file);
+    CHECK(as_definitions.exit_status == 0);
+    CHECK(as_definitions.out.empty());
+    CHECK(run("lint --help").out.find("--definitions") != std::string::npos);
+}
+
+} // namespace test_cli_tools
+
 #endif // HANDOFF_CHECK_EXE && HANDOFF_CLI_TEMP_DIR

@@ -23,7 +23,8 @@ namespace handoff_cli {
 
 constexpr const char* lint_usage_text =
     "usage: handoff-check lint [--dialect NAME] [--schema-dir DIR]... [--routing-fields LIST]\n"
-    "                          [--routing-field NAME] [--money-fields LIST] [--money-field NAME] SCHEMA...\n"
+    "                          [--routing-field NAME] [--money-fields LIST] [--money-field NAME]\n"
+    "                          [--definitions] SCHEMA...\n"
     "       handoff-check lint --routes TABLE [--dialect NAME] SCHEMA   (a routing table against the\n"
     "                          schema's enums)\n"
     "\n"
@@ -46,6 +47,9 @@ constexpr const char* lint_usage_text =
     "  --routing-field NAME    one more field that routes\n"
     "  --money-fields LIST     comma-separated names of money fields (replaces the default)\n"
     "  --money-field NAME      one more money field\n"
+    "  --definitions           the files hold definitions that task schemas refer to, not task\n"
+    "                          schemas: their roots need not admit the JSON object partial_result\n"
+    "                          is (lint.root_not_object is not judged)\n"
     "\n"
     "A schema waives a rule where it is wrong on purpose, with the reason:\n"
     "  \"x-lint-allow\": {\"lint.money_not_cents\": \"amounts are decimals as printed\"}\n"
@@ -91,6 +95,8 @@ inline std::optional<int> parse_lint_args(int argc, char** argv, lint_args& out)
     add_repeatable(app, "--money-field", money_one);
     add_repeatable(app, "--schema-dir", out.schema_dirs);
     add_value(app, "--routes", out.routes);
+    bool definitions = false;
+    app.add_flag("--definitions", definitions);
     std::string dialect_name;
     CLI::Option* const dialect_option = add_dialect_option(app, dialect_name);
     app.add_option("SCHEMA", out.schemas);
@@ -113,6 +119,7 @@ inline std::optional<int> parse_lint_args(int argc, char** argv, lint_args& out)
     };
     names(routing_option->count() > 0, routing_list, routing_one, out.options.routing_names);
     names(money_option->count() > 0, money_list, money_one, out.options.money_names);
+    out.options.task_schema = !definitions;
     if (out.schemas.empty()) {
         return command.usage_error("no schema given");
     }
