@@ -1058,7 +1058,8 @@ TEST_CASE("a schema that applies the same subschemas to one value again and agai
 
 namespace test_schema_safety {
 
-TEST_CASE("a walk remembered near the depth bound is made again where the bound would cut it", "[schema-safety][limits]") {
+TEST_CASE("a walk remembered near the depth bound is made again where the bound would cut it",
+          "[schema-safety][limits]") {
     // The same subschema walks the same value twice, the second time a few levels deeper. Where
     // the first walk ends just within the bound and the second would pass it, the memory must
     // not answer the second from the first: with or without it, the judgment is the same.

@@ -31,7 +31,8 @@ struct walk_key {
 struct walk_key_hash {
     std::size_t operator()(const walk_key& k) const noexcept {
         const std::size_t flags = (k.listing ? 1U : 0U) | (k.annotating ? 2U : 0U);
-        return std::hash<const void*>{}(k.value) ^ (static_cast<std::size_t>(k.node) * static_cast<std::size_t>(0x9E3779B97F4A7C15ULL)) ^ flags;
+        return std::hash<const void*>{}(k.value) ^
+               (static_cast<std::size_t>(k.node) * static_cast<std::size_t>(0x9E3779B97F4A7C15ULL)) ^ flags;
     }
 };
 
