@@ -765,8 +765,19 @@ TEST_CASE("the prompt says what closes a tuple or an object, conditions, not and
           "- kind: string, and on a condition\n"
           "  - if it is: exactly \"a\"\n"
           "  - then it must also be: string, at most 0 characters\n"
-          "  - otherwise it must be: string, at least 2 characters\n");
+          "  - otherwise it must be: string, at least 2 characters\n"
+          "- blocked: string, and on a condition\n"
+          "  - if it is: exactly \"x\"\n"
+          "  - then it is refused\n"
+          "- pinned: string, and on a condition\n"
+          "  - if it is: exactly \"y\"\n"
+          "  - if it is not, it is refused\n");
     const auto draft_07 = handoff::compiled_schema::from_json(nlohmann::json(fixture["schema_draft_07"]));
+    // A branch of false refuses the values on its side of the condition.
+    CHECK_FALSE(accepts(draft_07, "blocked", "x"));
+    CHECK(accepts(draft_07, "blocked", "z"));
+    CHECK(accepts(draft_07, "pinned", "y"));
+    CHECK_FALSE(accepts(draft_07, "pinned", "z"));
     CHECK_FALSE(accepts(draft_07, "pair", {"a", 1, 2}));
     CHECK_FALSE(accepts(draft_07, "rest", {"a", "b"}));
     CHECK(accepts(draft_07, "loose", {"a", "b"}));

@@ -868,12 +868,19 @@ private:
         }
         out += out.empty() ? "on a condition" : ", and on a condition";
         schema_line("if it is", *test, base, indent, depth, nested, typed_by);
+        // A branch of `false` fits nothing: the value on that side of the condition is refused.
+        const auto branch_line = [&](const char* side, const char* must, const Json& branch) {
+            if (branch.is_boolean() && !branch.template get<bool>()) {
+                nested.append(indent, ' ').append("- ").append(side).append(" it is refused\n");
+            } else {
+                schema_line(std::string(side) + " " + must, branch, base, indent, depth, nested, typed_by);
+            }
+        };
         if (then != s.end()) {
-            schema_line("then it must also be", *then, base, indent, depth, nested, typed_by);
+            branch_line("then", "it must also be", *then);
         }
         if (otherwise != s.end()) {
-            schema_line(then != s.end() ? "otherwise it must be" : "if it is not, it must be", *otherwise, base, indent,
-                        depth, nested, typed_by);
+            branch_line(then != s.end() ? "otherwise" : "if it is not,", "it must be", *otherwise);
         }
     }
 
