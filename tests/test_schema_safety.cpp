@@ -1091,3 +1091,35 @@ TEST_CASE("a walk remembered near the depth bound is made again where the bound 
 }
 
 } // namespace test_schema_safety
+
+namespace test_schema_safety {
+
+TEST_CASE("a memory of walks that fills is emptied, and the judgment stays the one made without it",
+          "[schema-safety][limits]") {
+    // 70,000 items, three walks each: more walks than the memory keeps at once.
+    using access = handoff::detail::compiled_schema_access;
+    STATIC_REQUIRE(handoff::detail::max_remembered_walks < 3 * 70'000);
+    const compiled_schema schema = compiled_schema::from_json(json::parse(R"({
+        "$defs": {"count": {"type": "integer", "minimum": 0}},
+        "type": "array", "items": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/count"}]}
+    })"));
+    json value = json::array();
+    for (int i = 0; i < 70'000; ++i) {
+        value.push_back(i % 7 == 0 ? json(-i) : i % 2 == 0 ? json(i) : json("s"));
+    }
+    CHECK_FALSE(access::accepts_remembering(schema, value));
+    const handoff::problem_list once = schema.validate(value, "", step::task_schema);
+    const handoff::problem_list remembered = access::validate_remembering(schema, value);
+    REQUIRE(once.size() == 101);
+    REQUIRE(remembered.size() == once.size());
+    for (std::size_t k = 0; k < once.size(); ++k) {
+        CHECK(remembered[k].message == once[k].message);
+    }
+    for (json& item : value) { // the negative counts made positive: every item passes
+        item = item.is_number_integer() && item.get<long long>() < 0 ? json(1) : item;
+    }
+    CHECK(schema.accepts(value));
+    CHECK(access::accepts_remembering(schema, value));
+}
+
+} // namespace test_schema_safety

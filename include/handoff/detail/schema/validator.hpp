@@ -154,6 +154,9 @@ private:
         if (bounds_reached_ == bounds_before) {
             now.listed = sink.listed_since(before);
             now.unlisted = sink.count().unlisted - before.unlisted;
+            if (memo_->size() >= max_remembered_walks) {
+                memo_->clear();
+            }
             memo_->insert_or_assign(key, std::move(now));
         }
         return passed;

@@ -47,4 +47,10 @@ struct remembered_walk {
 
 using walk_memo = std::unordered_map<walk_key, remembered_walk, walk_key_hash>;
 
+/// The most walks kept at once: a memory full is emptied and fills again. A walk that repeats
+/// itself exponentially does so within a few thousand distinct walks (it nests at most 256
+/// deep, max_validation_depth), while a long judgment that repeats nothing would otherwise keep
+/// one record per walk it made.
+inline constexpr std::size_t max_remembered_walks = std::size_t{1} << 16;
+
 } // namespace handoff::detail
