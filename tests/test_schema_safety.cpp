@@ -1094,7 +1094,7 @@ TEST_CASE("a walk remembered near the depth bound is made again where the bound 
 
 namespace test_schema_safety {
 
-TEST_CASE("a memory of walks that fills is emptied, and the judgment stays the one made without it",
+TEST_CASE("a memory of walks that fills forgets its cheapest, and the judgment stays the one made without it",
           "[schema-safety][limits]") {
     // 70,000 items, three walks each: more walks than the memory keeps at once.
     using access = handoff::detail::compiled_schema_access;

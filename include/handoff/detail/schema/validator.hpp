@@ -28,6 +28,7 @@
 #include <algorithm>   // sort, binary_search, any_of
 #include <cstddef>     // size_t
 #include <cstdint>     // uint64_t
+#include <iterator>    // next
 #include <limits>      // numeric_limits
 #include <memory>      // unique_ptr, make_unique
 #include <numeric>     // iota
@@ -143,9 +144,11 @@ private:
         const int outer_deepest = std::exchange(deepest_, depth);
         const std::size_t bounds_before = bounds_reached_;
         const walk_sink::tally before = sink.count();
+        const std::size_t walks_before = walks_;
         remembered_walk now;
         now.passed = walk_once(v, i, sink, depth, ev != nullptr ? &now.own : nullptr);
         now.reach = deepest_ - depth;
+        now.cost = walks_ - walks_before;
         deepest_ = std::max(outer_deepest, deepest_);
         if (ev != nullptr) {
             ev->merge(now.own);
@@ -154,12 +157,25 @@ private:
         if (bounds_reached_ == bounds_before) {
             now.listed = sink.listed_since(before);
             now.unlisted = sink.count().unlisted - before.unlisted;
-            if (memo_->size() >= max_remembered_walks) {
-                memo_->clear();
-            }
-            memo_->insert_or_assign(key, std::move(now));
+            remember(key, std::move(now));
         }
         return passed;
+    }
+
+    /// Keeps `walk` under `key`. A full memory first forgets its cheapest walks, those that made
+    /// fewer walks than a bar raised until half of it is free: a walk that repeats itself
+    /// exponentially is among the dearest and stays, while the cheap records of a long judgment
+    /// that repeats nothing go.
+    void remember(const walk_key& key, remembered_walk&& walk) const {
+        if (memo_->size() >= max_remembered_walks) {
+            do {
+                forget_below_ = std::max<std::size_t>(2 * forget_below_, 2);
+                for (auto it = memo_->begin(); it != memo_->end();) {
+                    it = it->second.cost < forget_below_ ? memo_->erase(it) : std::next(it);
+                }
+            } while (memo_->size() >= max_remembered_walks / 2);
+        }
+        memo_->insert_or_assign(key, std::move(walk));
     }
 
     /// Around the walk of a value made for it alone (a key walked by propertyNames), which dies
@@ -602,6 +618,7 @@ private:
     mutable int deepest_ = 0; // the deepest remembered walk since the one under way began (its own depth first)
     mutable std::size_t bounds_reached_ = 0;  // bound_reached calls: a walk that made one is not remembered
     mutable std::unique_ptr<walk_memo> memo_; // made once walks_ passes remember_after_
+    mutable std::size_t forget_below_ = 0;    // remember(): the cost under which a full memory forgets
 };
 
 inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,

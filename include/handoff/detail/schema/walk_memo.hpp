@@ -40,6 +40,7 @@ struct walk_key_hash {
 struct remembered_walk {
     bool passed = false;
     int reach = 0;            // how many levels deeper than its start the walk went
+    std::size_t cost = 0;     // how many walks it made (remembered ones among them)
     problem_list listed;      // the problems it listed (a listing walk)
     std::size_t unlisted = 0; // and those it only counted
     evaluated own;            // what it evaluated (an annotating walk)
@@ -47,10 +48,8 @@ struct remembered_walk {
 
 using walk_memo = std::unordered_map<walk_key, remembered_walk, walk_key_hash>;
 
-/// The most walks kept at once: a memory full is emptied and fills again. A walk that repeats
-/// itself exponentially does so within a few thousand distinct walks (it nests at most 256
-/// deep, max_validation_depth), while a long judgment that repeats nothing would otherwise keep
-/// one record per walk it made.
+/// The most walks kept at once (a full memory forgets its cheapest walks first): a long judgment
+/// that repeats nothing would otherwise keep one record per walk it made.
 inline constexpr std::size_t max_remembered_walks = std::size_t{1} << 16;
 
 } // namespace handoff::detail
