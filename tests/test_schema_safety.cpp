@@ -1123,3 +1123,32 @@ TEST_CASE("a memory of walks that fills forgets its cheapest, and the judgment s
 }
 
 } // namespace test_schema_safety
+
+namespace test_schema_safety {
+
+TEST_CASE("a full memory of walks keeps the dear walks that repeat, whatever cheap ones filled it",
+          "[schema-safety][limits]") {
+    // Each link applies the next one twice to an object of 40,000 keys and walks every key in
+    // between: the keys' cheap walks fill the memory between the two, and only the link's own
+    // record, kept through the filling, spares walking the rest of the chain again.
+    using access = handoff::detail::compiled_schema_access;
+    json defs = json::object();
+    const int links = 20;
+    for (int i = 0; i < links; ++i) {
+        const json next = i + 1 < links ? json{{"$ref", "#/$defs/d" + std::to_string(i + 1)}} : json::object();
+        defs["d" + std::to_string(i)] = {{"allOf", {next, {{"additionalProperties", {{"type", "integer"}}}}, next}}};
+    }
+    const compiled_schema schema = compiled_schema::from_json(json{{"$defs", defs}, {"$ref", "#/$defs/d0"}});
+    json value = json::object();
+    for (int i = 0; i < 40'000; ++i) {
+        value["k" + std::to_string(i)] = i;
+    }
+    STATIC_REQUIRE(handoff::detail::max_remembered_walks < 2 * 40'000);
+    const auto started = std::chrono::steady_clock::now();
+    CHECK(access::accepts_remembering(schema, value));
+    value["k7"] = "seven";
+    CHECK_FALSE(access::accepts_remembering(schema, value));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
+}
+
+} // namespace test_schema_safety

@@ -168,12 +168,11 @@ private:
     /// that repeats nothing go.
     void remember(const walk_key& key, remembered_walk&& walk) const {
         if (memo_->size() >= max_remembered_walks) {
-            do {
-                forget_below_ = std::max<std::size_t>(2 * forget_below_, 2);
+            for (std::size_t bar = 2; memo_->size() >= max_remembered_walks / 2; bar *= 2) {
                 for (auto it = memo_->begin(); it != memo_->end();) {
-                    it = it->second.cost < forget_below_ ? memo_->erase(it) : std::next(it);
+                    it = it->second.cost < bar ? memo_->erase(it) : std::next(it);
                 }
-            } while (memo_->size() >= max_remembered_walks / 2);
+            }
         }
         memo_->insert_or_assign(key, std::move(walk));
     }
@@ -618,7 +617,6 @@ private:
     mutable int deepest_ = 0; // the deepest remembered walk since the one under way began (its own depth first)
     mutable std::size_t bounds_reached_ = 0;  // bound_reached calls: a walk that made one is not remembered
     mutable std::unique_ptr<walk_memo> memo_; // made once walks_ passes remember_after_
-    mutable std::size_t forget_below_ = 0;    // remember(): the cost under which a full memory forgets
 };
 
 inline bool schema_validator::check_object(const nlohmann::json& v, const schema_node& n, walk_sink& sink, int depth,
