@@ -1037,10 +1037,16 @@ TEST_CASE("a schema that applies the same subschemas to one value again and agai
                                                  " more problems are not listed (at most 100 are)");
         }
         if (kind == "all_of_five") {
-            // 5^40 ways down: more than 64 bits count, and the count says so.
+            // 5^40 ways down: more than 64 bits count, and the count says so, however many
+            // failures follow (here a required key missing, after t).
             REQUIRE(problems.size() == 101);
             CHECK(problems.back().message ==
                   "/partial_result: more problems than a count holds are not listed (at most 100 are)");
+            json more_required = schema_json;
+            more_required["required"] = {"t", "x"};
+            const handoff::problem_list then_more = validate(compiled_schema::from_json(more_required), failing);
+            REQUIRE(then_more.size() == 101);
+            CHECK(then_more.back().message == problems.back().message);
         }
     }
     // A reply that holds the value is received, and streamed, as any other.
@@ -1063,19 +1069,24 @@ TEST_CASE("a walk remembered near the depth bound is made again where the bound 
     // The same subschema walks the same value twice, the second time a few levels deeper. Where
     // the first walk ends just within the bound and the second would pass it, the memory must
     // not answer the second from the first: with or without it, the judgment is the same.
+    // With an innermost number judged by its interval alone, the walk that interval spares is one
+    // level deeper than any made, and the bound counts it too.
     using access = handoff::detail::compiled_schema_access;
+    const bool innermost_number = GENERATE(false, true);
     const compiled_schema schema = compiled_schema::from_json(json::parse(R"({
-        "$defs": {"chain": {"type": "object", "properties": {"c": {"$ref": "#/$defs/chain"}}}},
-        "allOf": [{"$ref": "#/$defs/chain"}, {"allOf": [{"allOf": [{"allOf": [{"$ref": "#/$defs/chain"}]}]}]}]
+        "$defs": {"chain": {"type": "object", "properties": {"c": {"$ref": "#/$defs/chain"},
+                                                             "n": {"type": "integer", "maximum": 10}}}},
+        "allOf": [{"$ref": "#/$defs/chain"},
+                  {"allOf": [{"allOf": [{"allOf": [{"allOf": [{"$ref": "#/$defs/chain"}]}]}]}]}]
     })"));
     std::size_t accepted = 0;
     std::size_t refused = 0;
     for (int levels = 100; levels <= 140; ++levels) {
-        json value = json::object();
+        json value = innermost_number ? json{{"n", 5}} : json::object();
         for (int i = 0; i < levels; ++i) {
             value = json{{"c", std::move(value)}};
         }
-        INFO(levels);
+        INFO(levels << (innermost_number ? " with a number inside" : ""));
         const bool once = schema.accepts(value);
         REQUIRE(access::accepts_remembering(schema, value) == once);
         const handoff::problem_list problems = schema.validate(value, "", step::task_schema);

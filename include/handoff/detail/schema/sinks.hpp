@@ -44,7 +44,7 @@ public:
         if (problems_.size() < max_listed_) {
             add(message());
         } else {
-            ++unlisted_;
+            count_unlisted(1);
         }
         return false;
     }
@@ -66,13 +66,10 @@ public:
             if (problems_.size() < max_listed_) {
                 problems_.push_back(p);
             } else {
-                ++unlisted_;
+                count_unlisted(1);
             }
         }
-        // A remembered walk can stand for more failures than a count holds: it stops at the most.
-        unlisted_ = unlisted > std::numeric_limits<std::size_t>::max() - unlisted_
-                        ? std::numeric_limits<std::size_t>::max()
-                        : unlisted_ + unlisted;
+        count_unlisted(unlisted);
     }
 
     std::size_t enter(std::string_view key) {
@@ -111,6 +108,13 @@ public:
     }
 
 private:
+    /// `n` more failures not listed. A remembered walk can stand for more failures than a count
+    /// holds: the count stops at the most, and stays there.
+    void count_unlisted(std::size_t n) noexcept {
+        unlisted_ = n > std::numeric_limits<std::size_t>::max() - unlisted_ ? std::numeric_limits<std::size_t>::max()
+                                                                            : unlisted_ + n;
+    }
+
     // Out of fail(), which is instantiated once for each message of the walk.
     void add(std::string message) {
         problems_.push_back(problem{step_, code_, pointer_, message_pointer(pointer_) + ": " + std::move(message)});

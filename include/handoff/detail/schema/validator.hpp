@@ -132,7 +132,9 @@ private:
             memo_ = std::make_unique<walk_memo>();
         }
         const walk_key key{i, &v, sink.collecting(), ev != nullptr};
-        if (const auto it = memo_->find(key); it != memo_->end() && depth + it->second.reach <= max_validation_depth) {
+        // Strictly below the bound: a number judged by its node's interval alone (inside_interval)
+        // skips a walk one level below the deepest one recorded, which the bound also counts.
+        if (const auto it = memo_->find(key); it != memo_->end() && depth + it->second.reach < max_validation_depth) {
             const remembered_walk& past = it->second;
             deepest_ = std::max(deepest_, depth + past.reach);
             sink.replay(past.listed, past.unlisted);
