@@ -12,6 +12,7 @@
 #include <handoff/enums.hpp>
 #include <handoff/problem.hpp>
 
+#include <algorithm>   // min
 #include <cstddef>     // size_t, ptrdiff_t
 #include <limits>      // numeric_limits
 #include <string>      // string
@@ -62,13 +63,10 @@ public:
     /// Records again what a walk made before recorded (`listed`, then `unlisted` only counted),
     /// as that walk would record it now: listed while there is room, counted after.
     void replay(const problem_list& listed, std::size_t unlisted) {
-        for (const problem& p : listed) {
-            if (problems_.size() < max_listed_) {
-                problems_.push_back(p);
-            } else {
-                count_unlisted(1);
-            }
-        }
+        const std::size_t room = max_listed_ > problems_.size() ? max_listed_ - problems_.size() : 0;
+        const std::size_t kept = std::min(room, listed.size());
+        problems_.insert(problems_.end(), listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(kept));
+        count_unlisted(listed.size() - kept);
         count_unlisted(unlisted);
     }
 

@@ -9,7 +9,6 @@
 
 #include <cstddef>       // size_t
 #include <functional>    // hash
-#include <memory>        // unique_ptr
 #include <unordered_map> // unordered_map
 
 namespace handoff::detail {
