@@ -177,6 +177,41 @@ public:
     /// Any value, built as the DOM nlohmann would build.
     bool read_value(json& out) { return count_value() && value(out); }
 
+    /// The first byte at or after `p` that a string body must look at ('"', '\\', a control
+    /// character, a byte of a multi-byte sequence), eight bytes at a time: strings are most
+    /// of a reply, and most of their bytes are plain ASCII.
+    static const char* skip_plain(const char* p, const char* end) noexcept {
+        constexpr std::uint64_t ones = 0x0101010101010101ULL;
+        constexpr std::uint64_t high = 0x8080808080808080ULL;
+        while (end - p >= 8) {
+            std::uint64_t x = 0;
+            std::memcpy(&x, p, sizeof x);
+            const std::uint64_t quote = x ^ (ones * static_cast<unsigned char>('"'));
+            const std::uint64_t backslash = x ^ (ones * static_cast<unsigned char>('\\'));
+            // A byte is zero in `quote` or `backslash`, below 0x20, or has its high bit set.
+            const std::uint64_t special =
+                ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | (x - ones * 0x20U) | x;
+            if ((special & high) != 0) {
+                // The lowest flagged byte is special for sure: a borrow only flags bytes above one.
+                return p + first_flagged_byte(special & high);
+            }
+            p += 8;
+        }
+        return p;
+    }
+
+    /// The index in memory of the lowest flagged byte of a word read by memcpy, where the first
+    /// byte is the lowest (little endian) and the compiler counts trailing zeros; elsewhere 0,
+    /// which leaves the flagged byte to the byte-by-byte loop.
+    static std::size_t first_flagged_byte(std::uint64_t flagged) noexcept {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        return static_cast<std::size_t>(__builtin_ctzll(flagged)) / 8U;
+#else
+        static_cast<void>(flagged);
+        return 0;
+#endif
+    }
+
 private:
     /// Past JSON whitespace. Every byte of it is at most ' ', so most calls, at a token, stop
     /// on one comparison.
@@ -246,41 +281,6 @@ private:
         out = *v;
         p_ += 4;
         return true;
-    }
-
-    /// The first byte at or after `p` that a string body must look at ('"', '\\', a control
-    /// character, a byte of a multi-byte sequence), eight bytes at a time: strings are most
-    /// of a reply, and most of their bytes are plain ASCII.
-    static const char* skip_plain(const char* p, const char* end) noexcept {
-        constexpr std::uint64_t ones = 0x0101010101010101ULL;
-        constexpr std::uint64_t high = 0x8080808080808080ULL;
-        while (end - p >= 8) {
-            std::uint64_t x = 0;
-            std::memcpy(&x, p, sizeof x);
-            const std::uint64_t quote = x ^ (ones * static_cast<unsigned char>('"'));
-            const std::uint64_t backslash = x ^ (ones * static_cast<unsigned char>('\\'));
-            // A byte is zero in `quote` or `backslash`, below 0x20, or has its high bit set.
-            const std::uint64_t special =
-                ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | (x - ones * 0x20U) | x;
-            if ((special & high) != 0) {
-                // The lowest flagged byte is special for sure: a borrow only flags bytes above one.
-                return p + first_flagged_byte(special & high);
-            }
-            p += 8;
-        }
-        return p;
-    }
-
-    /// The index in memory of the lowest flagged byte of a word read by memcpy, where the first
-    /// byte is the lowest (little endian) and the compiler counts trailing zeros; elsewhere 0,
-    /// which leaves the flagged byte to the byte-by-byte loop.
-    static std::size_t first_flagged_byte(std::uint64_t flagged) noexcept {
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        return static_cast<std::size_t>(__builtin_ctzll(flagged)) / 8U;
-#else
-        static_cast<void>(flagged);
-        return 0;
-#endif
     }
 
     /// After the opening quote. Without escapes `out` views the text itself (no copy).
