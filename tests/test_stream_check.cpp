@@ -7,7 +7,9 @@
 
 #include "fuzz/fuzz_stream.hpp"
 
+#include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/detail/schema/access.hpp>
+#include <handoff/detail/stream/item_reader.hpp>
 #include <handoff/detail/stream/lent_buffer.hpp>
 #include <handoff/detail/stream/task_paths.hpp>
 #include <handoff/detail/stream/unit_scan.hpp>
@@ -841,7 +843,7 @@ TEST_CASE("a value nested in an item is judged with its item, at the item's end"
     CHECK(receive_reports(referenced_receiver(), text, verdict->what));
 }
 
-TEST_CASE("inside an item, a syntax error is doomed at its byte, found by the item's end at the latest", "[stream]") {
+TEST_CASE("inside an item, a syntax error is doomed at its byte, found by the end of its token", "[stream]") {
     // A byte no JSON holds outside a string: the verdict at once.
     std::string text = second_record_with("249.0", "'249.0'");
     auto [pushed, verdict] = verdict_arrival(records_receiver(), text);
@@ -850,12 +852,14 @@ TEST_CASE("inside an item, a syntax error is doomed at its byte, found by the it
     CHECK(pushed == verdict->offset + 1);
     CHECK(verdict->what.code == handoff::codes::parse_syntax);
     CHECK(receive_reports(records_receiver(), text, verdict->what));
-    // Bytes of JSON's alphabet in an order it refuses: the exact byte, told when the item closes.
+    // Bytes of JSON's alphabet in an order it refuses: the exact byte, told when the token ends
+    // (the byte after the number), long before the item's end.
     text = second_record_with("249.0", "249.0.5");
     std::tie(pushed, verdict) = verdict_arrival(records_receiver(), text);
     REQUIRE(verdict);
     CHECK(verdict->offset == text.find("249.0.5") + 5);
-    CHECK(pushed == text.find('}', text.find("\"record 2\"")) + 1);
+    CHECK(pushed == text.find("249.0.5") + std::string_view("249.0.5").size() + 1);
+    CHECK(pushed < text.find('}', text.find("\"record 2\"")));
     CHECK(receive_reports(records_receiver(), text, verdict->what));
     // A repeated key of an item: the item's end.
     text = second_record_with("\"sku\": \"SKU-0002\"", "\"sku\": \"SKU-0002\", \"sku\": \"SKU-0002\"");
@@ -1032,19 +1036,37 @@ TEST_CASE("a key a closed task object never admits is told at its closing quote,
 }
 
 /// The items list_scan finds in `text` (an array's bytes after its bracket) fed `chunk` bytes
-/// at a time, each as its text, then "]" when the array closed or "?" at a doubt.
+/// at a time, each as its text (a container item read by an item_reader, as the list pass reads
+/// it), then "]" when the array closed or "?" at a doubt.
 std::vector<std::string> list_scan_items(const std::string& text, std::size_t chunk) {
-    handoff::detail::stream::list_scan scan(8);
+    using handoff::detail::stream::item_reader;
+    using handoff::detail::stream::list_scan;
+    static const handoff::parse_limits limits;
+    list_scan scan;
     std::vector<std::string> found;
     std::size_t at = 0;
     while (at < text.size()) {
-        using outcome = handoff::detail::stream::list_scan::outcome;
-        outcome what = outcome::open;
-        at += scan.feed(std::string_view(text).substr(at, std::min(chunk, text.size() - at)), what);
-        if (what == outcome::item) {
+        const std::size_t arrived = std::min(text.size(), at + chunk);
+        list_scan::outcome what = list_scan::outcome::open;
+        at += scan.feed(std::string_view(text).substr(at, arrived - at), what);
+        if (what == list_scan::outcome::container) {
+            const std::size_t start = at - 1;
+            item_reader reader(limits, 8);
+            reader.start(text[start] == '{');
+            item_reader::outcome read = item_reader::outcome::open;
+            while (at < text.size() && read == item_reader::outcome::open) {
+                const std::size_t n =
+                    reader.feed(std::string_view(text).substr(0, std::min(text.size(), at + chunk)), at, read);
+                scan.read_by_caller(n, read == item_reader::outcome::closed);
+                at += n;
+            }
+            found.push_back(read == item_reader::outcome::closed ? text.substr(start, at - start) : "?");
+        } else if (what == list_scan::outcome::item) {
             found.push_back(text.substr(scan.item_start(), scan.read() - scan.item_start()));
-        } else if (what != outcome::open) {
-            found.emplace_back(what == outcome::closed ? "]" : "?");
+        } else if (what != list_scan::outcome::open) {
+            found.emplace_back(what == list_scan::outcome::closed ? "]" : "?");
+        }
+        if (!found.empty() && (found.back() == "]" || found.back() == "?")) {
             break;
         }
     }
@@ -1052,15 +1074,16 @@ std::vector<std::string> list_scan_items(const std::string& text, std::size_t ch
 }
 
 TEST_CASE("the list pass finds each item of an array where it begins and ends, however the bytes come", "[stream]") {
-    const std::string text = R"("a","b" , 12,{"k":[1]},true ,-0.5e3])";
-    const std::vector<std::string> items = {R"("a")", R"("b")", "12", R"({"k":[1]})", "true", "-0.5e3", "]"};
+    const std::string text = R"("a","b" , 12,{"k":[1]},true ,[ ],-0.5e3])";
+    const std::vector<std::string> items = {R"("a")", R"("b")", "12", R"({"k":[1]})", "true", "[ ]", "-0.5e3", "]"};
     for (const std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{5}, text.size()}) {
         INFO(chunk);
         CHECK(list_scan_items(text, chunk) == items);
     }
     // The array's own grammar: a comma after the bracket or another comma, an item right after
     // another, a byte that begins no JSON value.
-    for (const std::string wrong : {R"(,"a"])", R"("a",,"b"])", R"("a" "b"])", R"("a",])", R"(x])"}) {
+    for (const std::string wrong :
+         {R"(,"a"])", R"("a",,"b"])", R"("a" "b"])", R"("a",])", R"(x])", R"({"k" 1}])", R"([1 2]])"}) {
         INFO(wrong);
         CHECK(list_scan_items(wrong, wrong.size()).back() == "?");
     }
@@ -1293,6 +1316,112 @@ TEST_CASE("a member judged on its own counts the depth receive's walk reaches it
     handoff::stream_check<> pushed_whole(trees);
     pushed_whole.push(past);
     CHECK(finishes_as_received(pushed_whole, trees, past));
+}
+
+} // namespace test_stream_check
+
+namespace test_stream_check {
+namespace {
+
+/// What the list pass's item reader makes of the container at `start` in `text` when the text
+/// arrives `chunk` bytes at a time: its outcome, and where it stopped.
+struct item_read {
+    handoff::detail::stream::item_reader::outcome what = handoff::detail::stream::item_reader::outcome::open;
+    std::size_t end = 0; // the byte after the last one read
+    nlohmann::json value;
+    std::size_t values = 0;
+};
+
+item_read read_item(const std::string& text, std::size_t start, std::size_t chunk, const handoff::parse_limits& limits,
+                    std::size_t room) {
+    using handoff::detail::stream::item_reader;
+    item_reader reader(limits, room);
+    reader.start(text[start] == '{');
+    item_read out;
+    std::size_t at = start + 1;
+    while (at < text.size() && out.what == item_reader::outcome::open) {
+        const std::string_view arrived = std::string_view(text).substr(0, std::min(text.size(), at + chunk));
+        at += reader.feed(arrived, at, out.what);
+    }
+    out.end = at;
+    out.value = std::move(reader.value());
+    out.values = reader.values();
+    return out;
+}
+
+/// The container at `start` read whole by the one-pass reader receive uses (its end found by the
+/// quick pass's scan): the value and count, or nullopt where the scan or the reader gives way.
+std::optional<std::pair<nlohmann::json, std::size_t>> read_whole_item(const std::string& text, std::size_t start,
+                                                                      const handoff::parse_limits& limits,
+                                                                      std::size_t room, std::size_t& end) {
+    using handoff::detail::stream::unit_scan;
+    unit_scan scan(room);
+    unit_scan::outcome what = unit_scan::outcome::open;
+    end = start + 1 + scan.feed(std::string_view(text).substr(start + 1), what);
+    if (what != unit_scan::outcome::closed) {
+        return std::nullopt;
+    }
+    nlohmann::json v;
+    handoff::detail::fast_json in(std::string_view(text).substr(start, end - start), limits);
+    if (!in.read_value(v) || !in.finish()) {
+        return std::nullopt;
+    }
+    return std::make_pair(std::move(v), in.values());
+}
+
+} // namespace
+
+TEST_CASE("the list pass's item reader reads a container as it arrives to what the one-pass reader reads whole",
+          "[stream]") {
+    // Every container of JSONTestSuite's texts (valid and not) and of the envelope fixtures, some
+    // of them one byte changed: read as it arrives, in chunks of every size from one byte to the
+    // whole, it closes exactly where the one-pass reader reads the container whole, with the same
+    // value and count, and doubts everywhere else.
+    std::vector<std::string> texts;
+    for (const auto& entry : fs::directory_iterator(fs::path(HANDOFF_CORPORA_DIR) / "JSONTestSuite" / "test_parsing")) {
+        texts.push_back(handoff_test::read_file(entry.path().string()));
+    }
+    for (const auto& entry : fs::directory_iterator(handoff_test::fixture_path("envelopes"))) {
+        const std::string text = handoff_test::read_file(entry.path().string());
+        texts.push_back(text);
+        for (const char* changed : {"\\", "\"", "}", "]", "\x01", ",", "\xc3", "e", "t"}) {
+            std::string mutated = text;
+            mutated[mutated.size() / 3] = *changed;
+            texts.push_back(mutated);
+        }
+    }
+    handoff::parse_limits limits;
+    limits.max_container_items = 5; // a bound the reader must give way at, as the one-pass reader does
+    std::size_t closed = 0;
+    std::size_t doubted = 0;
+    for (const std::string& text : texts) {
+        for (std::size_t start = 0; start < text.size(); ++start) {
+            if (text[start] != '{' && text[start] != '[') {
+                continue;
+            }
+            for (const std::size_t room : {std::size_t{3}, std::size_t{64}}) {
+                std::size_t whole_end = 0;
+                const auto whole = read_whole_item(text, start, limits, room, whole_end);
+                for (const std::size_t chunk : {std::size_t{1}, std::size_t{2}, std::size_t{7}, text.size()}) {
+                    const item_read read = read_item(text, start, chunk, limits, room);
+                    INFO(text.substr(start, 60) << " room " << room << " chunk " << chunk);
+                    if (!whole) {
+                        CHECK(read.what != handoff::detail::stream::item_reader::outcome::closed);
+                        doubted += read.what == handoff::detail::stream::item_reader::outcome::doubt ? 1U : 0U;
+                        continue;
+                    }
+                    REQUIRE(read.what == handoff::detail::stream::item_reader::outcome::closed);
+                    CHECK(read.end == whole_end);
+                    CHECK(read.value == whole->first);
+                    CHECK(read.values == whole->second);
+                    ++closed;
+                }
+            }
+        }
+    }
+    // Both sides were reached, often.
+    CHECK(closed > 1000);
+    CHECK(doubted > 1000);
 }
 
 } // namespace test_stream_check

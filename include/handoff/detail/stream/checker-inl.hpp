@@ -583,7 +583,7 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     l.start = offset;
     l.resume = offset + 1;
     l.judge = *judge;
-    l.scan = list_scan(unit_room());
+    l.reader = item_reader(options_.limits, unit_room());
     return l;
 }
 
@@ -618,6 +618,9 @@ HANDOFF_INLINE bool checker::item_fits(const frame& array) const {
 }
 
 HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
+    if (list_->reading) {
+        return list_reader_bytes(s);
+    }
     list_scan::outcome what = list_scan::outcome::open;
     const std::size_t read = list_->scan.feed(s, what);
     seen_ += read;
@@ -635,8 +638,46 @@ HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
         close(seen_ - 1);
         break;
     case list_scan::outcome::doubt: replay_list(seen_ - 1); break;
+    case list_scan::outcome::container:
+        list_->reader.start(text_[seen_ - 1] == '{');
+        list_->reading = true;
+        break;
     }
     return read;
+}
+
+HANDOFF_INLINE std::size_t checker::list_reader_bytes(std::string_view s) {
+    quick_list& l = *list_;
+    item_reader::outcome what = item_reader::outcome::open;
+    // (`s` is the reply's next bytes: the reader reads them from the reply, where the bytes of a
+    // token begun in an earlier chunk still are.)
+    const std::size_t read = l.reader.feed(std::string_view(text_).substr(0, seen_ + s.size()), seen_, what);
+    seen_ += read;
+    l.scan.read_by_caller(read, what == item_reader::outcome::closed);
+    if (what == item_reader::outcome::open) {
+        return read;
+    }
+    l.reading = false;
+    // A doubt, or an item that does not pass: the exact reading, from the last item read, gives
+    // any verdict at its byte.
+    if (what == item_reader::outcome::doubt || !list_item_read(seen_ - 1)) {
+        replay_list(seen_ - 1);
+    }
+    return read;
+}
+
+HANDOFF_INLINE bool checker::list_item_read(std::size_t end) {
+    item_reader& r = list_->reader;
+    const part_judge* part = schema_ok_ != false ? list_->judge : nullptr;
+    if (values_ + r.values() > options_.limits.max_values ||
+        (part != nullptr && !part->accepts(r.value(), value_depth()))) {
+        return false;
+    }
+    values_ += r.values();
+    value_done(std::move(r.value()), end, true);
+    list_->resume = end + 1;
+    // Near a limit, the exact reading takes over before the item that reaches it.
+    return item_fits(stack_.back());
 }
 
 HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {

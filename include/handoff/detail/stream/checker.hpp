@@ -2,6 +2,7 @@
 #pragma once
 
 #include <handoff/config.hpp>
+#include <handoff/detail/stream/item_reader.hpp>
 #include <handoff/detail/stream/lent_buffer.hpp>
 #include <handoff/detail/stream/locator.hpp>
 #include <handoff/detail/stream/reply_text.hpp>
@@ -187,13 +188,17 @@ private:
     /// then on.
     void replay_quick(std::size_t upto);
     /// A member array of partial_result whose items are all read whole and judged alike (one
-    /// part for every item, judged alone or in place, or none): the list pass finds where each
-    /// item ends, with no token and no frame per item, and each is read and judged as it ends.
-    struct quick_list {
+    /// part for every item, judged alone or in place, or none): the list pass reads each
+    /// container item as it arrives and finds where each other item ends, with no token and no
+    /// frame per item, and each is judged as it ends.
+    struct quick_list {                    // NOLINT(bugprone-exception-escape): its item_reader holds a json
         std::size_t start = 0;             // the array's bracket
         std::size_t resume = 0;            // the byte after the last item read, or the bracket's
         const part_judge* judge = nullptr; // every item's part, or none
-        list_scan scan{0};
+        list_scan scan;
+        /// A container item is read as it arrives by `reader` (reading: one is under way).
+        item_reader reader;
+        bool reading = false;
     };
     /// How deep containers may nest in a value opened now (its own bracket counted) before the
     /// quick pass doubts: the depth bound less the frames open.
@@ -214,6 +219,10 @@ private:
     std::size_t list_bytes(std::string_view s);
     /// The item at [start, end] read and judged, and appended: false at any doubt.
     bool list_item(std::size_t start, std::size_t end);
+    /// The bytes at the start of `s` read by the list pass's item reader: how many.
+    std::size_t list_reader_bytes(std::string_view s);
+    /// The item the reader read, ending at `end`, judged and appended: false at any doubt.
+    bool list_item_read(std::size_t end);
     /// The array read token by token from its last item read to `upto`, its items as units,
     /// and from then on: the exact reading gives any verdict at its byte.
     void replay_list(std::size_t upto);

@@ -142,17 +142,23 @@ private:
 
 /// Finds the items of an array of the reply, reading only what unit_scan reads, plus the commas
 /// and whitespace between items: the quick pass over partial_result's member arrays, whose items
-/// are read whole one by one as they end. It checks the array's own grammar (an item after a
+/// are read whole one by one as they end. A container item it leaves to its caller, which reads
+/// it as it arrives (item_reader). It checks the array's own grammar (an item after a
 /// comma or the bracket, a comma or the bracket after an item), never an item's: the item's
 /// reading judges that. A doubt is any other byte between items, or unit_scan's.
 class list_scan {
 public:
     /// `item`: an item ended at the last byte read (a number or a literal, at the byte before
-    /// the one that ends it, which the next feed reads); `closed`: the array's bracket was read.
-    enum class outcome { open, item, closed, doubt };
+    /// the one that ends it, which the next feed reads); `closed`: the array's bracket was read;
+    /// `container`: a container item's bracket was read, and the caller reads the item (then
+    /// tells read_by_caller()).
+    enum class outcome { open, item, closed, doubt, container };
 
-    /// `room`: as unit_scan's, for each item (its own bracket counted).
-    explicit list_scan(std::size_t room) noexcept : room_(room) {}
+    /// The caller read `bytes` of the item it was given (after its bracket); `done`: to its end.
+    void read_by_caller(std::size_t bytes, bool done) noexcept {
+        read_ += bytes;
+        place_ = done ? place::after_item : place_;
+    }
 
     /// Reads the bytes at the start of `s`; returns how many and sets `out` to what the last
     /// of them ended. Bytes count from the one after the array's bracket (read()).
@@ -186,7 +192,7 @@ public:
     [[nodiscard]] std::size_t read() const noexcept { return read_; }
 
 private:
-    enum class place : unsigned char { first, after_comma, after_item, item, scalar };
+    enum class place : unsigned char { first, after_comma, after_item, item, scalar, caller };
 
     /// Between items: whitespace, then one byte that decides. `at`: the bytes read before `s`.
     std::size_t between(std::string_view s, std::size_t at, outcome& out) noexcept {
@@ -203,14 +209,14 @@ private:
             out = outcome::doubt;
         } else {
             item_start_ = at + i - 1;
+            out = place_ == place::caller ? outcome::container : out;
         }
         return i;
     }
 
     bool start_item(char c) noexcept {
         if (c == '{' || c == '[') {
-            item_ = unit_scan(room_);
-            place_ = place::item;
+            place_ = place::caller;
         } else if (c == '"') {
             item_ = unit_scan::string();
             place_ = place::item;
@@ -222,7 +228,6 @@ private:
         return true;
     }
 
-    std::size_t room_;
     place place_ = place::first;
     unit_scan item_{0};
     std::size_t item_start_ = 0;

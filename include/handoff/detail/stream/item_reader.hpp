@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <handoff/detail/json/fast_reader.hpp>
+#include <handoff/detail/stream/tokenizer.hpp> // literal_of
+#include <handoff/limits.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>     // size_t
+#include <cstdint>     // uint8_t
+#include <string>      // string
+#include <string_view> // string_view
+#include <utility>     // move, forward
+#include <vector>      // vector
+
+namespace handoff::detail::stream {
+
+/// Reads one container of the reply as its bytes arrive, building its value as it goes, so that
+/// an item of a member array is read once rather than scanned for its end and then read. Each
+/// scalar is read, once its last byte is in, by the one-pass reader receive uses (a string
+/// without escapes or bytes >= 0x80 is taken as it stands), so the value equals what that reader
+/// reads from the container's text, and so does the count of values. It doubts, and reads no
+/// further, wherever that reader might not read the text as it stands (a grammar error, a
+/// duplicate key, a bound reached) or the container nests `room` deep: the caller then reads the
+/// container the other way, from its first byte.
+class item_reader {
+public:
+    enum class outcome : std::uint8_t { open, closed, doubt };
+
+    /// A reader for no container yet (give it one made with the limits before start()).
+    item_reader() = default; // NOLINT(bugprone-exception-escape): as compiled_schema_state, a json member
+    /// `limits` must outlive the reader; `room`: as unit_scan's (the container's bracket counted).
+    item_reader(const parse_limits& limits, std::size_t room) : limits_(&limits), room_(room) {}
+
+    /// A container begins (its bracket was read): `object` or an array.
+    void start(bool object) {
+        root_ = object ? nlohmann::json::object() : nlohmann::json::array();
+        stack_.clear();
+        stack_.push_back(level_of(root_));
+        expect_ = object ? expect::key_or_close : expect::value_or_close;
+        token_ = token::none;
+        values_ = 1;
+    }
+
+    /// Reads the bytes of `text` (the reply so far) from `from` to its end, or until the container
+    /// closes (its bracket read) or a doubt (the doubtful byte not read): how many it read.
+    std::size_t feed(std::string_view text, std::size_t from, outcome& out) {
+        out = outcome::open;
+        const char* const base = text.data();
+        const char* const end = base + text.size();
+        const char* p = base + from;
+        if (token_ != token::none) {
+            p = go_on(text, p, out); // the token begun in an earlier chunk
+        }
+        while (p < end && out == outcome::open && token_ == token::none) {
+            const char c = *p;
+            if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+                ++p;
+                continue;
+            }
+            p = between(text, p, out);
+        }
+        return static_cast<std::size_t>(p - base) - from;
+    }
+
+    /// The container read (once closed), and how many values it holds, itself included.
+    [[nodiscard]] nlohmann::json& value() noexcept { return root_; }
+    [[nodiscard]] std::size_t values() const noexcept { return values_; }
+
+private:
+    enum class expect : std::uint8_t { value, value_or_close, key, key_or_close, colon, comma_or_close };
+    enum class token : std::uint8_t { none, key, string, number, literal };
+
+    /// An open container: its members or its items (the other null), and how many so far. They
+    /// live on the heap, so they stay where they are when the reader, and its root, move.
+    struct level {
+        nlohmann::json::object_t* members;
+        nlohmann::json::array_t* items;
+        std::size_t count;
+        [[nodiscard]] bool object() const noexcept { return members != nullptr; }
+    };
+    static level level_of(nlohmann::json& container) {
+        return level{container.get_ptr<nlohmann::json::object_t*>(), container.get_ptr<nlohmann::json::array_t*>(), 0};
+    }
+
+    /// The token or bracket at `p` (not whitespace) read, as far as `text` goes: where reading
+    /// stopped (at a doubt, at the doubtful byte, with `out` set).
+    const char* between(std::string_view text, const char* p, outcome& out) {
+        const char c = *p;
+        bool kept = false;
+        switch (expect_) {
+        case expect::value_or_close:
+            if (c == ']') {
+                kept = close(false, out);
+                break;
+            }
+            return begin_value(text, p, out);
+        case expect::value: return begin_value(text, p, out);
+        case expect::key_or_close:
+            if (c == '}') {
+                kept = close(true, out);
+                break;
+            }
+            [[fallthrough]];
+        case expect::key:
+            if (c == '"') {
+                begin_token(text, token::key, p);
+                return string_rest(text, p + 1, out);
+            }
+            break;
+        case expect::colon:
+            expect_ = expect::value;
+            kept = c == ':';
+            break;
+        case expect::comma_or_close:
+            if (c == ',') {
+                expect_ = stack_.back().object() ? expect::key : expect::value;
+                kept = true;
+            } else {
+                kept = (c == '}' || c == ']') && close(c == '}', out);
+            }
+            break;
+        }
+        if (!kept) {
+            out = outcome::doubt;
+            return p;
+        }
+        return p + 1;
+    }
+
+    const char* begin_value(std::string_view text, const char* p, outcome& out) {
+        const char c = *p;
+        switch (c) {
+        case '{':
+        case '[':
+            if (!open(text, c == '{')) {
+                out = outcome::doubt;
+                return p;
+            }
+            return p + 1;
+        case '"': begin_token(text, token::string, p); return string_rest(text, p + 1, out);
+        case 't':
+        case 'f':
+        case 'n':
+            literal_ = literal_of(c);
+            begin_token(text, token::literal, p);
+            return literal_rest(text, p + 1, out);
+        default:
+            if (c == '-' || (c >= '0' && c <= '9')) {
+                begin_token(text, token::number, p);
+                return number_rest(text, p + 1, out);
+            }
+            out = outcome::doubt;
+            return p;
+        }
+    }
+
+    /// A token begins at `p`.
+    void begin_token(std::string_view text, token kind, const char* p) {
+        token_ = kind;
+        token_start_ = static_cast<std::size_t>(p - text.data());
+        escaped_ = false;
+        high_ = false;
+        escape_next_ = false;
+    }
+
+    /// Inside a token: its bytes to its end (then it is put in place, token_ none) or to the
+    /// end of `text` (token_ still set). Returns where reading stopped.
+    const char* go_on(std::string_view text, const char* p, outcome& out) {
+        switch (token_) {
+        case token::key:
+        case token::string: return string_rest(text, p, out);
+        case token::number: return number_rest(text, p, out);
+        case token::literal: return literal_rest(text, p, out);
+        case token::none: break;
+        }
+        return p;
+    }
+
+    const char* string_rest(std::string_view text, const char* p, outcome& out) {
+        const char* const base = text.data();
+        bool control = false;
+        p = string_end(p, base + text.size(), control);
+        if (control) {
+            out = outcome::doubt;
+            return p;
+        }
+        if (p == base + text.size()) {
+            return p;
+        }
+        const std::size_t size = static_cast<std::size_t>(p + 1 - base) - token_start_;
+        if (!put_string(text, std::string_view(base + token_start_, size))) {
+            out = outcome::doubt;
+            return p;
+        }
+        return p + 1;
+    }
+
+    const char* number_rest(std::string_view text, const char* p, outcome& out) {
+        const char* const base = text.data();
+        const char* const end = base + text.size();
+        while (p < end && number_byte(*p)) {
+            ++p;
+        }
+        const std::size_t size = static_cast<std::size_t>(p - base) - token_start_;
+        if (p < end && !put_number(text, std::string_view(base + token_start_, size))) {
+            out = outcome::doubt;
+        }
+        return p;
+    }
+
+    const char* literal_rest(std::string_view text, const char* p, outcome& out) {
+        const char* const end = text.data() + text.size();
+        std::size_t at = static_cast<std::size_t>(p - text.data()) - token_start_;
+        for (; p < end && at < literal_.size(); ++p, ++at) {
+            if (*p != literal_[at]) {
+                out = outcome::doubt;
+                return p;
+            }
+        }
+        if (at == literal_.size()) {
+            token_ = token::none;
+            const bool placed =
+                literal_[0] == 'n' ? place(text, nullptr) != nullptr : place(text, literal_[0] == 't') != nullptr;
+            out = placed ? out : outcome::doubt;
+        }
+        return p;
+    }
+
+    /// From `p` inside a string: its closing quote, or `end`, or a control byte (`control`
+    /// set). Notes escapes and bytes >= 0x80 (which the one-pass reader then checks).
+    const char* string_end(const char* p, const char* end, bool& control) {
+        if (escape_next_ && p < end) {
+            escape_next_ = false;
+            ++p;
+        }
+        while (p < end) {
+            p = fast_json::skip_plain(p, end);
+            if (p == end) {
+                break;
+            }
+            const auto c = static_cast<unsigned char>(*p);
+            if (c == '"') {
+                return p;
+            }
+            if (c == '\\') {
+                escaped_ = true;
+                if (end - p < 2) {
+                    escape_next_ = true;
+                    return end;
+                }
+                p += 2;
+                continue;
+            }
+            if (c < 0x20U) {
+                control = true;
+                return p;
+            }
+            high_ = high_ || c >= 0x80U;
+            ++p;
+        }
+        return end;
+    }
+
+    static bool number_byte(char c) noexcept {
+        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+    }
+
+    /// The string or key `raw` (its quotes included) put in place: false at a doubt. A key is
+    /// kept as where it is in the reply while it has nothing to decode.
+    bool put_string(std::string_view text, std::string_view raw) {
+        const token kind = token_;
+        token_ = token::none;
+        const bool plain = !escaped_ && !high_;
+        if (!plain && (!read_scalar(raw) || !scratch_.is_string())) {
+            return false;
+        }
+        const std::size_t size = plain ? raw.size() - 2 : scratch_.get_ref<const std::string&>().size();
+        if (size > limits_->max_string_bytes) {
+            return false;
+        }
+        if (kind == token::key) {
+            key_plain_ = plain;
+            key_start_ = token_start_ + 1;
+            key_size_ = size;
+            if (!plain) {
+                key_ = std::move(scratch_.get_ref<std::string&>());
+            }
+            expect_ = expect::colon;
+            return true;
+        }
+        return plain ? place(text, std::string_view(raw.data() + 1, size)) != nullptr
+                     : place(text, std::move(scratch_)) != nullptr;
+    }
+
+    /// A number, whole in `raw`, put in place: false at a doubt.
+    bool put_number(std::string_view text, std::string_view raw) {
+        token_ = token::none;
+        return read_scalar(raw) && place(text, std::move(scratch_)) != nullptr;
+    }
+
+    /// `raw` read by the one-pass reader into scratch_: false where it does not read.
+    bool read_scalar(std::string_view raw) {
+        fast_json& in = scalar_reader();
+        in.reset(raw, *limits_);
+        return in.read_value(scratch_) && in.finish();
+    }
+
+    /// `v` as the next member or item of the innermost container (`text`: the reply, where a
+    /// plain key is): where it now is, or nullptr at a doubt (a bound, a duplicate key).
+    template <class Value>
+    nlohmann::json* place(std::string_view text, Value&& v) {
+        level& in = stack_.back();
+        if (++values_ > limits_->max_values || ++in.count > limits_->max_container_items) {
+            return nullptr;
+        }
+        expect_ = expect::comma_or_close;
+        if (in.items != nullptr) {
+            return &in.items->emplace_back(std::forward<Value>(v));
+        }
+        const auto [at, inserted] =
+            key_plain_
+                ? in.members->try_emplace(std::string(text.data() + key_start_, key_size_), std::forward<Value>(v))
+                : in.members->try_emplace(std::move(key_), std::forward<Value>(v));
+        return inserted ? &at->second : nullptr;
+    }
+
+    bool open(std::string_view text, bool object) {
+        if (stack_.size() + 1 >= room_ || stack_.size() >= fast_json::max_recursion) {
+            return false;
+        }
+        nlohmann::json* child = place(text, object ? nlohmann::json::value_t::object : nlohmann::json::value_t::array);
+        if (child == nullptr) {
+            return false;
+        }
+        stack_.push_back(level_of(*child));
+        expect_ = object ? expect::key_or_close : expect::value_or_close;
+        return true;
+    }
+
+    bool close(bool object, outcome& out) {
+        if (stack_.back().object() != object) {
+            return false;
+        }
+        stack_.pop_back();
+        expect_ = expect::comma_or_close;
+        if (stack_.empty()) {
+            out = outcome::closed;
+        }
+        return true;
+    }
+
+    static fast_json& scalar_reader() {
+        static const parse_limits none{};
+        thread_local fast_json reader{{}, none};
+        return reader;
+    }
+
+    const parse_limits* limits_ = nullptr;
+    std::size_t room_ = 0;
+    nlohmann::json root_;
+    std::vector<level> stack_;
+    expect expect_ = expect::value;
+    token token_ = token::none;
+    std::string_view literal_;
+    std::size_t token_start_ = 0; // where the token being read began in the reply
+    std::size_t values_ = 0;
+    /// The key just read: where it is in the reply, or (not plain) decoded in key_.
+    bool key_plain_ = true;
+    std::size_t key_start_ = 0;
+    std::size_t key_size_ = 0;
+    std::string key_;
+    nlohmann::json scratch_;
+    bool escaped_ = false;
+    bool high_ = false;
+    bool escape_next_ = false;
+};
+
+} // namespace handoff::detail::stream
