@@ -18,7 +18,7 @@
 #include <handoff/schema_registry.hpp>
 #include <handoff/stream_check.hpp>
 
-#include <algorithm>   // sort, min, max
+#include <algorithm>   // sort, min, max, equal, all_of
 #include <atomic>      // atomic
 #include <cstddef>     // size_t
 #include <cstdint>     // int32_t, uint8_t
@@ -1036,20 +1036,20 @@ TEST_CASE("a key a closed task object never admits is told at its closing quote,
 }
 
 /// The items list_scan finds in `text` (an array's bytes after its bracket) fed `chunk` bytes
-/// at a time, each as its text (a container item read by an item_reader, as the list pass reads
+/// at a time, each as its text (an object item read by an item_reader, as the list pass reads
 /// it), then "]" when the array closed or "?" at a doubt.
 std::vector<std::string> list_scan_items(const std::string& text, std::size_t chunk) {
     using handoff::detail::stream::item_reader;
     using handoff::detail::stream::list_scan;
     static const handoff::parse_limits limits;
-    list_scan scan;
+    list_scan scan(8);
     std::vector<std::string> found;
     std::size_t at = 0;
     while (at < text.size()) {
         const std::size_t arrived = std::min(text.size(), at + chunk);
         list_scan::outcome what = list_scan::outcome::open;
         at += scan.feed(std::string_view(text).substr(at, arrived - at), what);
-        if (what == list_scan::outcome::container) {
+        if (what == list_scan::outcome::object) {
             const std::size_t start = at - 1;
             item_reader reader(limits, 8);
             reader.start(text[start] == '{');
@@ -1081,9 +1081,9 @@ TEST_CASE("the list pass finds each item of an array where it begins and ends, h
         CHECK(list_scan_items(text, chunk) == items);
     }
     // The array's own grammar: a comma after the bracket or another comma, an item right after
-    // another, a byte that begins no JSON value.
-    for (const std::string wrong :
-         {R"(,"a"])", R"("a",,"b"])", R"("a" "b"])", R"("a",])", R"(x])", R"({"k" 1}])", R"([1 2]])"}) {
+    // another, a byte that begins no JSON value; and an object item's, which its reader reads (an
+    // array item's the reading after the scan judges).
+    for (const std::string wrong : {R"(,"a"])", R"("a",,"b"])", R"("a" "b"])", R"("a",])", R"(x])", R"({"k" 1}])"}) {
         INFO(wrong);
         CHECK(list_scan_items(wrong, wrong.size()).back() == "?");
     }
@@ -1349,6 +1349,20 @@ item_read read_item(const std::string& text, std::size_t start, std::size_t chun
     return out;
 }
 
+/// Whether `a` and `b` hold values of the same types throughout (and the same doubles' signs),
+/// which nlohmann's == does not tell apart.
+bool same_types(const nlohmann::json& a, const nlohmann::json& b) {
+    if (a.type() != b.type() || a.size() != b.size() || (a.is_number_float() && a.dump() != b.dump())) {
+        return false;
+    }
+    if (a.is_array()) {
+        return std::equal(a.begin(), a.end(), b.begin(), same_types);
+    }
+    return !a.is_object() || std::all_of(a.items().begin(), a.items().end(), [&b](const auto& member) {
+        return b.contains(member.key()) && same_types(member.value(), b.at(member.key()));
+    });
+}
+
 /// The container at `start` read whole by the one-pass reader receive uses (its end found by the
 /// quick pass's scan): the value and count, or nullopt where the scan or the reader gives way.
 std::optional<std::pair<nlohmann::json, std::size_t>> read_whole_item(const std::string& text, std::size_t start,
@@ -1413,6 +1427,7 @@ TEST_CASE("the list pass's item reader reads a container as it arrives to what t
                     REQUIRE(read.what == handoff::detail::stream::item_reader::outcome::closed);
                     CHECK(read.end == whole_end);
                     CHECK(read.value == whole->first);
+                    CHECK(same_types(read.value, whole->first)); // (== takes 1 and 1u, 0.0 and -0.0 alike)
                     CHECK(read.values == whole->second);
                     ++closed;
                 }

@@ -111,7 +111,10 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
 }
 
 HANDOFF_INLINE std::size_t checker::pass_bytes(std::string_view s) {
-    return quick_ ? quick_bytes(s) : list_ ? list_bytes(s) : member_bytes(s);
+    if (list_) {
+        return list_->reading ? list_reader_bytes(s) : list_bytes(s);
+    }
+    return quick_ ? quick_bytes(s) : member_bytes(s);
 }
 
 HANDOFF_INLINE void checker::byte(char c) {
@@ -583,6 +586,7 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     l.start = offset;
     l.resume = offset + 1;
     l.judge = *judge;
+    l.scan = list_scan(unit_room());
     l.reader = item_reader(options_.limits, unit_room());
     return l;
 }
@@ -618,9 +622,6 @@ HANDOFF_INLINE bool checker::item_fits(const frame& array) const {
 }
 
 HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
-    if (list_->reading) {
-        return list_reader_bytes(s);
-    }
     list_scan::outcome what = list_scan::outcome::open;
     const std::size_t read = list_->scan.feed(s, what);
     seen_ += read;
@@ -638,8 +639,8 @@ HANDOFF_INLINE std::size_t checker::list_bytes(std::string_view s) {
         close(seen_ - 1);
         break;
     case list_scan::outcome::doubt: replay_list(seen_ - 1); break;
-    case list_scan::outcome::container:
-        list_->reader.start(text_[seen_ - 1] == '{');
+    case list_scan::outcome::object:
+        list_->reader.start(true);
         list_->reading = true;
         break;
     }

@@ -188,15 +188,15 @@ private:
     /// then on.
     void replay_quick(std::size_t upto);
     /// A member array of partial_result whose items are all read whole and judged alike (one
-    /// part for every item, judged alone or in place, or none): the list pass reads each
-    /// container item as it arrives and finds where each other item ends, with no token and no
-    /// frame per item, and each is judged as it ends.
+    /// part for every item, judged alone or in place, or none): the list pass reads each object
+    /// item as it arrives and finds where each other item ends, with no token and no frame per
+    /// item, and each is judged as it ends.
     struct quick_list {                    // NOLINT(bugprone-exception-escape): its item_reader holds a json
         std::size_t start = 0;             // the array's bracket
         std::size_t resume = 0;            // the byte after the last item read, or the bracket's
         const part_judge* judge = nullptr; // every item's part, or none
-        list_scan scan;
-        /// A container item is read as it arrives by `reader` (reading: one is under way).
+        list_scan scan{0};
+        /// An object item is read as it arrives by `reader` (reading: one is under way).
         item_reader reader;
         bool reading = false;
     };

@@ -44,7 +44,8 @@ public:
     }
 
     /// Reads the bytes of `text` (the reply so far) from `from` to its end, or until the container
-    /// closes (its bracket read) or a doubt (the doubtful byte not read): how many it read.
+    /// closes (its bracket read) or a doubt: how many it read. At a doubt reading stops at the
+    /// byte that gave it (after it, for a literal's last letter, when the literal cannot be put).
     std::size_t feed(std::string_view text, std::size_t from, outcome& out) {
         out = outcome::open;
         const char* const base = text.data();
@@ -346,6 +347,10 @@ private:
         stack_.pop_back();
         expect_ = expect::comma_or_close;
         if (stack_.empty()) {
+            // The root was counted when it began, unchecked: the bound applies to it too.
+            if (values_ > limits_->max_values) {
+                return false;
+            }
             out = outcome::closed;
         }
         return true;

@@ -140,19 +140,23 @@ private:
     bool escape_ = false;
 };
 
-/// Finds the items of an array of the reply, reading only what unit_scan reads, plus the commas
-/// and whitespace between items: the quick pass over partial_result's member arrays, whose items
-/// are read whole one by one as they end. A container item it leaves to its caller, which reads
-/// it as it arrives (item_reader). It checks the array's own grammar (an item after a
-/// comma or the bracket, a comma or the bracket after an item), never an item's: the item's
-/// reading judges that. A doubt is any other byte between items, or unit_scan's.
+/// Finds the items of an array of the reply: the quick pass over partial_result's member arrays,
+/// whose items are read and judged one by one as they end. It reads the commas and whitespace
+/// between items, a string or array item with unit_scan, a number or a literal to the byte after
+/// it; an object item it leaves to its caller after the brace (item_reader reads it as it
+/// arrives). It checks the array's own grammar (an item after a comma or the bracket, a comma or
+/// the bracket after an item), never an item's: the item's reading judges that. A doubt is any
+/// other byte between items, or unit_scan's.
 class list_scan {
 public:
     /// `item`: an item ended at the last byte read (a number or a literal, at the byte before
     /// the one that ends it, which the next feed reads); `closed`: the array's bracket was read;
-    /// `container`: a container item's bracket was read, and the caller reads the item (then
-    /// tells read_by_caller()).
-    enum class outcome { open, item, closed, doubt, container };
+    /// `object`: an object item's brace was read, and the caller reads the item (then tells
+    /// read_by_caller()).
+    enum class outcome { open, item, closed, doubt, object };
+
+    /// `room`: as unit_scan's, for each array item (its own bracket counted).
+    explicit list_scan(std::size_t room) noexcept : room_(room) {}
 
     /// The caller read `bytes` of the item it was given (after its bracket); `done`: to its end.
     void read_by_caller(std::size_t bytes, bool done) noexcept {
@@ -209,14 +213,17 @@ private:
             out = outcome::doubt;
         } else {
             item_start_ = at + i - 1;
-            out = place_ == place::caller ? outcome::container : out;
+            out = place_ == place::caller ? outcome::object : out;
         }
         return i;
     }
 
     bool start_item(char c) noexcept {
-        if (c == '{' || c == '[') {
+        if (c == '{') {
             place_ = place::caller;
+        } else if (c == '[') {
+            item_ = unit_scan(room_);
+            place_ = place::item;
         } else if (c == '"') {
             item_ = unit_scan::string();
             place_ = place::item;
@@ -228,6 +235,7 @@ private:
         return true;
     }
 
+    std::size_t room_;
     place place_ = place::first;
     unit_scan item_{0};
     std::size_t item_start_ = 0;
