@@ -11,6 +11,7 @@
 #include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/detail/json/pointer.hpp>
 #include <handoff/detail/stream/checker.hpp>
+#include <handoff/detail/stream/item_reader-inl.hpp>
 #include <handoff/detail/text.hpp>
 
 #include <algorithm>    // all_of, any_of
