@@ -234,21 +234,27 @@ HANDOFF_INLINE const contract::field& root_rule() {
     return envelope;
 }
 
-/// Whether `fields` (the envelope, or its status and reason_code so far) keep reason_code's
-/// rule: a reason code when capped, none otherwise. While the envelope is open (`whole` false)
-/// a field not yet read may still come, so the rule is judged only once both are in; the
-/// field's own type and words were judged when it completed.
-HANDOFF_INLINE bool reason_code_kept(const nlohmann::json& fields, bool whole) {
-    using key = contract::envelope_key;
-    const auto status = fields.find(contract::envelope[contract::index(key::status)].name);
-    const auto reason = fields.find(contract::envelope[contract::index(key::reason_code)].name);
-    if (!whole && (status == fields.end() || reason == fields.end())) {
+HANDOFF_INLINE bool checker::words_read::kept(bool whole) const noexcept {
+    if (!whole && (!status_word || !reason)) {
         return true;
     }
-    const bool capped = status != fields.end() && status->is_string() &&
-                        status->get_ref<const std::string&>() == to_string(contract::reason_code_required_when);
-    const bool has_reason = reason != fields.end() && reason->is_string();
-    return capped == has_reason;
+    const bool has_reason = reason && reason->has_value();
+    return (status_word == contract::reason_code_required_when) == has_reason;
+}
+
+HANDOFF_INLINE nlohmann::json checker::words_read::document() const {
+    using key = contract::envelope_key;
+    nlohmann::json doc = nlohmann::json::object();
+    if (status_word) {
+        doc[std::string(contract::envelope[contract::index(key::status)].name)] = to_string(*status_word);
+    }
+    if (reason) {
+        nlohmann::json& word = doc[std::string(contract::envelope[contract::index(key::reason_code)].name)];
+        if (reason->has_value()) {
+            word = to_string(**reason);
+        }
+    }
+    return doc;
 }
 
 HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
@@ -805,11 +811,10 @@ HANDOFF_INLINE bool checker::note_word(contract::envelope_key key) {
          (typed_.status == contract::reason_code_required_when) != typed_.reason_code.has_value())) {
         return false;
     }
-    nlohmann::json& word = status_and_reason_[std::string(contract::envelope[contract::index(key)].name)];
     if (key == k::status) {
-        word = to_string(typed_.status);
-    } else if (typed_.reason_code) {
-        word = to_string(*typed_.reason_code);
+        words_.status_word = typed_.status;
+    } else {
+        words_.reason.emplace(typed_.reason_code);
     }
     return true;
 }
@@ -855,12 +860,11 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
             // The whole envelope: step 2 exactly as receive runs it.
             nlohmann::json result = set_aside_result(v);
             // The envelope's object kept only partial_result of its fields: its other fields'
-            // presence is in root_fields_, status and reason_code in status_and_reason_, and a
+            // presence is in root_fields_, status and reason_code in words_, and a
             // problem is found on the whole object read again.
             const unsigned required = contract::envelope.required_mask();
-            const bool kept = v.is_object()
-                                  ? (root_fields_ & required) == required && reason_code_kept(status_and_reason_, true)
-                                  : keeps_rule(root_rule(), v);
+            const bool kept =
+                v.is_object() ? (root_fields_ & required) == required && words_.kept(true) : keeps_rule(root_rule(), v);
             if (!kept) {
                 envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
             }
@@ -932,18 +936,18 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
         schema_ok_ = v.get<bool>();
     }
     if (parent.key_index == contract::index(key::status) || parent.key_index == contract::index(key::reason_code)) {
-        // reason_code's rule depends on status: judged again whenever either arrives.
-        status_and_reason_[parent.key] = v;
-        if (!reason_code_kept(status_and_reason_, false)) {
-            envelope_failure(status_and_reason_, "/reason_code", offset);
+        // reason_code's rule depends on status: judged again whenever either arrives. The value
+        // kept its field's rule: a word of its vocabulary (or null, for reason_code).
+        if (parent.key_index == contract::index(key::status)) {
+            words_.status_word = from_string<status>(v.get_ref<const std::string&>());
+        } else {
+            words_.reason.emplace(v.is_string() ? from_string<reason_code>(v.get_ref<const std::string&>())
+                                                : std::nullopt);
+        }
+        if (!words_.kept(false)) {
+            envelope_failure(words_.document(), "/reason_code", offset);
         }
     }
-}
-
-HANDOFF_INLINE std::optional<status> checker::status_read() const {
-    const auto it = status_and_reason_.find(contract::envelope[contract::index(contract::envelope_key::status)].name);
-    return it != status_and_reason_.end() && it->is_string() ? from_string<status>(it->get_ref<const std::string&>())
-                                                             : std::nullopt;
 }
 
 HANDOFF_INLINE void checker::check_task_value(const frame& parent, const nlohmann::json& v, std::size_t offset) {
@@ -1057,7 +1061,7 @@ HANDOFF_INLINE nlohmann::json checker::probe(nlohmann::json v) const {
         const frame& f = stack_[i];
         nlohmann::json wrapper;
         if (f.object) {
-            wrapper = i == 0 ? status_and_reason_ : nlohmann::json::object();
+            wrapper = i == 0 ? words_.document() : nlohmann::json::object();
             wrapper[f.key] = std::move(v);
         } else {
             // Only the item's index matters to the check: the items before it stand as nulls.

@@ -80,7 +80,7 @@ public:
 
     [[nodiscard]] const std::optional<stream_verdict>& doomed() const noexcept { return verdict_; }
     /// The envelope's status, once its value was read before any verdict.
-    [[nodiscard]] std::optional<status> status_read() const;
+    [[nodiscard]] std::optional<status> status_read() const noexcept { return words_.status_word; }
     /// The reply so far (at most one byte past the byte limit: more cannot change the receipt).
     [[nodiscard]] std::string_view text() const noexcept { return text_; }
     [[nodiscard]] std::size_t bytes_seen() const noexcept { return seen_; }
@@ -333,8 +333,20 @@ private:
     /// partial_result make the envelope finish() returns, without reading the text again.
     envelope<nlohmann::json> typed_;
     unsigned fields_typed_ = 0;
-    /// The top-level words read so far, which decide reason_code's rule.
-    nlohmann::json status_and_reason_ = nlohmann::json::object();
+    /// The envelope's status and reason_code as they were read (each judged in its vocabulary
+    /// as it completed), which decide reason_code's rule.
+    struct words_read {
+        std::optional<status> status_word;
+        std::optional<std::optional<reason_code>> reason; // read: a word, or null
+        /// Whether they keep reason_code's rule: a reason code exactly when capped. While the
+        /// envelope is open (`whole` false) a word not yet read may still come, so the rule is
+        /// judged only once both are in.
+        [[nodiscard]] bool kept(bool whole) const noexcept;
+        /// An object holding the words read, as the reply wrote them: the document step 2
+        /// judges the rule on.
+        [[nodiscard]] nlohmann::json document() const;
+    };
+    words_read words_;
     std::optional<bool> schema_ok_;
     /// partial_result, once complete (it is moved into the envelope's frame).
     bool result_closed_ = false;
