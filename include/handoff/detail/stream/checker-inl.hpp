@@ -1202,10 +1202,7 @@ HANDOFF_INLINE std::optional<std::size_t> failed_token_end(std::string_view text
     if (!number && !word) {
         return at;
     }
-    const auto continues = [&](char c) {
-        return number ? (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
-                      : c >= 'a' && c <= 'z';
-    };
+    const auto continues = [&](char c) { return number ? number_byte(c) : c >= 'a' && c <= 'z'; };
     while (i < text.size() && continues(text[i]) && (number || i - at < 5)) {
         ++i;
     }

@@ -6,7 +6,7 @@
 
 #include <handoff/detail/json/fast_reader.hpp>
 #include <handoff/detail/stream/item_reader.hpp>
-#include <handoff/detail/stream/tokenizer.hpp> // literal_of
+#include <handoff/detail/stream/tokenizer.hpp> // literal_of, number_byte
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +26,8 @@ HANDOFF_INLINE std::size_t item_reader::feed(std::string_view text, std::size_t 
         p = go_on(text, p, out); // the token begun in an earlier chunk
     }
     while (p < end && out == outcome::open && token_ == token::none) {
+        // Whitespace a byte at a time, in line: between tokens there is mostly one space or
+        // none, which a call to blank_run would cost more to pass.
         const char c = *p;
         if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
             ++p;

@@ -94,10 +94,6 @@ private:
     /// set). Notes escapes and bytes >= 0x80 (which the one-pass reader then checks).
     const char* string_end(const char* p, const char* end, bool& control);
 
-    static bool number_byte(char c) noexcept {
-        return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
-    }
-
     /// The string or key `raw` (its quotes included) put in place: false at a doubt. A key is
     /// kept as where it is in the reply while it has nothing to decode.
     bool put_string(std::string_view text, std::string_view raw);

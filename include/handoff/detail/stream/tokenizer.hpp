@@ -29,6 +29,30 @@ inline std::size_t digit_run(std::string_view s) noexcept {
     return n;
 }
 
+/// The bytes JSON's numbers are written with, and the letters of true, false and null.
+inline constexpr std::string_view number_bytes = "-+.eE0123456789";
+inline constexpr std::string_view literal_letters = "truefalsn";
+
+/// A set of bytes (the union of up to two lists), each looked up in one step.
+class byte_set {
+public:
+    constexpr explicit byte_set(std::string_view bytes, std::string_view more = {}) {
+        for (const std::string_view list : {bytes, more}) {
+            for (const char c : list) {
+                of_[static_cast<unsigned char>(c)] = true;
+            }
+        }
+    }
+    constexpr bool operator()(char c) const noexcept { return of_[static_cast<unsigned char>(c)]; }
+
+private:
+    bool of_[256] = {};
+};
+
+/// Whether a byte may be part of a number, and of a number or a literal.
+inline constexpr byte_set number_byte{number_bytes};
+inline constexpr byte_set scalar_byte{number_bytes, literal_letters};
+
 /// The letters a backslash may precede in a JSON string.
 inline constexpr std::string_view escape_letters = "\"\\/bfnrtu";
 

@@ -1,30 +1,13 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <handoff/detail/stream/tokenizer.hpp> // plain_run, escape_letters, literal_of
+#include <handoff/detail/stream/tokenizer.hpp> // plain_run, escape_letters, literal_of, scalar_byte
 #include <handoff/detail/text.hpp>             // hex_digit_value
 
 #include <cstddef>     // size_t
 #include <string_view> // string_view
 
 namespace handoff::detail::stream {
-
-/// The bytes JSON's numbers and true, false and null are written with.
-inline constexpr std::string_view scalar_bytes = "-+.eE0123456789truefalsn";
-
-/// Whether `c` is one of scalar_bytes.
-inline bool scalar_byte(char c) noexcept {
-    struct table {
-        bool of[256] = {};
-        constexpr table() {
-            for (const char b : scalar_bytes) {
-                of[static_cast<unsigned char>(b)] = true;
-            }
-        }
-    };
-    static constexpr table bytes{};
-    return bytes.of[static_cast<unsigned char>(c)];
-}
 
 /// Whether `c` begins a number or a literal.
 inline bool scalar_start(char c) noexcept {
@@ -117,7 +100,7 @@ private:
     struct byte_classes {
         byte_class of[256] = {};
         constexpr byte_classes() {
-            for (const std::string_view plain : {std::string_view(" \t\r\n,:"), scalar_bytes}) {
+            for (const std::string_view plain : {std::string_view(" \t\r\n,:"), number_bytes, literal_letters}) {
                 for (const char c : plain) {
                     of[static_cast<unsigned char>(c)] = byte_class::plain;
                 }
