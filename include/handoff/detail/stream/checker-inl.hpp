@@ -726,16 +726,16 @@ HANDOFF_INLINE std::optional<checker::quick_members> checker::members_candidate(
 }
 
 HANDOFF_INLINE std::size_t checker::member_bytes(std::string_view s) {
-    member_scan::outcome what = member_scan::outcome::open;
-    const std::size_t read = members_->scan.feed(s, what);
-    seen_ += read;
     const std::size_t first = members_->start; // the scan counts its bytes from there
+    member_scan::outcome what = member_scan::outcome::open;
+    const std::size_t read = members_->scan.feed(
+        s, what, [&](std::size_t start, std::size_t end) { return member_key(first + start, first + end); },
+        [this](bool object) { return member_opened(object); });
+    seen_ += read;
     const std::size_t last = seen_ - 1;
     bool kept = true;
     switch (what) {
     case member_scan::outcome::open: break;
-    case member_scan::outcome::key: kept = member_key(first + members_->scan.key_start(), last); break;
-    case member_scan::outcome::opened: kept = member_opened(); break;
     case member_scan::outcome::value: kept = member_value(first + members_->scan.value_start(), last); break;
     case member_scan::outcome::closed:
         members_.reset();
@@ -766,10 +766,9 @@ HANDOFF_INLINE bool checker::member_key(std::size_t start, std::size_t end) {
     return true;
 }
 
-HANDOFF_INLINE bool checker::member_opened() const {
+HANDOFF_INLINE bool checker::member_opened(bool object) const {
     using contract::json_type;
     const contract::field& rule = stack_.front().fields[members_->field];
-    const bool object = text_[seen_ - 1] == '{';
     const bool kind =
         object ? rule.type == json_type::object && rule.members.size() > 0 : rule.type == json_type::array;
     return kind && !over_limits(options_.limits, stack_.size(), values_, false, 0);

@@ -246,8 +246,9 @@ private:
     /// The key at [start, end] (its quotes) is a field of the envelope the pass reads: false at
     /// any doubt.
     bool member_key(std::size_t start, std::size_t end);
-    /// A container value began: of the kind its field wants, and within the limits.
-    [[nodiscard]] bool member_opened() const;
+    /// A container value began (an object's brace when `object`): of the kind its field wants,
+    /// and within the limits.
+    [[nodiscard]] bool member_opened(bool object) const;
     /// The value at [start, end] read into the envelope and judged: false at any doubt.
     bool member_value(std::size_t start, std::size_t end);
     /// status or reason_code was just read into typed_: noted beside the other, unless

@@ -235,10 +235,9 @@ private:
 /// its reading judges. A doubt is any such byte, a control byte in a string, or unit_scan's.
 class member_scan {
 public:
-    /// `key`: a key's closing quote was read; `opened`: a container value's bracket was read;
     /// `value`: a value ended at the last byte read (a number at the byte before the one that
     /// ends it, which the next feed reads); `closed`: the object's bracket was read.
-    enum class outcome { open, key, opened, value, closed, doubt };
+    enum class outcome { open, value, closed, doubt };
 
     /// `room`: as unit_scan's, for each value (its own bracket counted). `first`: no member was
     /// read before the scan starts (it starts after the bracket, not after a value).
@@ -246,14 +245,25 @@ public:
         : room_(room), place_(first ? place::first : place::after_value) {}
 
     /// Reads the bytes at the start of `s`; returns how many and sets `out` to what the last
-    /// of them ended. Bytes count from the first the scan was given (read()).
-    std::size_t feed(std::string_view s, outcome& out) noexcept {
+    /// of them ended. Bytes count from the first the scan was given (read()). The caller judges
+    /// as the scan goes on, with no return: each key at its closing quote, `key_kept(start,
+    /// end)` (its quotes' bytes), and each container value at its bracket, `opened_kept(object)`;
+    /// a judge's false makes that byte a doubt.
+    template <class KeyKept, class OpenedKept>
+    std::size_t feed(std::string_view s, outcome& out, KeyKept&& key_kept, OpenedKept&& opened_kept) {
         out = outcome::open;
         std::size_t i = 0;
         while (i < s.size() && out == outcome::open) {
             const std::string_view rest = s.substr(i);
             switch (place_) {
-            case place::key:
+            case place::key: {
+                const std::size_t read = string_bytes(rest, out);
+                i += read;
+                if (out == outcome::value) { // the key's closing quote
+                    out = key_kept(key_start_, read_ + i - 1) ? outcome::open : outcome::doubt;
+                }
+                break;
+            }
             case place::string: i += string_bytes(rest, out); break;
             case place::literal: i += literal_bytes(rest, out); break;
             case place::container: {
@@ -270,7 +280,12 @@ public:
                 }
                 out = i < s.size() ? outcome::value : outcome::open;
                 break;
-            default: i += between(rest, read_ + i, out); break;
+            default:
+                i += between(rest, read_ + i, out);
+                if (place_ == place::container && !opened_kept(s[i - 1] == '{')) {
+                    out = outcome::doubt; // the value's bracket, just read
+                }
+                break;
             }
         }
         place_ = out == outcome::value ? place::after_value : place_;
@@ -278,8 +293,7 @@ public:
         return i;
     }
 
-    /// Where the last key began (its opening quote), and the last value, in bytes read.
-    [[nodiscard]] std::size_t key_start() const noexcept { return key_start_; }
+    /// Where the last value began, in bytes read.
     [[nodiscard]] std::size_t value_start() const noexcept { return value_start_; }
     /// Whether the last key's text is its name: no escape, no byte >= 0x80.
     [[nodiscard]] bool key_plain() const noexcept { return !key_escaped_ && !key_high_; }
@@ -319,7 +333,7 @@ private:
             place_ = place::key;
         } else if (c == ':' && place_ == place::colon) {
             place_ = place::before_value;
-        } else if (place_ != place::before_value || !start_value(c, out)) {
+        } else if (place_ != place::before_value || !start_value(c)) {
             out = outcome::doubt;
         } else {
             value_start_ = at + i - 1;
@@ -327,11 +341,10 @@ private:
         return i;
     }
 
-    bool start_value(char c, outcome& out) noexcept {
+    bool start_value(char c) noexcept {
         if (c == '{' || c == '[') {
             value_ = unit_scan(room_);
             place_ = place::container;
-            out = outcome::opened;
         } else if (c == '"') {
             place_ = place::string;
         } else if (c == 't' || c == 'f' || c == 'n') {
@@ -346,8 +359,8 @@ private:
         return true;
     }
 
-    /// Inside a key or a string value: its bytes to its closing quote, each escape checked as
-    /// the tokenizer checks it.
+    /// Inside a key or a string value: its bytes to its closing quote (`out` set to value, a
+    /// key's too: feed judges it), each escape checked as the tokenizer checks it.
     std::size_t string_bytes(std::string_view s, outcome& out) noexcept {
         const bool key = place_ == place::key;
         std::size_t i = 0;
@@ -376,7 +389,7 @@ private:
                 continue;
             }
             // The closing quote, or a control byte (a doubt).
-            out = stop != '"' ? outcome::doubt : key ? outcome::key : outcome::value;
+            out = stop != '"' ? outcome::doubt : outcome::value;
             place_ = key ? place::colon : place_;
             return i;
         }
