@@ -855,9 +855,10 @@ HANDOFF_INLINE nlohmann::json set_aside_result(nlohmann::json& envelope) {
 
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, bool judged) {
     if (stack_.empty()) {
+        // partial_result's object is all finish() needs of the value: the rest it has typed.
+        nlohmann::json result = envelope_checks_ ? set_aside_result(v) : nlohmann::json();
         if (envelope_checks_) {
             // The whole envelope: step 2 exactly as receive runs it.
-            nlohmann::json result = set_aside_result(v);
             // The envelope's object kept only partial_result of its fields: its other fields'
             // presence is in root_fields_, status and reason_code in words_, and a
             // problem is found on the whole object read again.
@@ -867,12 +868,9 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
             if (!kept) {
                 envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
             }
-            if (!result.is_null()) {
-                v["partial_result"] = std::move(result);
-            }
         }
         if (!verdict_) {
-            document_ = std::move(v);
+            closed_result_ = std::move(result);
             object_end_ = offset;
         }
         return;
@@ -1311,7 +1309,7 @@ HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
 }
 
 HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
-    if (verdict_ || pending_failure_ || unsure_ || !document_ || !envelope_checks_ || seen_ != text_.size() ||
+    if (verdict_ || pending_failure_ || unsure_ || !closed_result_ || !envelope_checks_ || seen_ != text_.size() ||
         seen_ > options_.limits.max_bytes) {
         return std::nullopt;
     }
@@ -1324,10 +1322,9 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
         !is_blank(json_text->substr(object_size))) {
         return std::nullopt;
     }
-    nlohmann::json doc = std::move(*document_);
-    document_.reset();
     // Step 2 on the envelope with partial_result set aside: only its kind matters to the rules.
-    nlohmann::json result = set_aside_result(doc);
+    nlohmann::json result = std::move(*closed_result_);
+    closed_result_.reset();
     const unsigned result_bit = 1U << contract::index(contract::envelope_key::partial_result);
     if ((fields_typed_ | (root_fields_ & result_bit)) == root_fields_) {
         // Every other field was read as it completed, by the reader receive reads them with.

@@ -90,7 +90,7 @@ public:
     [[nodiscard]] std::optional<stream_salvage> salvage() const;
 
     /// Steps 1 and 2 as the stream established them, so that finish() need not read the text
-    /// again: the document it built is handed over (a second call finds none). nullopt
+    /// again: partial_result as it built it is handed over (a second call finds none). nullopt
     /// whenever the stream is not certain they hold exactly as receive would find them (a
     /// verdict, a layout it does not follow, a cut or over-long reply, a provider's nulls).
     [[nodiscard]] std::optional<established_reply> take_established();
@@ -353,8 +353,9 @@ private:
     bool result_closed_ = false;
     /// partial_result passed the task schema (its parts, then result_schema) as it closed.
     bool result_valid_ = false;
-    /// The whole envelope once it closed with no verdict, until take_established().
-    std::optional<nlohmann::json> document_;
+    /// Once the envelope's object closed with no verdict, until take_established():
+    /// partial_result's object (null when the reply held none, or not an object).
+    std::optional<nlohmann::json> closed_result_;
     /// Where the object closed in the reply (its '}'), and partial_result's object within it.
     std::size_t object_end_ = 0;
     std::size_t result_start_ = 0;
