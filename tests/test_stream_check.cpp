@@ -248,6 +248,32 @@ TEST_CASE("a reason code beside status ok is doomed when the second of the two a
     CHECK(receive_reports(sections_receiver(), text, verdict->what));
 }
 
+TEST_CASE("reason_code's rule holds whoever reads the words, and is judged again when the object closes", "[stream]") {
+    // status read by the tokenizer (an escaped key), reason_code after it.
+    const std::string escaped = R"({"st\u0061tus": "ok", "reason_code": "TOKEN_CAP", "partial_result": null})";
+    const auto beside_ok = stream_bytes(sections_receiver(), escaped);
+    REQUIRE(beside_ok);
+    CHECK(beside_ok->offset == end_of(escaped, "\"TOKEN_CAP\""));
+    CHECK(beside_ok->what.code == handoff::codes::envelope_forbidden);
+    CHECK(receive_reports(sections_receiver(), escaped, beside_ok->what));
+
+    // capped with a null reason code: certain once the null is read.
+    const std::string null_reason = R"({"status": "capped", "reason_code": null, "partial_result": null})";
+    const auto at_null = stream_bytes(sections_receiver(), null_reason);
+    REQUIRE(at_null);
+    CHECK(at_null->offset == end_of(null_reason, "null"));
+    CHECK(at_null->what.pointer == "/reason_code");
+    CHECK(receive_reports(sections_receiver(), null_reason, at_null->what));
+
+    // capped with no reason code: a reason code might still come until the object closes.
+    const std::string absent = R"({"status": "capped", "partial_result": null})";
+    const auto at_close = stream_bytes(sections_receiver(), absent);
+    REQUIRE(at_close);
+    CHECK(at_close->offset == absent.size() - 1);
+    CHECK(receive_reports(sections_receiver(), absent, at_close->what));
+    CHECK(handoff_fuzz::stream::disagreement(sections_receiver(), absent, 7).empty());
+}
+
 TEST_CASE("a field of the wrong type is doomed at the end of its value, a container at its bracket", "[stream]") {
     const std::string scalar = R"({"status": "ok", "schema_ok": "yes", "coverage": {}})";
     const auto at_quote = stream_bytes(sections_receiver(), scalar);
@@ -657,7 +683,7 @@ TEST_CASE("finish() builds on the envelope the stream established, and only wher
     REQUIRE(reply.has_value());
     CHECK(reply->result_valid);
     CHECK(reply->env.partial_result == records_receiver().receive(text).envelope->partial_result);
-    CHECK_FALSE(state.take_established().has_value()); // the document was handed over
+    CHECK_FALSE(state.take_established().has_value()); // partial_result was handed over
     CHECK(finish_is_receive(records_receiver(), text));
 
     const std::string fenced = "Here it is:\n```json\n" + text + "\n```\nDone.";

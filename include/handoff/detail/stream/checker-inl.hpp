@@ -855,7 +855,8 @@ HANDOFF_INLINE nlohmann::json set_aside_result(nlohmann::json& envelope) {
 
 HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, bool judged) {
     if (stack_.empty()) {
-        // partial_result's object is all finish() needs of the value: the rest it has typed.
+        // partial_result's object is all finish() needs of the value: it has the other fields
+        // typed as they were read, or reads them again from the text.
         nlohmann::json result = envelope_checks_ ? set_aside_result(v) : nlohmann::json();
         if (envelope_checks_) {
             // The whole envelope: step 2 exactly as receive runs it.
@@ -936,7 +937,7 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
         // reason_code's rule depends on status: judged again whenever either arrives. The value
         // kept its field's rule: a word of its vocabulary (or null, for reason_code).
         if (parent.key_index == contract::index(key::status)) {
-            words_.status_word = from_string<status>(v.get_ref<const std::string&>());
+            words_.status_word = v.is_string() ? from_string<status>(v.get_ref<const std::string&>()) : std::nullopt;
         } else {
             words_.reason.emplace(v.is_string() ? from_string<reason_code>(v.get_ref<const std::string&>())
                                                 : std::nullopt);
@@ -1335,8 +1336,8 @@ HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
         return established_reply{std::move(env), std::move(located.tolerances), result_valid_};
     }
     // Read by the one-pass reader receive uses, from the object's text with partial_result
-    // (already in the document) written `{}`; at its first doubt, the diagnosing checker reads
-    // the document.
+    // (already read) written `{}`; at its first doubt, the diagnosing checker reads the whole
+    // object again.
     const std::string_view object = json_text->substr(0, object_size);
     std::optional<envelope<nlohmann::json>> env;
     if (result_end_ > result_start_ && !result.is_null()) {

@@ -354,7 +354,8 @@ private:
     /// partial_result passed the task schema (its parts, then result_schema) as it closed.
     bool result_valid_ = false;
     /// Once the envelope's object closed with no verdict, until take_established():
-    /// partial_result's object (null when the reply held none, or not an object).
+    /// partial_result's object (null when the reply held none or not an object, or when the
+    /// envelope's rules are not applied).
     std::optional<nlohmann::json> closed_result_;
     /// Where the object closed in the reply (its '}'), and partial_result's object within it.
     std::size_t object_end_ = 0;

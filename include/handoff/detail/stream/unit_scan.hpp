@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include <handoff/detail/stream/tokenizer.hpp> // plain_run, escape_letters, literal_of, scalar_byte
+#include <handoff/detail/stream/tokenizer.hpp> // plain_run, escape_letters, literal_of, byte sets
 #include <handoff/detail/text.hpp>             // hex_digit_value
 
 #include <cstddef>     // size_t
