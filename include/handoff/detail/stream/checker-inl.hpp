@@ -799,23 +799,16 @@ HANDOFF_INLINE bool checker::member_value(std::size_t start, std::size_t end) {
 
 HANDOFF_INLINE bool checker::note_word(contract::envelope_key key) {
     using k = contract::envelope_key;
-    if (key != k::status && key != k::reason_code) {
-        return true;
-    }
-    // reason_code's rule, once both are in: a reason code exactly when capped. The other was
-    // read into typed_ too, or the tokenizer judges the rule.
-    const unsigned other = 1U << contract::index(key == k::status ? k::reason_code : k::status);
-    if ((stack_.front().fields_seen & other) != 0 &&
-        ((fields_typed_ & other) == 0 ||
-         (typed_.status == contract::reason_code_required_when) != typed_.reason_code.has_value())) {
-        return false;
-    }
     if (key == k::status) {
         words_.status_word = typed_.status;
-    } else {
+    } else if (key == k::reason_code) {
         words_.reason.emplace(typed_.reason_code);
+    } else {
+        return true;
     }
-    return true;
+    // reason_code's rule, once both are in (whichever pass read the other): when it is broken,
+    // the tokenizer reads the value again and words the verdict.
+    return words_.kept(false);
 }
 
 HANDOFF_INLINE void checker::replay_members(std::size_t upto) {

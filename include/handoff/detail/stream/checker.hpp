@@ -251,8 +251,8 @@ private:
     [[nodiscard]] bool member_opened(bool object) const;
     /// The value at [start, end] read into the envelope and judged: false at any doubt.
     bool member_value(std::size_t start, std::size_t end);
-    /// status or reason_code was just read into typed_: noted beside the other, unless
-    /// reason_code's rule is broken (false; the tokenizer gives the verdict).
+    /// status or reason_code was just read into typed_: noted beside the other; false when
+    /// reason_code's rule is then broken (the tokenizer gives the verdict).
     bool note_word(contract::envelope_key key);
     /// The object read token by token from the byte after its last member read to `upto`,
     /// and from then on.
