@@ -557,6 +557,39 @@ TEST_CASE("checks alive at once on one thread keep their own texts and member ar
     CHECK(finishes_as_received(b, r, second));
 }
 
+TEST_CASE("a thread that streams replies for task schemas in turn judges each by its own", "[stream]") {
+    // A thread keeps the parts of the last task schema it streamed for: schemas made and dropped
+    // in turn on one thread (a new one may be given the address of one dropped) each judge the
+    // same reply by their own parts. Under the records schema the reply's second record, whose
+    // price is of the wrong type, is the verdict; the sections schema never admits its records.
+    std::string bad = read_fixture("worked_example/run1_token_cap.json");
+    const std::string price = "\"price\": 249.0";
+    bad.replace(bad.find(price), price.size(), "\"price\": \"cheap\"");
+    for (int round = 0; round < 6; ++round) {
+        INFO("round " << round);
+        const bool records_first = round % 2 == 0;
+        std::unique_ptr<handoff::receiver<>> records;
+        std::unique_ptr<handoff::receiver<>> sections;
+        for (int made = 0; made < 2; ++made) { // made in turn, one order then the other
+            if ((made == 0) == records_first) {
+                records = std::make_unique<handoff::receiver<>>(handoff_test::records_schema());
+            } else {
+                sections = std::make_unique<handoff::receiver<>>(handoff_test::sections_schema());
+            }
+        }
+        for (const handoff::receiver<>* r : {records.get(), sections.get(), records.get()}) {
+            const bool by_records = r == records.get();
+            const auto verdict = stream_bytes(*r, bad);
+            REQUIRE(verdict);
+            CHECK((verdict->what.pointer == "/partial_result/records/1/price") == by_records);
+            CHECK(receive_reports(*r, bad, verdict->what));
+            handoff::stream_check<> check(*r);
+            check.push(bad);
+            CHECK(finishes_as_received(check, *r, bad));
+        }
+    }
+}
+
 TEST_CASE("a check is moved, never copied, and a moved check goes on where it was", "[stream]") {
     static_assert(!std::is_copy_constructible_v<handoff::stream_check<>>);
     static_assert(!std::is_copy_assignable_v<handoff::stream_check<>>);

@@ -442,10 +442,10 @@ private:
     std::optional<compiled_schema> result_;
 };
 
-/// The parts of `root` for a new streaming check: compiled once for the last few task schemas
-/// used (each entry keeps its schema alive, so an address is never another schema's), shared
-/// and immutable, so checks on many threads read them at once.
-[[nodiscard]] inline std::shared_ptr<const task_paths> shared_task_paths(const compiled_schema& root) {
+/// The parts of `root`, compiled once for the last few task schemas used (each entry keeps its
+/// schema alive, so an address is never another schema's), shared and immutable, so checks on
+/// many threads read them at once.
+[[nodiscard]] inline std::shared_ptr<const task_paths> recent_task_paths(const compiled_schema& root) {
     static std::mutex guard;
     static std::vector<std::shared_ptr<const task_paths>> recent; // most recent last
     constexpr std::size_t kept = 16;
@@ -463,6 +463,17 @@ private:
         recent.erase(recent.begin());
     }
     return recent.back();
+}
+
+/// The parts of `root` for a new streaming check. A thread keeps the last parts it was given
+/// (alive, as recent_task_paths keeps them), so the checks it runs one after another on one
+/// task schema take no lock.
+[[nodiscard]] inline std::shared_ptr<const task_paths> shared_task_paths(const compiled_schema& root) {
+    thread_local std::shared_ptr<const task_paths> last;
+    if (!last || last->root() != &root.document()) {
+        last = recent_task_paths(root);
+    }
+    return last;
 }
 
 } // namespace handoff::detail::stream
