@@ -568,14 +568,15 @@ TEST_CASE("a thread that streams replies for task schemas in turn judges each by
     for (int round = 0; round < 6; ++round) {
         INFO("round " << round);
         const bool records_first = round % 2 == 0;
-        std::unique_ptr<handoff::receiver<>> records;
+        const auto make = [](const nlohmann::json& schema) { return std::make_unique<handoff::receiver<>>(schema); };
+        std::unique_ptr<handoff::receiver<>> records; // made in one order, then the other
         std::unique_ptr<handoff::receiver<>> sections;
-        for (int made = 0; made < 2; ++made) { // made in turn, one order then the other
-            if ((made == 0) == records_first) {
-                records = std::make_unique<handoff::receiver<>>(handoff_test::records_schema());
-            } else {
-                sections = std::make_unique<handoff::receiver<>>(handoff_test::sections_schema());
-            }
+        if (records_first) {
+            records = make(handoff_test::records_schema());
+            sections = make(handoff_test::sections_schema());
+        } else {
+            sections = make(handoff_test::sections_schema());
+            records = make(handoff_test::records_schema());
         }
         for (const handoff::receiver<>* r : {records.get(), sections.get(), records.get()}) {
             const bool by_records = r == records.get();
