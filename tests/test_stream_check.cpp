@@ -737,6 +737,78 @@ TEST_CASE("finish() builds on the envelope the stream established, and only wher
     CHECK(finish_is_receive(nulls, text));
 }
 
+TEST_CASE("after a task-schema verdict the stream reads on, and finish() builds on what it read", "[stream]") {
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::string good = "\"price\": 249.0";
+    text.replace(text.find(good), good.size(), "\"price\": \"cheap\"");
+    for (const bool ok : {false, true}) {
+        std::string reply = text;
+        if (ok) { // beside "ok" the verdict fails the reply at step 3; beside "capped" it only drops the result
+            reply.replace(reply.find("\"capped\""), 8, "\"ok\"");
+            reply.replace(reply.find("\"TOKEN_CAP\""), 11, "null");
+        }
+        INFO("status ok: " << ok);
+        auto state = pushed(records_receiver(), reply);
+        REQUIRE(state.doomed());
+        CHECK(state.doomed()->what.step == handoff::step::task_schema);
+        CHECK(state.doomed()->offset == reply.find('}', reply.find("\"cheap\""))); // the item's end, as before
+        const auto established = state.take_established();
+        REQUIRE(established.has_value());
+        CHECK_FALSE(established->result_valid); // step 3 runs on partial_result whole
+        CHECK(established->env.partial_result == nlohmann::json::parse(reply).at("partial_result"));
+        CHECK(finish_is_receive(records_receiver(), reply));
+        CHECK(handoff::to_json(records_receiver().receive(reply)).dump() ==
+              handoff::to_json([&] {
+                  handoff::stream_check<> check(records_receiver());
+                  check.push(reply);
+                  return check.finish();
+              }())
+                  .dump());
+    }
+    // A step 1 or 2 failure after it: the first verdict stays, and finish() reads the text whole.
+    std::string broken = text;
+    broken.replace(broken.find("\"unit\": \"records\""), 17, "\"unit\": 7");
+    auto state = pushed(records_receiver(), broken);
+    REQUIRE(state.doomed());
+    CHECK(state.doomed()->what.step == handoff::step::task_schema);
+    CHECK_FALSE(state.take_established().has_value());
+    CHECK(finish_is_receive(records_receiver(), broken));
+    CHECK(records_receiver().receive(broken).failed_step == handoff::step::envelope_schema);
+}
+
+TEST_CASE("a reply cut after a task-schema verdict salvages only what was complete before the verdict", "[stream]") {
+    std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const std::string good = "\"price\": 249.0";
+    text.replace(text.find(good), good.size(), "\"price\": \"cheap\"");
+    const std::size_t verdict_at = text.find('}', text.find("\"cheap\""));
+    const nlohmann::json records =
+        handoff_test::read_fixture_json("worked_example/run1_token_cap.json").at("partial_result").at("records");
+    const nlohmann::json before = nlohmann::json{{"records", {records[0]}}};
+    // Cut at the verdict, among the items after it, and after the array and partial_result closed.
+    for (const std::size_t cut :
+         {verdict_at + 1, text.find("\"record 9\""), text.find("\"schema_ok\""), text.find("\"budget\"")}) {
+        INFO("cut at " << cut);
+        handoff::stream_check<> check(records_receiver());
+        for (std::size_t at = 0; at < cut; at += 7) {
+            check.push(std::string_view(text).substr(at, std::min<std::size_t>(7, cut - at)));
+        }
+        REQUIRE(check.doomed());
+        CHECK(check.doomed()->offset == verdict_at);
+        const auto salvage = check.salvage();
+        REQUIRE(salvage);
+        CHECK(salvage->partial_result == before);
+        CHECK(salvage->complete_items == 1);
+    }
+    // A verdict on partial_result whole, as it closes, keeps nothing of it.
+    const std::string missing =
+        R"({"status": "capped", "reason_code": "TOKEN_CAP", "partial_result": {"sections": ["a"]}, )";
+    handoff::stream_check<> check(sections_receiver());
+    check.push(missing + R"("schema_ok": true, "coverage": {"items_expected": 1)");
+    REQUIRE(check.doomed());
+    CHECK(check.doomed()->offset == missing.find('}'));
+    CHECK_FALSE(check.salvage());
+}
+
 TEST_CASE("finish() on what the stream established runs the semantic checks receive runs", "[stream]") {
     const handoff::receiver<> invoices = handoff_test::invoice_receiver();
     std::size_t established = 0;

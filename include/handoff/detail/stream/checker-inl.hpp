@@ -62,8 +62,8 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
         text_.append(chunk.substr(0, keep - text_.size()));
     }
     for (std::size_t i = 0; i < chunk.size();) {
-        if (verdict_) {
-            seen_ += chunk.size() - i; // the verdict is given: the rest is only kept for finish()
+        if (halted_) {
+            seen_ += chunk.size() - i; // the check halted: the rest is only kept for finish()
             return;
         }
         const std::size_t offset = seen_;
@@ -143,10 +143,10 @@ HANDOFF_INLINE void checker::byte(char c) {
     }
     token out[tokenizer::max_tokens_per_byte];
     const std::size_t n = tokens_.feed(c, offset, out);
-    for (std::size_t i = 0; i < n && !verdict_ && !unsure_; ++i) {
+    for (std::size_t i = 0; i < n && !halted_ && !unsure_; ++i) {
         token_read(out[i]);
     }
-    if (tokens_.failed() && !verdict_ && !unsure_) {
+    if (tokens_.failed() && !halted_ && !unsure_) {
         grammar_failure(offset, options_.strict);
     }
 }
@@ -287,7 +287,7 @@ HANDOFF_INLINE void checker::open(bool object, std::size_t offset) {
     if (stack_.back().built && stack_.back().where == region::task && !object) {
         list_ = list_candidate(stack_.back(), offset);
     }
-    if (stack_.size() == 1 && !verdict_) {
+    if (stack_.size() == 1 && !halted_) {
         members_ = members_candidate(offset + 1, true);
     }
 }
@@ -366,7 +366,7 @@ HANDOFF_INLINE void checker::key(const token& t) {
     if (envelope_checks_ && f.key_index == f.fields.size()) {
         envelope_failure(probe(nullptr), child_pointer(), offset);
         // The object keeps no unknown key (lean_root): without a verdict, receive decides.
-        unsure_ = unsure_ || (lean && !verdict_);
+        unsure_ = unsure_ || (lean && !halted_);
     }
 }
 
@@ -387,7 +387,7 @@ HANDOFF_INLINE nlohmann::json checker::whole_object(std::size_t end) const {
 }
 
 HANDOFF_INLINE bool checker::never_admitted(const frame& f) const {
-    return f.closed && schema_ok_ != false && (f.names == nullptr || !f.names->contains(f.key));
+    return f.closed && judging() && (f.names == nullptr || !f.names->contains(f.key));
 }
 
 HANDOFF_INLINE void checker::unknown_task_member(std::size_t offset) {
@@ -434,7 +434,7 @@ HANDOFF_INLINE void checker::scalar(const token& t) {
                        stack_.back().key_index != contract::index(contract::envelope_key::partial_result);
     const std::size_t key = field ? stack_.back().key_index : 0;
     value_done(std::move(*v), offset);
-    if (field && !verdict_ &&
+    if (field && !halted_ &&
         thread_value_readers().field.read_field(std::string_view(text_).substr(t.start, t.end - t.start),
                                                 options_.limits, static_cast<contract::envelope_key>(key), typed_)) {
         fields_typed_ |= 1U << key;
@@ -616,7 +616,7 @@ HANDOFF_INLINE std::optional<const part_judge*> checker::whole_judge(const nlohm
 
 HANDOFF_INLINE bool checker::read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v,
                                         std::size_t& values) const {
-    const part_judge* part = schema_ok_ != false ? judge : nullptr;
+    const part_judge* part = judging() ? judge : nullptr;
     fast_json& in = thread_value_readers().unit;
     in.reset(text, options_.limits);
     const bool read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v, value_depth()));
@@ -676,7 +676,7 @@ HANDOFF_INLINE std::size_t checker::list_reader_bytes(std::string_view s) {
 
 HANDOFF_INLINE bool checker::list_item_read(std::size_t end) {
     item_reader& r = list_->reader;
-    const part_judge* part = schema_ok_ != false ? list_->judge : nullptr;
+    const part_judge* part = judging() ? list_->judge : nullptr;
     if (values_ + r.values() > options_.limits.max_values ||
         (part != nullptr && !part->accepts(r.value(), value_depth()))) {
         return false;
@@ -715,7 +715,7 @@ HANDOFF_INLINE void checker::replay_list(std::size_t upto) {
 }
 
 HANDOFF_INLINE std::optional<checker::quick_members> checker::members_candidate(std::size_t start, bool first) const {
-    if (!where_.strings_opaque() || verdict_ || unsure_ || stack_.size() != 1 || !lean_root(stack_.front())) {
+    if (!where_.strings_opaque() || halted_ || unsure_ || stack_.size() != 1 || !lean_root(stack_.front())) {
         return std::nullopt;
     }
     quick_members m;
@@ -828,9 +828,9 @@ HANDOFF_INLINE std::size_t checker::read_tokens(std::string_view s, std::size_t 
         token_read(t);
         // A value or a list the quick pass reads stops the tokenizer at its bracket, the member
         // pass after the value it goes on from.
-        return !verdict_ && !unsure_ && !quick_ && !list_ && !members_;
+        return !halted_ && !unsure_ && !quick_ && !list_ && !members_;
     });
-    if (tokens_.failed() && !verdict_ && !unsure_) {
+    if (tokens_.failed() && !halted_ && !unsure_) {
         grammar_failure(offset + read - 1, options_.strict);
     }
     return read;
@@ -863,7 +863,7 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
                 envelope_failure(v.is_object() ? whole_object(offset + 1) : v, "", offset);
             }
         }
-        if (!verdict_) {
+        if (!halted_) {
             closed_result_ = std::move(result);
             object_end_ = offset;
         }
@@ -874,10 +874,10 @@ HANDOFF_INLINE void checker::value_done(nlohmann::json&& v, std::size_t offset, 
         (parent.where == region::envelope_object || parent.where == region::envelope_list)) {
         check_envelope_value(parent, v, offset);
     }
-    if (paths_ && schema_ok_ != false && !verdict_ && !judged) {
+    if (paths_ && judging() && !halted_ && !judged) {
         check_task_value(parent, v, offset);
     }
-    if (verdict_) {
+    if (halted_) {
         return;
     }
     frame& into = stack_.back();
@@ -920,7 +920,7 @@ HANDOFF_INLINE void checker::check_envelope_value(const frame& parent, const nlo
         // Only partial_result's kind matters to step 2; the task schema judges the rest.
         envelope_failure(probe(result && v.is_object() ? nlohmann::json::object() : v), child_pointer(), offset);
     }
-    if (!top || verdict_) {
+    if (!top || halted_) {
         return;
     }
     if (parent.key_index == contract::index(key::schema_ok) && v.is_boolean()) {
@@ -1255,9 +1255,15 @@ HANDOFF_INLINE void checker::envelope_failure(const nlohmann::json& doc, const s
 }
 
 HANDOFF_INLINE void checker::doom(problem p, std::size_t offset) {
+    const bool task = p.step == step::task_schema;
     if (!verdict_) {
+        if (task) {
+            salvage_mark_ = mark_salvage();
+        }
         verdict_ = stream_verdict{std::move(p), offset};
     }
+    halted_ = halted_ || !task;
+    task_failed_ = task_failed_ || task;
 }
 
 /// The largest array in `v` (itself included): its item count and pointer.
@@ -1277,33 +1283,85 @@ HANDOFF_INLINE void largest_array(const nlohmann::json& v, const std::string& po
     }
 }
 
-HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
-    if (tokens_.done() || stack_.empty()) {
-        return std::nullopt;
-    }
-    stream_salvage out;
+HANDOFF_INLINE std::size_t checker::result_frame() const noexcept {
     std::size_t root = 0;
     while (root < stack_.size() && stack_[root].where != region::task_root) {
         ++root;
     }
+    return root;
+}
+
+HANDOFF_INLINE std::optional<nlohmann::json> checker::result_so_far() const {
+    const std::size_t root = result_frame();
     const nlohmann::json& envelope = stack_.front().value;
     if (root < stack_.size()) {
-        out.partial_result = stack_[root].value;
+        nlohmann::json result = stack_[root].value;
         // A member cut short is kept when it is an array: its whole items are complete values.
         if (root + 1 < stack_.size() && !stack_[root + 1].object) {
-            out.partial_result[stack_[root].key] = value_so_far(stack_[root + 1]);
+            result[stack_[root].key] = value_so_far(stack_[root + 1]);
         }
-    } else if (result_closed_ && envelope.contains("partial_result") && envelope["partial_result"].is_object()) {
-        out.partial_result = envelope["partial_result"];
-    } else {
+        return result;
+    }
+    if (result_closed_ && envelope.contains("partial_result") && envelope["partial_result"].is_object()) {
+        return envelope["partial_result"];
+    }
+    return std::nullopt;
+}
+
+HANDOFF_INLINE checker::salvage_mark checker::mark_salvage() const {
+    salvage_mark mark;
+    const std::size_t root = result_frame();
+    if (root == stack_.size()) {
+        return mark; // partial_result not begun, or complete and judged: nothing is kept
+    }
+    mark.result_open = true;
+    for (const auto& member : stack_[root].value.items()) {
+        mark.members.push_back(member.key());
+    }
+    if (root + 1 < stack_.size() && !stack_[root + 1].object) {
+        const frame& array = stack_[root + 1];
+        mark.array = stack_[root].key;
+        mark.items = array.items ? array.items->get().size() : array.value.size();
+    }
+    return mark;
+}
+
+/// `result` as far as `mark` keeps it: its members complete then, and the array being read
+/// then to the items complete then.
+template <class Mark>
+nlohmann::json marked_result(nlohmann::json&& result, const Mark& mark) {
+    nlohmann::json kept = nlohmann::json::object();
+    for (const std::string& name : mark.members) {
+        const auto at = result.find(name);
+        if (at != result.end()) {
+            kept[name] = std::move(*at);
+        }
+    }
+    const auto at = mark.array ? result.find(*mark.array) : result.end();
+    if (at != result.end() && at->is_array()) {
+        auto& items = at->template get_ref<nlohmann::json::array_t&>();
+        items.erase(items.begin() + static_cast<std::ptrdiff_t>(std::min(items.size(), mark.items)), items.end());
+        kept[*mark.array] = std::move(*at);
+    }
+    return kept;
+}
+
+HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
+    if (tokens_.done() || stack_.empty() || (salvage_mark_ && !salvage_mark_->result_open)) {
         return std::nullopt;
     }
+    std::optional<nlohmann::json> result = result_so_far();
+    if (!result) {
+        return std::nullopt;
+    }
+    stream_salvage out;
+    out.partial_result = salvage_mark_ ? marked_result(std::move(*result), *salvage_mark_) : std::move(*result);
     largest_array(out.partial_result, "/partial_result", out);
     return out;
 }
 
 HANDOFF_INLINE std::optional<established_reply> checker::take_established() {
-    if (verdict_ || pending_failure_ || unsure_ || !closed_result_ || !envelope_checks_ || seen_ != text_.size() ||
+    if (halted_ || pending_failure_ || unsure_ || !closed_result_ || !envelope_checks_ || seen_ != text_.size() ||
         seen_ > options_.limits.max_bytes) {
         return std::nullopt;
     }

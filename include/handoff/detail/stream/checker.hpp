@@ -303,7 +303,25 @@ private:
     void settle_failure();
     void envelope_failure(const nlohmann::json& doc, const std::string& pointer, std::size_t offset,
                           bool type_only = false);
+    /// What a salvage keeps once a task-schema verdict was given: what was complete then.
+    struct salvage_mark {
+        bool result_open = false;         // partial_result was being read
+        std::vector<std::string> members; // its members complete then
+        std::optional<std::string> array; // its member array being read then
+        std::size_t items = 0;            // and that array's items complete then
+    };
+    /// A verdict certain at `offset`: the first is kept. One of step 1 or 2 halts the check; one
+    /// of step 3 stops the judging of task values only.
     void doom(problem p, std::size_t offset);
+    /// Whether task values are judged: not once the reply said `"schema_ok": false` (receive
+    /// treats partial_result as absent then), nor after a task-schema verdict.
+    [[nodiscard]] bool judging() const noexcept { return schema_ok_ != false && !task_failed_; }
+    /// partial_result's frame on the stack (the stack's size: none open).
+    [[nodiscard]] std::size_t result_frame() const noexcept;
+    /// partial_result as far as it was read, its complete values only (nullopt: none read).
+    [[nodiscard]] std::optional<nlohmann::json> result_so_far() const;
+    /// What a salvage keeps of what was read from now on.
+    [[nodiscard]] salvage_mark mark_salvage() const;
 
     const receiver_options& options_;
     const compiled_schema* task_schema_;
@@ -315,6 +333,15 @@ private:
     std::size_t seen_ = 0;
     std::size_t values_ = 0;
     std::optional<stream_verdict> verdict_;
+    /// The check reads no further: a verdict of step 1 or 2 (the bytes after it are only kept
+    /// for finish(), which reads the text whole).
+    bool halted_ = false;
+    /// A task-schema verdict was given: the check reads on, every rule of steps 1 and 2 still
+    /// applied but no task value judged, so that finish() builds on what it read (step 3 then
+    /// runs on partial_result whole, as receive runs it) instead of reading the text again.
+    bool task_failed_ = false;
+    /// What salvage() would have kept when that verdict was given: it keeps no more after it.
+    std::optional<salvage_mark> salvage_mark_;
     /// A grammar failure waiting for the end of the token it is in (grammar_failure).
     struct failed_token {
         std::size_t offset = 0;
