@@ -809,6 +809,56 @@ TEST_CASE("a reply cut after a task-schema verdict salvages only what was comple
     CHECK_FALSE(check.salvage());
 }
 
+TEST_CASE("an item with no closed object in it that fails its part is the verdict at its end, as when its keys "
+          "are followed one by one",
+          "[stream]") {
+    // No object in an item of these arrays is closed, so no key inside one can be a verdict
+    // before the item ends: an item that fails its part is the verdict at its end, with the
+    // problem its part gives, and the list pass reads on. The same schema with every item part
+    // closed (which changes no verdict on these replies) has each failing item read again token
+    // by token, its keys followed: the verdicts must be the same.
+    const nlohmann::json open_schema = handoff_test::read_fixture_json("schemas/stream_open_items.schema.json");
+    nlohmann::json closed_schema = open_schema;
+    for (const char* member : {"records", "codes", "pairs", "counts"}) {
+        closed_schema["properties"][member]["items"]["additionalProperties"] = false;
+    }
+    closed_schema["properties"]["records"]["items"]["properties"]["seller"]["additionalProperties"] = false;
+    const handoff::receiver<> open(handoff::compiled_schema::from_json(open_schema));
+    const handoff::receiver<> closed(handoff::compiled_schema::from_json(closed_schema));
+    const std::string head = R"({"status": "ok", "reason_code": null, "schema_ok": true, "partial_result": )";
+    const std::string tail = R"(, "coverage": {"items_expected": 3, "items_completed": 3, "unit": "items",)"
+                             R"( "fraction": 1.0}, "steps": {"completed": ["read"], "remaining": []}})";
+    struct reply {
+        std::string result;
+        std::string ends_at; // the verdict is at the last byte of its first occurrence
+        std::string pointer;
+    };
+    const reply replies[] = {
+        {R"({"records": [{"id": "a", "price": 1}, {"id": "b", "price": -1}, {"id": "c"}]})", R"("price": -1})",
+         "/partial_result/records/1/price"},
+        {R"({"records": [{"id": "a", "seller": {"name": "far too long"}}, {"id": "c"}]})", R"("far too long"}})",
+         "/partial_result/records/0/seller/name"},
+        {R"({"records": [{"id": "a"}, {"price": 2}]})", R"({"price": 2})", "/partial_result/records/1"},
+        {R"({"codes": ["abc", "abcd", "x"]})", R"("abcd")", "/partial_result/codes/1"},
+        {R"({"pairs": [[1], [1, 2, 3], []]})", "[1, 2, 3]", "/partial_result/pairs/1"},
+        {R"({"counts": [1, -2, 3]})", "-2,", "/partial_result/counts/1"}, // a number: at the byte after it
+    };
+    for (const reply& r : replies) {
+        const std::string text = head + r.result + tail;
+        INFO(text);
+        const handoff::stream_verdict at_end = doomed_as_received(open, text);
+        const handoff::stream_verdict followed = doomed_as_received(closed, text);
+        CHECK(at_end.offset == end_of(text, r.ends_at));
+        CHECK(at_end.what.pointer == r.pointer);
+        CHECK(at_end.offset == followed.offset);
+        CHECK(at_end.what.step == handoff::step::task_schema);
+        CHECK(at_end.what.code == followed.what.code);
+        CHECK(at_end.what.pointer == followed.what.pointer);
+        CHECK(at_end.what.message == followed.what.message);
+        CHECK(finish_is_receive(open, text));
+    }
+}
+
 TEST_CASE("finish() on what the stream established runs the semantic checks receive runs", "[stream]") {
     const handoff::receiver<> invoices = handoff_test::invoice_receiver();
     std::size_t established = 0;

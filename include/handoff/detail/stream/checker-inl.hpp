@@ -554,7 +554,7 @@ HANDOFF_INLINE void checker::quick_close(std::size_t end) {
         read = in.read_field(text, options_.limits, static_cast<contract::envelope_key>(field), typed_);
         values = in.values();
     } else {
-        read = read_whole(text, q.judge, v, values);
+        read = read_whole(text, q.judge, v, values) == whole_read::passed;
     }
     if (!read || values_ + values - 1 > options_.limits.max_values) {
         // Not plainly well-formed and passing: the exact reading gives the verdict, at its byte.
@@ -593,6 +593,7 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     l.start = offset;
     l.resume = offset + 1;
     l.judge = *judge;
+    l.verdict_at_end = !paths_->facts(array.every_item).closed_within;
     l.scan = list_scan(unit_room());
     l.reader = item_reader(options_.limits, unit_room());
     return l;
@@ -614,14 +615,17 @@ HANDOFF_INLINE std::optional<const part_judge*> checker::whole_judge(const nlohm
     return judge;
 }
 
-HANDOFF_INLINE bool checker::read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v,
-                                        std::size_t& values) const {
+HANDOFF_INLINE checker::whole_read checker::read_whole(std::string_view text, const part_judge* judge,
+                                                       nlohmann::json& v, std::size_t& values) const {
     const part_judge* part = judging() ? judge : nullptr;
     fast_json& in = thread_value_readers().unit;
     in.reset(text, options_.limits);
-    const bool read = in.read_value(v) && in.finish() && (part == nullptr || part->accepts(v, value_depth()));
+    const bool read = in.read_value(v) && in.finish();
     values = in.values();
-    return read;
+    if (!read) {
+        return whole_read::refused;
+    }
+    return part == nullptr || part->accepts(v, value_depth()) ? whole_read::passed : whole_read::failed;
 }
 
 HANDOFF_INLINE bool checker::item_fits(const frame& array) const {
@@ -677,9 +681,11 @@ HANDOFF_INLINE std::size_t checker::list_reader_bytes(std::string_view s) {
 HANDOFF_INLINE bool checker::list_item_read(std::size_t end) {
     item_reader& r = list_->reader;
     const part_judge* part = judging() ? list_->judge : nullptr;
-    if (values_ + r.values() > options_.limits.max_values ||
-        (part != nullptr && !part->accepts(r.value(), value_depth()))) {
+    if (values_ + r.values() > options_.limits.max_values) {
         return false;
+    }
+    if (part != nullptr && !part->accepts(r.value(), value_depth())) {
+        return list_item_failed(std::move(r.value()), r.values(), end);
     }
     values_ += r.values();
     value_done(std::move(r.value()), end, true);
@@ -691,14 +697,34 @@ HANDOFF_INLINE bool checker::list_item_read(std::size_t end) {
 HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
     nlohmann::json v;
     std::size_t values = 0;
-    if (!read_whole(std::string_view(text_).substr(start, end + 1 - start), list_->judge, v, values) ||
-        values_ + values > options_.limits.max_values) {
+    const whole_read read = read_whole(std::string_view(text_).substr(start, end + 1 - start), list_->judge, v, values);
+    if (read == whole_read::refused || values_ + values > options_.limits.max_values) {
         return false;
+    }
+    if (read == whole_read::failed) {
+        return list_item_failed(std::move(v), values, end);
     }
     values_ += values;
     value_done(std::move(v), end, true);
     list_->resume = end + 1;
     // Near a limit, the exact reading takes over before the item that reaches it.
+    return item_fits(stack_.back());
+}
+
+HANDOFF_INLINE bool checker::list_item_failed(nlohmann::json&& v, std::size_t values, std::size_t end) {
+    // A number ends, for the exact reading, at the byte after it: there its verdict is told.
+    if (!list_->verdict_at_end || v.is_number()) {
+        return false;
+    }
+    // As the exact reading judges the item when it closes (check_task_value), less the reading.
+    problem_list problems = list_->judge->validate(v, child_pointer(), step::task_schema, value_depth());
+    if (problems.empty()) {
+        return false;
+    }
+    values_ += values;
+    doom(std::move(problems.front()), end);
+    value_done(std::move(v), end, true);
+    list_->resume = end + 1;
     return item_fits(stack_.back());
 }
 

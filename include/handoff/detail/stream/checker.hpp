@@ -195,6 +195,9 @@ private:
         std::size_t start = 0;             // the array's bracket
         std::size_t resume = 0;            // the byte after the last item read, or the bracket's
         const part_judge* judge = nullptr; // every item's part, or none
+        /// No key inside an item can be a verdict before the item's end (no object the check
+        /// follows as closed lies in it): an item that fails its part is the verdict at its end.
+        bool verdict_at_end = false;
         list_scan scan{0};
         /// An object item is read as it arrives by `reader` (reading: one is under way).
         item_reader reader;
@@ -207,10 +210,11 @@ private:
     /// none (nullptr: no part, no task schema, a part that constrains nothing); nullopt where it
     /// cannot be judged whole, and its objects are followed token by token.
     [[nodiscard]] std::optional<const part_judge*> whole_judge(const nlohmann::json* part) const;
+    /// How a value read whole fared: not read as it stands, read but failing its part, or passing.
+    enum class whole_read : std::uint8_t { refused, failed, passed };
     /// `text` read whole into `v` by the thread's one-pass reader, and judged by `judge` unless
-    /// the reply said `"schema_ok": false`: whether it read and passed. `values`: how many
-    /// values it held.
-    bool read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v, std::size_t& values) const;
+    /// the reply said `"schema_ok": false`. `values`: how many values it held.
+    whole_read read_whole(std::string_view text, const part_judge* judge, nlohmann::json& v, std::size_t& values) const;
     /// The list pass for `array`, the frame just opened at `offset`, or nullopt.
     [[nodiscard]] std::optional<quick_list> list_candidate(const frame& array, std::size_t offset) const;
     /// Whether the next item of `array` stays within every limit whatever it is.
@@ -223,6 +227,11 @@ private:
     std::size_t list_reader_bytes(std::string_view s);
     /// The item the reader read, ending at `end`, judged and appended: false at any doubt.
     bool list_item_read(std::size_t end);
+    /// Item `v` (holding `values` values), read whole and within every bound, ending at `end`,
+    /// failed its part: where the verdict is certain at its end (verdict_at_end), that verdict,
+    /// worded as the exact reading words it, and the item appended; false where the exact
+    /// reading must find it.
+    bool list_item_failed(nlohmann::json&& v, std::size_t values, std::size_t end);
     /// The array read token by token from its last item read to `upto`, its items as units,
     /// and from then on: the exact reading gives any verdict at its byte.
     void replay_list(std::size_t upto);
