@@ -809,21 +809,27 @@ TEST_CASE("a reply cut after a task-schema verdict salvages only what was comple
     CHECK_FALSE(check.salvage());
 }
 
-TEST_CASE("an item with no closed object in it that fails its part is the verdict at its end, as when its keys "
-          "are followed one by one",
+TEST_CASE("an item that fails its part, with no key inside it a closed object refuses, is the verdict at its end, "
+          "as when the item is followed key by key",
           "[stream]") {
-    // No object in an item of these arrays is closed, so no key inside one can be a verdict
-    // before the item ends: an item that fails its part is the verdict at its end, with the
-    // problem its part gives, and the list pass reads on. The same schema with every item part
-    // closed (which changes no verdict on these replies) has each failing item read again token
-    // by token, its keys followed: the verdicts must be the same.
-    const nlohmann::json open_schema = handoff_test::read_fixture_json("schemas/stream_open_items.schema.json");
-    nlohmann::json closed_schema = open_schema;
+    // No key inside these items is one a closed object refuses, so none can be a verdict before
+    // the item ends: an item that fails its part is the verdict at its end, with the problem its
+    // part gives, and the list pass reads on. The same schema with each array's part for all its
+    // items written as `additionalItems` after an empty `items` (the same rules) has no list
+    // pass: each item is read and judged alone, and one that fails is read again token by token,
+    // its keys followed. The verdicts must be the same.
+    const nlohmann::json list_schema = handoff_test::read_fixture_json("schemas/stream_open_items.schema.json");
+    nlohmann::json followed_schema = list_schema;
     for (const char* member : {"records", "codes", "pairs", "counts"}) {
-        closed_schema["properties"][member]["items"]["additionalProperties"] = false;
+        nlohmann::json& array = followed_schema["properties"][member];
+        array["additionalItems"] = array["items"];
+        array["items"] = nlohmann::json::array();
     }
+    nlohmann::json closed_schema = list_schema;
+    closed_schema["properties"]["records"]["items"]["additionalProperties"] = false;
     closed_schema["properties"]["records"]["items"]["properties"]["seller"]["additionalProperties"] = false;
-    const handoff::receiver<> open(handoff::compiled_schema::from_json(open_schema));
+    const handoff::receiver<> listed(handoff::compiled_schema::from_json(list_schema));
+    const handoff::receiver<> followed(handoff::compiled_schema::from_json(followed_schema));
     const handoff::receiver<> closed(handoff::compiled_schema::from_json(closed_schema));
     const std::string head = R"({"status": "ok", "reason_code": null, "schema_ok": true, "partial_result": )";
     const std::string tail = R"(, "coverage": {"items_expected": 3, "items_completed": 3, "unit": "items",)"
@@ -846,17 +852,27 @@ TEST_CASE("an item with no closed object in it that fails its part is the verdic
     for (const reply& r : replies) {
         const std::string text = head + r.result + tail;
         INFO(text);
-        const handoff::stream_verdict at_end = doomed_as_received(open, text);
-        const handoff::stream_verdict followed = doomed_as_received(closed, text);
+        const handoff::stream_verdict at_end = doomed_as_received(listed, text);
+        const handoff::stream_verdict key_by_key = doomed_as_received(followed, text);
         CHECK(at_end.offset == end_of(text, r.ends_at));
-        CHECK(at_end.what.pointer == r.pointer);
-        CHECK(at_end.offset == followed.offset);
         CHECK(at_end.what.step == handoff::step::task_schema);
-        CHECK(at_end.what.code == followed.what.code);
-        CHECK(at_end.what.pointer == followed.what.pointer);
-        CHECK(at_end.what.message == followed.what.message);
-        CHECK(finish_is_receive(open, text));
+        CHECK(at_end.what.pointer == r.pointer);
+        CHECK(at_end.offset == key_by_key.offset);
+        CHECK(at_end.what.code == key_by_key.what.code);
+        CHECK(at_end.what.pointer == key_by_key.what.pointer);
+        CHECK(at_end.what.message == key_by_key.what.message);
+        // Closed objects whose keys are all admitted change nothing.
+        const handoff::stream_verdict closed_verdict = doomed_as_received(closed, text);
+        CHECK(closed_verdict.offset == at_end.offset);
+        CHECK(closed_verdict.what.message == at_end.what.message);
+        CHECK(finish_is_receive(listed, text));
     }
+    // A key a closed object refuses, inside an item that also fails otherwise: the verdict is at
+    // that key, read again token by token.
+    const std::string refused = head + R"({"records": [{"id": "a", "price": -1, "seller": {"nick": "x"}}]})" + tail;
+    const handoff::stream_verdict at_key = doomed_as_received(closed, refused);
+    CHECK(at_key.offset == end_of(refused, R"("nick")"));
+    CHECK_THAT(at_key.what.message, Catch::Matchers::Contains("additionalProperties"));
 }
 
 TEST_CASE("finish() on what the stream established runs the semantic checks receive runs", "[stream]") {

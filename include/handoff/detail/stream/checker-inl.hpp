@@ -593,7 +593,7 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     l.start = offset;
     l.resume = offset + 1;
     l.judge = *judge;
-    l.verdict_at_end = !paths_->facts(array.every_item).closed_within;
+    l.item_part = array.every_item;
     l.scan = list_scan(unit_room());
     l.reader = item_reader(options_.limits, unit_room());
     return l;
@@ -713,7 +713,8 @@ HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
 
 HANDOFF_INLINE bool checker::list_item_failed(nlohmann::json&& v, std::size_t values, std::size_t end) {
     // A number ends, for the exact reading, at the byte after it: there its verdict is told.
-    if (!list_->verdict_at_end || v.is_number()) {
+    // A key inside the item that a closed object never admits is a verdict at that key.
+    if (v.is_number() || !keys_admitted(v, list_->item_part)) {
         return false;
     }
     // As the exact reading judges the item when it closes (check_task_value), less the reading.
@@ -726,6 +727,32 @@ HANDOFF_INLINE bool checker::list_item_failed(nlohmann::json&& v, std::size_t va
     value_done(std::move(v), end, true);
     list_->resume = end + 1;
     return item_fits(stack_.back());
+}
+
+HANDOFF_INLINE bool checker::keys_admitted(const nlohmann::json& v, const nlohmann::json* part) const {
+    if (part == nullptr || !v.is_structured()) {
+        return true; // nothing below is followed
+    }
+    // The parts and closed objects child_frame finds for the containers of the value.
+    const task_paths::part_facts f = paths_->facts(part);
+    if (v.is_object()) {
+        for (const auto& member : v.items()) {
+            if ((f.closed && (f.named == nullptr || !f.named->contains(member.key()))) ||
+                !keys_admitted(member.value(), paths_->member_part(part, member.key()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const nlohmann::json* item = f.every_item != nullptr ? f.every_item
+                                     : f.indexed_items       ? task_paths::item(part, i)
+                                                             : nullptr;
+        if (!keys_admitted(v[i], item)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 HANDOFF_INLINE void checker::replay_list(std::size_t upto) {

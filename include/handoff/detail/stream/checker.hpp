@@ -191,13 +191,11 @@ private:
     /// part for every item, judged alone or in place, or none): the list pass reads each object
     /// item as it arrives and finds where each other item ends, with no token and no frame per
     /// item, and each is judged as it ends.
-    struct quick_list {                    // NOLINT(bugprone-exception-escape): its item_reader holds a json
-        std::size_t start = 0;             // the array's bracket
-        std::size_t resume = 0;            // the byte after the last item read, or the bracket's
-        const part_judge* judge = nullptr; // every item's part, or none
-        /// No key inside an item can be a verdict before the item's end (no object the check
-        /// follows as closed lies in it): an item that fails its part is the verdict at its end.
-        bool verdict_at_end = false;
+    struct quick_list {                            // NOLINT(bugprone-exception-escape): its item_reader holds a json
+        std::size_t start = 0;                     // the array's bracket
+        std::size_t resume = 0;                    // the byte after the last item read, or the bracket's
+        const part_judge* judge = nullptr;         // every item's part, or none
+        const nlohmann::json* item_part = nullptr; // and that part
         list_scan scan{0};
         /// An object item is read as it arrives by `reader` (reading: one is under way).
         item_reader reader;
@@ -228,10 +226,13 @@ private:
     /// The item the reader read, ending at `end`, judged and appended: false at any doubt.
     bool list_item_read(std::size_t end);
     /// Item `v` (holding `values` values), read whole and within every bound, ending at `end`,
-    /// failed its part: where the verdict is certain at its end (verdict_at_end), that verdict,
-    /// worded as the exact reading words it, and the item appended; false where the exact
-    /// reading must find it.
+    /// failed its part: where the verdict is certain at its end, that verdict, worded as the
+    /// exact reading words it, and the item appended; false where the exact reading must find it.
     bool list_item_failed(nlohmann::json&& v, std::size_t values, std::size_t end);
+    /// Whether every object in `v` (itself included), which `part` applies to, holds only keys
+    /// its frame would admit: no object the exact reading follows as closed has a key its
+    /// `properties` does not name, so no key in `v` is a verdict.
+    [[nodiscard]] bool keys_admitted(const nlohmann::json& v, const nlohmann::json* part) const;
     /// The array read token by token from its last item read to `upto`, its items as units,
     /// and from then on: the exact reading gives any verdict at its byte.
     void replay_list(std::size_t upto);

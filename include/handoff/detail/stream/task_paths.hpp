@@ -162,10 +162,6 @@ public:
         /// nullptr where the part is not followed.
         const nlohmann::json* named = nullptr;
         const nlohmann::json* others = nullptr;
-        /// Whether a value this part applies to may hold an object the check follows as closed
-        /// (the part's own, or one of the members' and items' parts below it): then a key inside
-        /// the value may be a verdict before its end. False only where the walk below found none.
-        bool closed_within = true;
     };
 
     [[nodiscard]] static part_facts facts_of(const nlohmann::json* part) {
@@ -276,7 +272,6 @@ private:
         }
         facts_.emplace(s, facts_of(s));
         if (!followable(s)) {
-            facts_.find(s)->second.closed_within = false; // nothing below it is followed
             return;
         }
         std::vector<std::pair<const nlohmann::json*, std::string>> below;
@@ -297,15 +292,12 @@ private:
                 below.emplace_back(it.operator->(), at);
             }
         }
-        bool closed_within = closed(s);
         for (const auto& [part, at] : below) {
             compile_parts(part, depth + 1, at);
             if (parts_.count(part) == 0 && !is_trivial(*part)) {
                 compile_one(part, depth == 0, at);
             }
-            closed_within = closed_within || facts(part).closed_within; // (true past the depth bound)
         }
-        facts_.find(s)->second.closed_within = closed_within;
     }
 
     /// Compiled on its own while the budget lasts (its objects, and the weight of a compiled
