@@ -736,13 +736,11 @@ HANDOFF_INLINE bool checker::keys_admitted(const nlohmann::json& v, const nlohma
     // The parts and closed objects child_frame finds for the containers of the value.
     const task_paths::part_facts f = paths_->facts(part);
     if (v.is_object()) {
-        for (const auto& member : v.items()) {
-            if ((f.closed && (f.named == nullptr || !f.named->contains(member.key()))) ||
-                !keys_admitted(member.value(), paths_->member_part(part, member.key()))) {
-                return false;
-            }
-        }
-        return true;
+        const auto members = v.items();
+        return std::all_of(members.begin(), members.end(), [&](const auto& member) {
+            const bool refused = f.closed && (f.named == nullptr || !f.named->contains(member.key()));
+            return !refused && keys_admitted(member.value(), paths_->member_part(part, member.key()));
+        });
     }
     for (std::size_t i = 0; i < v.size(); ++i) {
         const nlohmann::json* item = f.every_item != nullptr ? f.every_item
