@@ -593,7 +593,6 @@ HANDOFF_INLINE std::optional<checker::quick_list> checker::list_candidate(const 
     l.start = offset;
     l.resume = offset + 1;
     l.judge = *judge;
-    l.item_part = array.every_item;
     l.scan = list_scan(unit_room());
     l.reader = item_reader(options_.limits, unit_room());
     return l;
@@ -687,11 +686,7 @@ HANDOFF_INLINE bool checker::list_item_read(std::size_t end) {
     if (part != nullptr && !part->accepts(r.value(), value_depth())) {
         return list_item_failed(std::move(r.value()), r.values(), end);
     }
-    values_ += r.values();
-    value_done(std::move(r.value()), end, true);
-    list_->resume = end + 1;
-    // Near a limit, the exact reading takes over before the item that reaches it.
-    return item_fits(stack_.back());
+    return list_item_done(std::move(r.value()), r.values(), end);
 }
 
 HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
@@ -704,6 +699,10 @@ HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
     if (read == whole_read::failed) {
         return list_item_failed(std::move(v), values, end);
     }
+    return list_item_done(std::move(v), values, end);
+}
+
+HANDOFF_INLINE bool checker::list_item_done(nlohmann::json&& v, std::size_t values, std::size_t end) {
     values_ += values;
     value_done(std::move(v), end, true);
     list_->resume = end + 1;
@@ -714,19 +713,16 @@ HANDOFF_INLINE bool checker::list_item(std::size_t start, std::size_t end) {
 HANDOFF_INLINE bool checker::list_item_failed(nlohmann::json&& v, std::size_t values, std::size_t end) {
     // A number ends, for the exact reading, at the byte after it: there its verdict is told.
     // A key inside the item that a closed object never admits is a verdict at that key.
-    if (v.is_number() || !keys_admitted(v, list_->item_part)) {
+    const frame& array = stack_.back();
+    if (v.is_number() || !keys_admitted(v, array.every_item)) {
         return false;
     }
-    // As the exact reading judges the item when it closes (check_task_value), less the reading.
-    problem_list problems = list_->judge->validate(v, child_pointer(), step::task_schema, value_depth());
-    if (problems.empty()) {
-        return false;
+    // Judged as the exact reading judges the item when it closes, less the reading.
+    check_task_value(array, v, end);
+    if (!task_failed_) {
+        return false; // (its part refused it once: the exact reading decides)
     }
-    values_ += values;
-    doom(std::move(problems.front()), end);
-    value_done(std::move(v), end, true);
-    list_->resume = end + 1;
-    return item_fits(stack_.back());
+    return list_item_done(std::move(v), values, end);
 }
 
 HANDOFF_INLINE bool checker::keys_admitted(const nlohmann::json& v, const nlohmann::json* part) const {

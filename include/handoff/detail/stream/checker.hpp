@@ -191,11 +191,10 @@ private:
     /// part for every item, judged alone or in place, or none): the list pass reads each object
     /// item as it arrives and finds where each other item ends, with no token and no frame per
     /// item, and each is judged as it ends.
-    struct quick_list {                            // NOLINT(bugprone-exception-escape): its item_reader holds a json
-        std::size_t start = 0;                     // the array's bracket
-        std::size_t resume = 0;                    // the byte after the last item read, or the bracket's
-        const part_judge* judge = nullptr;         // every item's part, or none
-        const nlohmann::json* item_part = nullptr; // and that part
+    struct quick_list {                    // NOLINT(bugprone-exception-escape): its item_reader holds a json
+        std::size_t start = 0;             // the array's bracket
+        std::size_t resume = 0;            // the byte after the last item read, or the bracket's
+        const part_judge* judge = nullptr; // every item's part, or none
         list_scan scan{0};
         /// An object item is read as it arrives by `reader` (reading: one is under way).
         item_reader reader;
@@ -225,6 +224,9 @@ private:
     std::size_t list_reader_bytes(std::string_view s);
     /// The item the reader read, ending at `end`, judged and appended: false at any doubt.
     bool list_item_read(std::size_t end);
+    /// Item `v` (holding `values` values), ending at `end`, read and judged: appended to the
+    /// array the list pass reads (false when the next item may reach a limit).
+    bool list_item_done(nlohmann::json&& v, std::size_t values, std::size_t end);
     /// Item `v` (holding `values` values), read whole and within every bound, ending at `end`,
     /// failed its part: where the verdict is certain at its end, that verdict, worded as the
     /// exact reading words it, and the item appended; false where the exact reading must find it.
