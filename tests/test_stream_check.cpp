@@ -809,6 +809,55 @@ TEST_CASE("a reply cut after a task-schema verdict salvages only what was comple
     CHECK_FALSE(check.salvage());
 }
 
+TEST_CASE("a reply that says schema_ok false keeps no salvage, nor one whose brackets close after a verdict that "
+          "halts the check",
+          "[stream]") {
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string t = text;
+        REQUIRE(t.find(from) != std::string::npos);
+        return t.replace(t.find(from), from.size(), to);
+    };
+    const auto pushed_to = [](const std::string& t, std::size_t cut) {
+        handoff::stream_check<> check(records_receiver());
+        for (std::size_t at = 0; at < cut; at += 7) {
+            check.push(std::string_view(t).substr(at, std::min<std::size_t>(7, cut - at)));
+        }
+        return check;
+    };
+    const std::size_t records =
+        handoff_test::read_fixture_json("worked_example/run1_token_cap.json").at("partial_result").at("records").size();
+    // "schema_ok" after partial_result, cut after it; then before partial_result, cut inside it.
+    // receive treats partial_result as absent when the reply says false: nothing is salvaged.
+    const std::string late = replaced("\"schema_ok\": true", "\"schema_ok\": false");
+    CHECK_FALSE(pushed_to(late, late.find("\"budget\"")).salvage());
+    REQUIRE(pushed_to(text, text.find("\"budget\"")).salvage());
+    CHECK(pushed_to(text, text.find("\"budget\"")).salvage()->complete_items == records);
+    for (const char* said : {"false", "true"}) {
+        std::string early = replaced("\"schema_ok\": true,", "");
+        early.insert(early.find("\"status\""), std::string("\"schema_ok\": ") + said + ", ");
+        const auto salvage = pushed_to(early, early.find("\"Standing desk\"")).salvage();
+        CHECK(salvage.has_value() == (std::string(said) == "true"));
+    }
+    // A field of the wrong type (step 2) and a word JSON does not have (step 1), both after
+    // partial_result: the check halts there, and knows the object closed by its brackets.
+    for (const auto& [wrong, halted_at] :
+         {std::pair<const char*, handoff::step>{"\"yes\"", handoff::step::envelope_schema},
+          std::pair<const char*, handoff::step>{"tru", handoff::step::parse}}) {
+        const std::string broken = replaced("\"schema_ok\": true", std::string("\"schema_ok\": ") + wrong);
+        INFO(broken.substr(broken.find("\"schema_ok\""), 20));
+        const auto whole = pushed_to(broken, broken.size());
+        REQUIRE(whole.doomed());
+        CHECK(whole.doomed()->what.step == halted_at);
+        CHECK_FALSE(whole.salvage());
+        // Cut after the verdict, inside the object: what was complete when it came.
+        const auto cut = pushed_to(broken, broken.find("\"budget\""));
+        REQUIRE(cut.doomed());
+        REQUIRE(cut.salvage());
+        CHECK(cut.salvage()->complete_items == records);
+    }
+}
+
 TEST_CASE("an item that fails its part, with no key inside it a closed object refuses, is the verdict at its end, "
           "as when the item is followed key by key",
           "[stream]") {

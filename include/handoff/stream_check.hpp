@@ -63,9 +63,11 @@ public:
     }
 
     /// When the reply stopped inside its object (the provider's token cap): the complete,
-    /// passing part of partial_result. Empty for a reply whose object closed, or that was cut
-    /// before partial_result began. Never a result: finish() reports the cut reply as a parse
-    /// failure.
+    /// passing part of partial_result. Empty for a reply whose object closed (after a verdict of
+    /// step 1 or 2, its brackets closed in the text), that was cut before partial_result began,
+    /// or that said `"schema_ok": false` (its partial_result is not judged; receive treats it as
+    /// absent). After a verdict of step 1 or 2, what was complete when it came. Never a result:
+    /// finish() reports the cut reply as a parse failure.
     [[nodiscard]] std::optional<stream_salvage> salvage() const { return state_.salvage(); }
 
 private:

@@ -1393,8 +1393,26 @@ nlohmann::json marked_result(nlohmann::json&& result, const Mark& mark) {
     return kept;
 }
 
+HANDOFF_INLINE bool checker::object_closed() const noexcept {
+    if (tokens_.done() || !halted_ || stack_.empty()) {
+        return tokens_.done();
+    }
+    // Past a byte the grammar refuses the scan goes on: only the brackets decide.
+    unit_scan scan(std::numeric_limits<std::size_t>::max());
+    std::string_view rest = std::string_view(text_).substr(std::min(stack_.front().start + 1, text_.size()));
+    while (!rest.empty()) {
+        unit_scan::outcome out = unit_scan::outcome::open;
+        const std::size_t read = scan.feed(rest, out);
+        if (out == unit_scan::outcome::closed) {
+            return true;
+        }
+        rest.remove_prefix(std::max<std::size_t>(read, 1));
+    }
+    return false;
+}
+
 HANDOFF_INLINE std::optional<stream_salvage> checker::salvage() const {
-    if (tokens_.done() || stack_.empty() || (salvage_mark_ && !salvage_mark_->result_open)) {
+    if (object_closed() || stack_.empty() || schema_ok_ == false || (salvage_mark_ && !salvage_mark_->result_open)) {
         return std::nullopt;
     }
     std::optional<nlohmann::json> result = result_so_far();

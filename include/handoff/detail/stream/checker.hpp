@@ -84,9 +84,13 @@ public:
     /// The reply so far (at most one byte past the byte limit: more cannot change the receipt).
     [[nodiscard]] std::string_view text() const noexcept { return text_; }
     [[nodiscard]] std::size_t bytes_seen() const noexcept { return seen_; }
-    /// Whether the JSON object closed: false for a reply cut in the middle.
-    [[nodiscard]] bool object_closed() const noexcept { return tokens_.done(); }
-    /// The complete, passing part of partial_result, when the reply stopped inside the object.
+    /// Whether the JSON object closed: false for a reply cut in the middle. After a verdict of
+    /// step 1 or 2 the check reads no further; the object's end is then found in the text kept
+    /// by following its strings and brackets alone.
+    [[nodiscard]] bool object_closed() const noexcept;
+    /// The complete, passing part of partial_result, when the reply stopped inside the object
+    /// (none when it said `"schema_ok": false`: its partial_result is not judged, and receive
+    /// treats it as absent).
     [[nodiscard]] std::optional<stream_salvage> salvage() const;
 
     /// Steps 1 and 2 as the stream established them, so that finish() need not read the text
