@@ -462,6 +462,12 @@ TEST_CASE("envelope_status says whether a task-schema verdict stands beside ok o
     CHECK(status_at_verdict("cli/stream_ok_bad_record.json") == handoff::status::ok);
     CHECK(status_at_verdict("cli/stream_capped_bad_record.json") == handoff::status::capped);
     CHECK_FALSE(status_at_verdict("cli/stream_capped_bad_record_status_last.json").has_value());
+    // A task-schema verdict does not stop the reading: a status written after it is read.
+    handoff::stream_check<> check(records_receiver());
+    check.push(handoff_test::read_fixture("cli/stream_capped_bad_record_status_last.json"));
+    REQUIRE(check.doomed());
+    CHECK(check.doomed()->what.step == handoff::step::task_schema);
+    CHECK(check.envelope_status() == handoff::status::capped);
 }
 
 TEST_CASE("a part judged on its own names the task schema's places as receive does", "[stream]") {

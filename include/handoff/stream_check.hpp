@@ -42,9 +42,11 @@ public:
     /// Set once no continuation of the bytes pushed can pass steps 1 to 3; never cleared.
     [[nodiscard]] const std::optional<stream_verdict>& doomed() const noexcept { return state_.doomed(); }
 
-    /// The envelope's status, once its value was read before any verdict. A task-schema
-    /// verdict decides the route (REPAIR) only beside "ok": beside "capped" it discards the
-    /// partial result, and the routing table still routes the envelope on the rest of it.
+    /// The envelope's status, once its value was read: before any verdict, or after one of the
+    /// task schema (which does not stop the reading, as one of steps 1 and 2 does). A
+    /// task-schema verdict decides the route (REPAIR) only beside "ok": beside "capped" it
+    /// discards the partial result, and the routing table still routes the envelope on the rest
+    /// of it.
     [[nodiscard]] std::optional<status> envelope_status() const { return state_.status_read(); }
 
     [[nodiscard]] std::size_t bytes_seen() const noexcept { return state_.bytes_seen(); }

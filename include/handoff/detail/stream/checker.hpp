@@ -79,7 +79,8 @@ public:
     void push(std::string_view chunk);
 
     [[nodiscard]] const std::optional<stream_verdict>& doomed() const noexcept { return verdict_; }
-    /// The envelope's status, once its value was read before any verdict.
+    /// The envelope's status, once its value was read (a verdict of step 1 or 2 stops the reading;
+    /// one of step 3 does not).
     [[nodiscard]] std::optional<status> status_read() const noexcept { return words_.status_word; }
     /// The reply so far (at most one byte past the byte limit: more cannot change the receipt).
     [[nodiscard]] std::string_view text() const noexcept { return text_; }
