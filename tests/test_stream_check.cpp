@@ -103,6 +103,13 @@ bool finishes_as_received(handoff::stream_check<>& check, const handoff::receive
     return handoff::to_json(streamed) == handoff::to_json(whole) && result(streamed) == result(whole);
 }
 
+/// `text` with the first `from` in it written `to`.
+std::string replaced_once(std::string text, const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
 /// The offset of the last byte of the first `needle` in `text`.
 std::size_t end_of(const std::string& text, const std::string& needle) {
     const std::size_t at = text.find(needle);
@@ -819,11 +826,7 @@ TEST_CASE("a reply that says schema_ok false keeps no salvage, nor one whose bra
           "halts the check",
           "[stream]") {
     const std::string text = read_fixture("worked_example/run1_token_cap.json");
-    const auto replaced = [&](const std::string& from, const std::string& to) {
-        std::string t = text;
-        REQUIRE(t.find(from) != std::string::npos);
-        return t.replace(t.find(from), from.size(), to);
-    };
+    const auto replaced = [&](const std::string& from, const std::string& to) { return replaced_once(text, from, to); };
     const auto pushed_to = [](const std::string& t, std::size_t cut) {
         handoff::stream_check<> check(records_receiver());
         for (std::size_t at = 0; at < cut; at += 7) {
@@ -1239,8 +1242,7 @@ TEST_CASE("a token the grammar refuses is doomed at its first byte, with the pro
         {"\"schema_ok\": true", "\"schema_ok\": true false", "false", 4}};
     for (const auto& [from, to, token, later] : wrong) {
         INFO(to);
-        std::string text = base;
-        text.replace(text.find(from), from.size(), to);
+        const std::string text = replaced_once(base, from, to);
         const std::size_t bad = text.find(to) + to.rfind(token);
         check_verdict(sections_receiver(), text, bad, bad + later);
     }
@@ -1455,11 +1457,7 @@ namespace test_stream_check {
 TEST_CASE("the envelope's own fields are read whole as each ends, with the tokenizer's verdicts at their bytes",
           "[stream]") {
     const std::string base = read_fixture("envelopes/ok_complete.json");
-    const auto replaced = [&](const std::string& from, const std::string& to) {
-        std::string text = base;
-        REQUIRE(text.find(from) != std::string::npos);
-        return text.replace(text.find(from), from.size(), to);
-    };
+    const auto replaced = [&](const std::string& from, const std::string& to) { return replaced_once(base, from, to); };
     // Layouts the member pass reads, or hands to the tokenizer (an escaped key, a field after
     // partial_result, status after a field), all passing, all finished as receive finishes them.
     const std::string passing[] = {
