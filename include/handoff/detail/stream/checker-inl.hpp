@@ -59,7 +59,7 @@ HANDOFF_INLINE void checker::push(std::string_view chunk) {
     // One byte past the limit decides the receipt; more would only cost memory.
     const std::size_t keep = limit == std::numeric_limits<std::size_t>::max() ? limit : limit + 1;
     if (text_.size() < keep) {
-        text_.append(chunk.substr(0, keep - text_.size()));
+        text_.append(std::string_view(chunk.data(), std::min(chunk.size(), keep - text_.size())));
     }
     for (std::size_t i = 0; i < chunk.size();) {
         if (halted_) {
@@ -662,7 +662,7 @@ HANDOFF_INLINE std::size_t checker::list_reader_bytes(std::string_view s) {
     item_reader::outcome what = item_reader::outcome::open;
     // (`s` is the reply's next bytes: the reader reads them from the reply, where the bytes of a
     // token begun in an earlier chunk still are.)
-    const std::size_t read = l.reader.feed(std::string_view(text_).substr(0, seen_ + s.size()), seen_, what);
+    const std::size_t read = l.reader.feed(std::string_view(text_.data(), seen_ + s.size()), seen_, what);
     seen_ += read;
     l.scan.read_by_caller(read, what == item_reader::outcome::closed);
     if (what == item_reader::outcome::open) {
