@@ -623,6 +623,29 @@ TEST_CASE("a check is moved, never copied, and a moved check goes on where it wa
     CHECK(finishes_as_received(after, r, text));
 }
 
+TEST_CASE("a check moved from, ended first, leaves its thread a sound buffer for the next check", "[stream]") {
+    const std::string text = read_fixture("worked_example/run1_token_cap.json");
+    const handoff::receiver<>& r = records_receiver();
+    bool moved_finishes = false;
+    bool next_finishes = false;
+    // A thread of its own, whose spare buffer starts empty: the moved-from check, whose text
+    // grew there, ends first and must hand its thread no capacity it no longer owns.
+    std::thread([&] {
+        std::optional<handoff::stream_check<>> before(std::in_place, r);
+        before->push(text);
+        handoff::stream_check<> after(std::move(*before));
+        before.reset();
+        handoff::stream_check<> next(r); // takes the thread's spare
+        for (std::size_t at = 0; at < text.size(); at += 32) {
+            next.push(std::string_view(text).substr(at, 32));
+        }
+        next_finishes = finishes_as_received(next, r, text);
+        moved_finishes = finishes_as_received(after, r, text);
+    }).join();
+    CHECK(next_finishes);
+    CHECK(moved_finishes);
+}
+
 TEST_CASE("a lent buffer takes the spare capacity of its thread up to its bound", "[stream]") {
     using buffer = handoff::detail::stream::lent_buffer<std::vector<int>, 64>;
     {

@@ -15,6 +15,17 @@ namespace handoff::detail::stream {
 /// where std::string's append is a call out of line that weighs on every push of a streamed reply.
 class byte_buffer {
 public:
+    byte_buffer() = default;
+    byte_buffer(const byte_buffer&) = delete;
+    byte_buffer& operator=(const byte_buffer&) = delete;
+    /// A buffer moved from is left empty, with no capacity: it owns no bytes any more.
+    byte_buffer(byte_buffer&& other) noexcept { swap(other); }
+    byte_buffer& operator=(byte_buffer&& other) noexcept {
+        byte_buffer(std::move(other)).swap(*this);
+        return *this;
+    }
+    ~byte_buffer() = default;
+
     void append(const char* bytes, std::size_t n) {
         if (n > capacity_ - size_) {
             grow(size_ + n);
