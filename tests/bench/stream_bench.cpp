@@ -7,7 +7,9 @@
 // Prints two tables (a program that prints figures, never a test; it never fails on time):
 // 1. complete replies pushed through stream_check in BYTES-sized chunks (32 unless told) and
 //    finished, against receive on the whole text: CPU microseconds per reply and the ratio (the
-//    median of the per-round ratios of interleaved passes), for the worked example's three runs
+//    median of the per-round ratios of interleaved passes), and the same with the whole reply in
+//    one push (what the check costs apart from taking the reply in pieces), for the worked
+//    example's three runs
 //    and a 400-record reply built from the first, and for the first N (2000) envelopes of each
 //    corpus given (the benchmark kit's: one JSON envelope a line, with its task schema);
 // 2. replies that go wrong: the bytes read before the verdict against the whole reply, i.e. the
@@ -118,15 +120,19 @@ json complete_row(const std::string& name, const handoff::receiver<>& receiver, 
                   const settings& s) {
     std::vector<double> whole;
     std::vector<double> streamed;
+    std::vector<double> one_push;
     std::vector<double> ratios;
+    std::vector<double> one_push_ratios;
     const auto receive_pass = [&] {
         whole.push_back(pass_us(replies, [&](const std::string& text) { static_cast<void>(receiver.receive(text)); }));
     };
-    const auto stream_pass = [&] {
-        streamed.push_back(pass_us(replies, [&](const std::string& text) {
+    // `chunk` bytes a push; the whole reply in one push when `chunk` is 0.
+    const auto stream_pass = [&](std::vector<double>& into, std::size_t chunk) {
+        into.push_back(pass_us(replies, [&](const std::string& text) {
             handoff::stream_check<> check(receiver);
-            for (std::size_t at = 0; at < text.size(); at += s.chunk) {
-                check.push(std::string_view(text).substr(at, s.chunk));
+            const std::size_t step = chunk == 0 ? text.size() : chunk;
+            for (std::size_t at = 0; at < text.size(); at += step) {
+                check.push(std::string_view(text).substr(at, step));
             }
             static_cast<void>(check.finish());
         }));
@@ -134,12 +140,15 @@ json complete_row(const std::string& name, const handoff::receiver<>& receiver, 
     for (std::size_t r = 0; r < s.rounds; ++r) { // interleaved, the order alternating
         if (r % 2 == 0) {
             receive_pass();
-            stream_pass();
+            stream_pass(streamed, s.chunk);
+            stream_pass(one_push, 0);
         } else {
-            stream_pass();
+            stream_pass(one_push, 0);
+            stream_pass(streamed, s.chunk);
             receive_pass();
         }
         ratios.push_back(streamed.back() / whole.back());
+        one_push_ratios.push_back(one_push.back() / whole.back());
     }
     std::size_t bytes = 0;
     for (const std::string& text : replies) {
@@ -150,7 +159,9 @@ json complete_row(const std::string& name, const handoff::receiver<>& receiver, 
                 {"mean_bytes", bytes / replies.size()},
                 {"receive_us", median(whole)},
                 {"stream_us", median(streamed)},
-                {"ratio", median(ratios)}};
+                {"ratio", median(ratios)},
+                {"one_push_us", median(one_push)},
+                {"one_push_ratio", median(one_push_ratios)}};
 }
 
 /// One row of table 2: `replies` that fail steps 1 to 3, pushed until the verdict.
@@ -231,11 +242,13 @@ corpus load_corpus(const std::string& spec, std::size_t count) {
 
 void print_tables(const json& out, std::size_t chunk) {
     std::printf("complete replies: stream_check (%zu-byte chunks, then finish) vs receive, CPU us per reply\n", chunk);
-    std::printf("  %-26s %7s %8s %11s %11s %7s\n", "replies", "count", "bytes", "receive us", "stream us", "ratio");
+    std::printf("  %-26s %7s %8s %11s %11s %7s %11s %7s\n", "replies", "count", "bytes", "receive us", "stream us",
+                "ratio", "1 push us", "ratio");
     for (const json& row : out["complete"]) {
-        std::printf("  %-26s %7zu %8zu %11.1f %11.1f %6.2fx\n", row["name"].get<std::string>().c_str(),
+        std::printf("  %-26s %7zu %8zu %11.1f %11.1f %6.2fx %11.1f %6.2fx\n", row["name"].get<std::string>().c_str(),
                     row["replies"].get<std::size_t>(), row["mean_bytes"].get<std::size_t>(),
-                    row["receive_us"].get<double>(), row["stream_us"].get<double>(), row["ratio"].get<double>());
+                    row["receive_us"].get<double>(), row["stream_us"].get<double>(), row["ratio"].get<double>(),
+                    row["one_push_us"].get<double>(), row["one_push_ratio"].get<double>());
     }
     std::printf("replies that go wrong: bytes read before the verdict (means), CPU to the verdict\n");
     std::printf("  %-26s %7s %7s %8s %8s %7s %11s %11s\n", "replies", "count", "doomed", "bytes", "read", "saved",
