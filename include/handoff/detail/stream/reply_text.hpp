@@ -5,9 +5,10 @@
 
 #include <cstddef>     // size_t
 #include <cstring>     // memcpy
+#include <limits>      // numeric_limits
 #include <memory>      // unique_ptr
 #include <string_view> // string_view
-#include <utility>     // swap
+#include <utility>     // move, swap
 
 namespace handoff::detail::stream {
 
@@ -51,7 +52,7 @@ private:
     void grow(std::size_t needed) {
         std::size_t next = capacity_ < 256 ? 256 : capacity_;
         while (next < needed) {
-            next *= 2;
+            next = next > std::numeric_limits<std::size_t>::max() / 2 ? needed : next * 2;
         }
         std::unique_ptr<char[]> bigger(new char[next]); // NOLINT(cppcoreguidelines-avoid-c-arrays)
         if (size_ != 0) {
