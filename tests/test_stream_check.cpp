@@ -863,8 +863,9 @@ TEST_CASE("a reply that says schema_ok false keeps no salvage, nor one whose bra
     // receive treats partial_result as absent when the reply says false: nothing is salvaged.
     const std::string late = replaced("\"schema_ok\": true", "\"schema_ok\": false");
     CHECK_FALSE(pushed_to(late, late.find("\"budget\"")).salvage());
-    REQUIRE(pushed_to(text, text.find("\"budget\"")).salvage());
-    CHECK(pushed_to(text, text.find("\"budget\"")).salvage()->complete_items == records);
+    const auto kept = pushed_to(text, text.find("\"budget\"")).salvage();
+    REQUIRE(kept);
+    CHECK(kept->complete_items == records);
     for (const char* said : {"false", "true"}) {
         std::string early = replaced("\"schema_ok\": true,", "");
         early.insert(early.find("\"status\""), std::string("\"schema_ok\": ") + said + ", ");
@@ -885,8 +886,9 @@ TEST_CASE("a reply that says schema_ok false keeps no salvage, nor one whose bra
         // Cut after the verdict, inside the object: what was complete when it came.
         const auto cut = pushed_to(broken, broken.find("\"budget\""));
         REQUIRE(cut.doomed());
-        REQUIRE(cut.salvage());
-        CHECK(cut.salvage()->complete_items == records);
+        const auto salvaged = cut.salvage();
+        REQUIRE(salvaged);
+        CHECK(salvaged->complete_items == records);
     }
 }
 
