@@ -19,8 +19,8 @@ In one run, on the same corpus (tests/bench/make_corpus.py):
    its own corpus, in process and as whole processes.
 4. Streaming: handoff_bench_stream on the worked example and on the first envelopes of each
    corpus and kit: a complete reply pushed through stream_check in chunks (and in one push) and
-   finished against receive, and on replies that go wrong the bytes read before the verdict (the generation an
-   early stop saves).
+   finished against receive, and on replies that go wrong the bytes read before the verdict
+   (the generation an early stop saves).
 
 Before anything is timed, every contestant's verdict on every envelope it checks (the step that
 found the first problem, or none) is compared with handoff's: if any differs, the run stops with

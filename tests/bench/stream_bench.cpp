@@ -9,9 +9,9 @@
 //    finished, against receive on the whole text: CPU microseconds per reply and the ratio (the
 //    median of the per-round ratios of interleaved passes), and the same with the whole reply in
 //    one push (what the check costs apart from taking the reply in pieces), for the worked
-//    example's three runs
-//    and a 400-record reply built from the first, and for the first N (2000) envelopes of each
-//    corpus given (the benchmark kit's: one JSON envelope a line, with its task schema);
+//    example's three runs and a 400-record reply built from the first, and for the first N
+//    (2000) envelopes of each corpus given (the benchmark kit's: one JSON envelope a line, with
+//    its task schema);
 // 2. replies that go wrong: the bytes read before the verdict against the whole reply, i.e. the
 //    output tokens and the generation an early stop saves, and the CPU time to the verdict
 //    against receive on the whole text. For the hand-made wrong replies of the 400-record reply
