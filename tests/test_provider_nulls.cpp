@@ -5,6 +5,7 @@
 
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
+#include "support/hang_guard.hpp"
 
 #include <handoff/detail/provider/nulled_optionals.hpp>
 #include <handoff/provider_nulls.hpp>
@@ -14,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>  // sort, any_of, count
-#include <chrono>     // steady_clock
 #include <cstddef>    // size_t
 #include <filesystem> // directory_iterator
 #include <set>        // set
@@ -135,23 +135,33 @@ TEST_CASE("a reply of 10,000 nulled optionals and a schema of 10,000 definitions
           "[provider_nulls]") {
     // An ordered object erased key by key, and each note matched against every definition, took
     // the square of each: seconds for a reply the receiver reads in milliseconds.
-    constexpr int count = 10'000;
-    nlohmann::json properties = nlohmann::json::object(); // built in n log n: the test is not the cost
-    nlohmann::json definitions = nlohmann::json::object();
-    std::string reply = R"({"status": "ok", "partial_result": {"kept": "k")";
-    for (int i = 0; i < count; ++i) {
-        const std::string n = std::to_string(i);
-        properties["p" + n] = {{"$ref", "#/$defs/d" + n}};
-        definitions["d" + n] = {{"type", "object"}, {"properties", {{"n", {{"type", "string"}}}}}};
-        reply += ", \"p" + n + "\": " + (i == 7 ? R"({"n": null})" : "null");
-    }
-    properties["kept"] = {{"type", "string"}};
-    reply += "}}";
-    const nlohmann::json task = {{"type", "object"}, {"properties", properties}, {"$defs", definitions}};
-    const auto sent = handoff::provider_schema(handoff::provider::openai, &task);
-    const auto started = std::chrono::steady_clock::now();
-    const ojson cleaned = ojson::parse(handoff::remove_nulled_optionals(reply, sent));
-    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3)); // the square: 5 s unoptimised
+    struct nulled_reply {
+        std::string reply;
+        handoff::provider_schema_result sent;
+    };
+    const auto make = [](int count) {
+        nlohmann::json properties = nlohmann::json::object(); // built in n log n: the test is not the cost
+        nlohmann::json definitions = nlohmann::json::object();
+        std::string reply = R"({"status": "ok", "partial_result": {"kept": "k")";
+        for (int i = 0; i < count; ++i) {
+            const std::string n = std::to_string(i);
+            properties["p" + n] = {{"$ref", "#/$defs/d" + n}};
+            definitions["d" + n] = {{"type", "object"}, {"properties", {{"n", {{"type", "string"}}}}}};
+            reply += ", \"p" + n + "\": " + (i == 7 ? R"({"n": null})" : "null");
+        }
+        properties["kept"] = {{"type", "string"}};
+        reply += "}}";
+        const nlohmann::json task = {{"type", "object"}, {"properties", properties}, {"$defs", definitions}};
+        return nulled_reply{reply, handoff::provider_schema(handoff::provider::openai, &task)};
+    };
+    const nulled_reply quarter = make(2'500);
+    const nulled_reply whole = make(10'000);
+    const double quarter_seconds =
+        handoff_test::least_seconds_taken([&] { (void)handoff::remove_nulled_optionals(quarter.reply, quarter.sent); });
+    const double whole_seconds =
+        handoff_test::least_seconds_taken([&] { (void)handoff::remove_nulled_optionals(whole.reply, whole.sent); });
+    CHECK(whole_seconds < handoff_test::quadrupled_input_factor * quarter_seconds);
+    const ojson cleaned = ojson::parse(handoff::remove_nulled_optionals(whole.reply, whole.sent));
     CHECK(cleaned.at("partial_result") == ojson{{"kept", "k"}, {"p7", ojson::object()}});
 }
 
