@@ -24,17 +24,17 @@ double least_seconds_taken(F&& f) {
     return least;
 }
 
-/// How many times the time of linear work over the same input (building that input, in the
+/// How many times as long as linear work over the same input (building that input, in the
 /// same process) a guarded step may take. Measured against work done alongside it, the bound
 /// holds on a slow or loaded machine and under the sanitizers, which slow both alike; the
-/// linear steps guarded this way take a few times their reference, so only work that grows
-/// faster than the input comes near it.
+/// linear steps guarded this way take at most about a dozen times their reference, so only
+/// work that grows faster than its input comes near the bound.
 constexpr double linear_work_factor = 50.0;
 
-/// How many times what a step takes over an input a quarter the size the step may take over
-/// the whole: about four for linear work (a little more with a logarithm), sixteen for work
-/// that grows as the square of its input. Both are timed in the same process, so a slow
-/// machine or a sanitizer moves neither the ratio nor the verdict.
+/// How many times as long a step may take over an input as over a quarter of it: about four
+/// times for linear work (a little more with a logarithm), sixteen for work that grows as the
+/// square of its input. Both are timed in the same process, so a slow machine or a sanitizer
+/// moves neither the ratio nor the verdict.
 constexpr double quadrupled_input_factor = 10.0;
 
 } // namespace handoff_test
