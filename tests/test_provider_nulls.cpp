@@ -158,10 +158,11 @@ TEST_CASE("a reply of 10,000 nulled optionals and a schema of 10,000 definitions
     const nulled_reply whole = make(10'000);
     const double quarter_seconds =
         handoff_test::least_seconds_taken([&] { (void)handoff::remove_nulled_optionals(quarter.reply, quarter.sent); });
-    const double whole_seconds =
-        handoff_test::least_seconds_taken([&] { (void)handoff::remove_nulled_optionals(whole.reply, whole.sent); });
+    std::string cleaned_text;
+    const double whole_seconds = handoff_test::least_seconds_taken(
+        [&] { cleaned_text = handoff::remove_nulled_optionals(whole.reply, whole.sent); });
     CHECK(whole_seconds < handoff_test::quadrupled_input_factor * quarter_seconds);
-    const ojson cleaned = ojson::parse(handoff::remove_nulled_optionals(whole.reply, whole.sent));
+    const ojson cleaned = ojson::parse(cleaned_text);
     CHECK(cleaned.at("partial_result") == ojson{{"kept", "k"}, {"p7", ojson::object()}});
 }
 

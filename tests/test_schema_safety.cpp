@@ -505,7 +505,6 @@ TEST_CASE("format uri and uri-reference follow RFC 3986's grammar in one pass", 
     SECTION("a megabyte-long URI is read in one pass") {
         const std::string quarter = "https://example.com/" + std::string(256 * 1024, 'a');
         const std::string whole = "https://example.com/" + std::string(1024 * 1024, 'a');
-        CHECK(uri(whole));
         CHECK_FALSE(uri(whole + "%"));
         const double quarter_seconds = handoff_test::least_seconds_taken([&] { CHECK(uri(quarter)); });
         const double whole_seconds = handoff_test::least_seconds_taken([&] { CHECK(uri(whole)); });
