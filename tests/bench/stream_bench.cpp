@@ -18,6 +18,13 @@
 //    (a status misspelt, an unknown key, a bad record 40 of 400, a stray brace in the prose
 //    after the object), and for each corpus's envelopes that fail steps 1 to 3.
 // --json prints both as one JSON document instead (run_bench.py reads it for the report).
+//
+//   handoff_bench_stream --profile receive|stream|one-push --corpus NAME=JSONL:SCHEMA... [--count N]
+//                        [--chunk BYTES]
+//
+// runs one contestant once over the first N envelopes of each corpus, timing nothing: a run
+// for a profiler (scripts/profile-stream.sh runs it under Valgrind at two counts and takes the
+// difference, so that loading the corpus and compiling the schema cancel out).
 
 #include "cpu_time.hpp"
 
@@ -25,7 +32,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm> // sort
+#include <algorithm> // max, min, sort
 #include <cmath>     // round
 #include <cstddef>   // size_t
 #include <cstdio>    // printf
@@ -222,13 +229,17 @@ struct corpus {
     std::vector<std::string> failing;
 };
 
-corpus load_corpus(const std::string& spec, std::size_t count) {
+/// `set_failing_apart`: also the envelopes that fail steps 1 to 3 (receive reads each once).
+corpus load_corpus(const std::string& spec, std::size_t count, bool set_failing_apart = true) {
     const auto eq = spec.find('=');
     const auto colon = spec.find(':', eq);
     corpus c;
     c.name = spec.substr(0, eq);
     c.receiver = std::make_unique<handoff::receiver<>>(handoff::compiled_schema::from_file(spec.substr(colon + 1)));
     c.replies = read_lines(spec.substr(eq + 1, colon - eq - 1), count);
+    if (!set_failing_apart) {
+        return c;
+    }
     for (const std::string& text : c.replies) {
         const handoff::receipt<> r = c.receiver->receive(text);
         const bool early = r.failed_step == handoff::step::parse || r.failed_step == handoff::step::envelope_schema ||
@@ -238,6 +249,32 @@ corpus load_corpus(const std::string& spec, std::size_t count) {
         }
     }
     return c;
+}
+
+/// How many envelopes a profiler's run loads, whatever it reads of them: runs at two counts
+/// then differ only in the contestant's work.
+constexpr std::size_t profile_loaded = 1000;
+
+/// One pass of `contestant` (receive, stream, or one-push: the stream with each reply in one
+/// push) over the first `count` envelopes of the corpus given by `spec`, each streamed reply
+/// finished: how many were accepted.
+std::size_t profile_pass(const std::string& contestant, const std::string& spec, std::size_t count, std::size_t chunk) {
+    const corpus c = load_corpus(spec, std::max(count, profile_loaded), false);
+    std::size_t accepted = 0;
+    for (std::size_t i = 0; i < std::min(count, c.replies.size()); ++i) {
+        const std::string& text = c.replies[i];
+        if (contestant == "receive") {
+            accepted += c.receiver->receive(text).accepted() ? 1U : 0U;
+            continue;
+        }
+        handoff::stream_check<> check(*c.receiver);
+        const std::size_t step = contestant == "one-push" ? text.size() : chunk;
+        for (std::size_t at = 0; at < text.size(); at += step) {
+            check.push(std::string_view(text).substr(at, step));
+        }
+        accepted += check.finish().accepted() ? 1U : 0U;
+    }
+    return accepted;
 }
 
 void print_tables(const json& out, std::size_t chunk) {
@@ -270,11 +307,14 @@ int main(int argc, char** argv) {
     std::size_t count = 2000;
     settings s;
     bool as_json = false;
+    std::string profile; // the contestant of a profiler's run, or none
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         const bool has_value = i + 1 < argc;
         if (arg == "--json") {
             as_json = true;
+        } else if (arg == "--profile" && has_value) {
+            profile = argv[++i];
         } else if (arg == "--fixtures" && has_value) {
             fixtures = argv[++i];
         } else if (arg == "--corpus" && has_value) {
@@ -284,11 +324,27 @@ int main(int argc, char** argv) {
             (arg == "--count" ? count : arg == "--chunk" ? s.chunk : s.rounds) = n == 0 ? 1 : n;
         } else {
             std::cerr << "usage: handoff_bench_stream [--fixtures DIR] [--corpus NAME=JSONL:SCHEMA]... [--count N] "
-                         "[--chunk BYTES] [--rounds N] [--json]\n";
+                         "[--chunk BYTES] [--rounds N] [--json]\n"
+                         "       handoff_bench_stream --profile receive|stream|one-push "
+                         "--corpus NAME=JSONL:SCHEMA... [--count N] [--chunk BYTES]\n";
             return 2;
         }
     }
+    if (!profile.empty() && profile != "receive" && profile != "stream" && profile != "one-push") {
+        std::cerr << "handoff_bench_stream: --profile takes receive, stream or one-push, not " << profile << "\n";
+        return 2;
+    }
+    if (!profile.empty() && corpus_specs.empty()) {
+        std::cerr << "handoff_bench_stream: --profile runs over the corpora --corpus names: none was given\n";
+        return 2;
+    }
     try {
+        if (!profile.empty()) {
+            for (const std::string& spec : corpus_specs) {
+                std::printf("%s: %zu accepted\n", spec.c_str(), profile_pass(profile, spec, count, s.chunk));
+            }
+            return 0;
+        }
         const handoff::receiver<> receiver(
             handoff::compiled_schema::from_file(fixtures + "/schemas/product_records.schema.json"));
         std::vector<std::string> runs;
