@@ -7,24 +7,33 @@
 # still be slower, and this shows which. Prints figures; never fails on them.
 #
 #   scripts/profile-stream.sh                        every corpus scripts/bench.sh wrote
-#   scripts/profile-stream.sh NAME=JSONL:SCHEMA...   these corpora (one JSON envelope a line)
+#   scripts/profile-stream.sh NAME=JSONL:SCHEMA...   these corpora (one JSON envelope a line,
+#                                                    as many as `more` below at least)
 #
 #   HANDOFF_BENCH_DIR=DIR   the kit's build directory (default: build/bench); run
 #                           scripts/bench.sh --quick once first, which builds it and writes the
 #                           corpus
 #   HANDOFF_PROFILE_CHUNK=N bytes a push for the chunked stream (default: 32, the kit's)
 #
-# Each contestant runs over the first 100 and then the first 300 envelopes of a corpus (the
-# same 1000 loaded both times); per reply is the difference divided by 200, so that loading
-# and compiling the schema cancel out.
+# A run that fails stops the script.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${HANDOFF_BENCH_DIR:-$root/build/bench}"
 chunk="${HANDOFF_PROFILE_CHUNK:-32}"
+# Each contestant runs over the first `fewer` envelopes of a corpus, then over the first `more`
+# (handoff_bench_stream --profile loads the same ones both times): per reply is the difference
+# of the two runs divided by the difference of the counts, so that loading the corpus and
+# compiling its schema cancel out.
+fewer=100
+more=300
 
 if ! command -v valgrind >/dev/null; then
-  apt-get update && apt-get install -y valgrind
+  echo "profile-stream.sh: installing valgrind"
+  as_root=()
+  [[ "$(id -u)" -eq 0 ]] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind
 fi
 if [[ ! -f "$dir/CMakeCache.txt" || ! -d "$dir/bench-corpus" ]]; then
   echo "profile-stream.sh: no kit in $dir: run scripts/bench.sh --quick first" >&2
@@ -45,24 +54,36 @@ fi
 
 # Instructions and mispredicted branches (conditional and indirect) of one run, as "IR MISS".
 measure() { # contestant spec count
-  valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file=/dev/null \
-    "$program" --profile "$1" --corpus "$2" --count "$3" --chunk "$chunk" 2>&1 >/dev/null |
-    awk '/I +refs:/ { gsub(",", "", $4); ir = $4 }
-         /Mispredicts:/ { gsub(",", "", $3); miss = $3 }
-         END { if (ir == "" || miss == "") exit 1; print ir, miss }'
+  local log
+  if ! log="$(valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file=/dev/null \
+    "$program" --profile "$1" --corpus "$2" --count "$3" --chunk "$chunk" 2>&1 >/dev/null)"; then
+    echo "profile-stream.sh: $1 over $2 failed:" >&2
+    grep -v '^==' <<<"$log" >&2 # (the program's own words, without Valgrind's)
+    return 1
+  fi
+  awk '/I +refs:/ { gsub(",", "", $4); ir = $4 }
+       /Mispredicts:/ { gsub(",", "", $3); miss = $3 }
+       END { if (ir == "" || miss == "") exit 1; print ir, miss }' <<<"$log"
 }
 
 printf '%-16s %-9s %13s %9s %13s %9s\n' corpus contestant "instructions" ratio "mispredicts" ratio
 for spec in "${specs[@]}"; do
   name="${spec%%=*}"
+  file="${spec#*=}"
+  file="${file%%:*}"
+  if (($(grep -c . "$file") < more)); then # (the kit reads the non-empty lines)
+    echo "profile-stream.sh: $file holds fewer than $more envelopes" >&2
+    exit 2
+  fi
   base_ir=0 base_miss=0
   for contestant in receive one-push stream; do
-    fewer="$(measure "$contestant" "$spec" 100)"
-    more="$(measure "$contestant" "$spec" 300)"
-    read -r ir100 miss100 <<<"$fewer"
-    read -r ir300 miss300 <<<"$more"
-    ir=$(((ir300 - ir100) / 200))
-    miss=$(((miss300 - miss100) / 200))
+    # (assigned first: a failing run in an assignment stops the script, one in <<< would not)
+    on_fewer="$(measure "$contestant" "$spec" "$fewer")"
+    on_more="$(measure "$contestant" "$spec" "$more")"
+    read -r ir_fewer miss_fewer <<<"$on_fewer"
+    read -r ir_more miss_more <<<"$on_more"
+    ir=$(((ir_more - ir_fewer) / (more - fewer)))
+    miss=$(((miss_more - miss_fewer) / (more - fewer)))
     if [[ "$contestant" == receive ]]; then
       base_ir=$ir base_miss=$miss
     fi
