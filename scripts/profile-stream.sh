@@ -22,9 +22,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${HANDOFF_BENCH_DIR:-$root/build/bench}"
 chunk="${HANDOFF_PROFILE_CHUNK:-32}"
 # Each contestant runs over the first `fewer` envelopes of a corpus, then over the first `more`
-# (handoff_bench_stream --profile loads the same ones both times): per reply is the difference
-# of the two runs divided by the difference of the counts, so that loading the corpus and
-# compiling its schema cancel out.
+# (at most 1000: handoff_bench_stream --profile loads the first 1000 both times): per reply is
+# the difference of the two runs divided by the difference of the counts, so that loading the
+# corpus and compiling its schema cancel out.
 fewer=100
 more=300
 
@@ -71,6 +71,10 @@ for spec in "${specs[@]}"; do
   name="${spec%%=*}"
   file="${spec#*=}"
   file="${file%%:*}"
+  if [[ ! -f "$file" ]]; then
+    echo "profile-stream.sh: no corpus file $file" >&2
+    exit 2
+  fi
   if (($(grep -c . "$file") < more)); then # (the kit reads the non-empty lines)
     echo "profile-stream.sh: $file holds fewer than $more envelopes" >&2
     exit 2
