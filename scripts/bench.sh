@@ -60,21 +60,7 @@ banner "packages"
 packages=(cmake g++ make nlohmann-json3-dev libvalijson-dev libbenchmark-dev libcli11-dev
           python3 python3-jsonschema python3-fastjsonschema)
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-missing=()
-for pkg in "${packages[@]}"; do
-  if [[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" != "install ok installed" ]]; then
-    missing+=("$pkg")
-  fi
-done
-if ((${#missing[@]} > 0)); then
-  echo "bench.sh: installing ${missing[*]}"
-  as_root=()
-  [[ "$(id -u)" -eq 0 ]] || as_root=(sudo)
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-else
-  echo "bench.sh: all ${#packages[@]} packages present"
-fi
+bash "$root/scripts/install-deps.sh" "${packages[@]}"
 
 # --- 2. AJV, into the build tree (never committed) ---------------------------------------
 banner "ajv"

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing handoff needs, from Debian's packages (Debian 12).
 # Idempotent: does nothing, not even `apt-get update`, when everything is installed.
+#
+#   scripts/install-deps.sh              the packages below
+#   scripts/install-deps.sh PACKAGE...   these instead (the benchmark kit's and the profiler's),
+#                                        installed the same way when missing
 set -euo pipefail
 
-packages=(
+build_and_test=(
   cmake g++ make pkg-config           # toolchain; pkg-config for the pkg-config consumer test
   ninja-build                         # the generator scripts/test.sh uses
   nlohmann-json3-dev libvalijson-dev  # the library (nlohmann) and the tests' oracle (valijson)
@@ -16,6 +20,11 @@ packages=(
   llvm-14                             # llvm-symbolizer: sanitizer reports with file:line
   ccache                              # compiler cache: scripts/test.sh compiles through it
 )
+if (($# > 0)); then
+  packages=("$@")
+else
+  packages=("${build_and_test[@]}")
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "install-deps: not a Debian system; install the equivalents of: ${packages[*]}" >&2
@@ -30,7 +39,7 @@ for pkg in "${packages[@]}"; do
 done
 # node and npm run the provider SDKs' differential test (tests/providers): a nodejs package that
 # brings its own npm (as this machine image's does) serves; otherwise Debian's are added.
-if ! command -v npm >/dev/null 2>&1; then
+if (($# == 0)) && ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
 fi
 

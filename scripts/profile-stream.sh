@@ -28,13 +28,7 @@ chunk="${HANDOFF_PROFILE_CHUNK:-32}"
 fewer=100
 more=300
 
-if ! command -v valgrind >/dev/null; then
-  echo "profile-stream.sh: installing valgrind"
-  as_root=()
-  [[ "$(id -u)" -eq 0 ]] || as_root=(sudo)
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind
-fi
+bash "$root/scripts/install-deps.sh" valgrind
 if [[ ! -f "$dir/CMakeCache.txt" || ! -d "$dir/bench-corpus" ]]; then
   echo "profile-stream.sh: no kit in $dir: run scripts/bench.sh --quick first" >&2
   exit 2
