@@ -122,6 +122,17 @@ std::size_t push_in_chunks(handoff::stream_check<>& check, const std::string& te
     return check.doomed() ? check.doomed()->offset + 1 : text.size();
 }
 
+/// `text` pushed through a stream check `chunk` bytes a push (the whole reply in one push when
+/// `chunk` is 0), then finished.
+handoff::receipt<> stream_whole(const handoff::receiver<>& receiver, const std::string& text, std::size_t chunk) {
+    handoff::stream_check<> check(receiver);
+    const std::size_t step = chunk == 0 ? text.size() : chunk;
+    for (std::size_t at = 0; at < text.size(); at += step) {
+        check.push(std::string_view(text).substr(at, step));
+    }
+    return check.finish();
+}
+
 /// One row of table 1: `replies` received whole and streamed to the end then finished.
 json complete_row(const std::string& name, const handoff::receiver<>& receiver, const std::vector<std::string>& replies,
                   const settings& s) {
@@ -135,14 +146,8 @@ json complete_row(const std::string& name, const handoff::receiver<>& receiver, 
     };
     // `chunk` bytes a push; the whole reply in one push when `chunk` is 0.
     const auto stream_pass = [&](std::vector<double>& into, std::size_t chunk) {
-        into.push_back(pass_us(replies, [&](const std::string& text) {
-            handoff::stream_check<> check(receiver);
-            const std::size_t step = chunk == 0 ? text.size() : chunk;
-            for (std::size_t at = 0; at < text.size(); at += step) {
-                check.push(std::string_view(text).substr(at, step));
-            }
-            static_cast<void>(check.finish());
-        }));
+        into.push_back(
+            pass_us(replies, [&](const std::string& text) { static_cast<void>(stream_whole(receiver, text, chunk)); }));
     };
     for (std::size_t r = 0; r < s.rounds; ++r) { // interleaved, the order alternating
         if (r % 2 == 0) {
@@ -263,16 +268,10 @@ std::size_t profile_pass(const std::string& contestant, const std::string& spec,
     std::size_t accepted = 0;
     for (std::size_t i = 0; i < std::min(count, c.replies.size()); ++i) {
         const std::string& text = c.replies[i];
-        if (contestant == "receive") {
-            accepted += c.receiver->receive(text).accepted() ? 1U : 0U;
-            continue;
-        }
-        handoff::stream_check<> check(*c.receiver);
-        const std::size_t step = contestant == "one-push" ? text.size() : chunk;
-        for (std::size_t at = 0; at < text.size(); at += step) {
-            check.push(std::string_view(text).substr(at, step));
-        }
-        accepted += check.finish().accepted() ? 1U : 0U;
+        const handoff::receipt<> r = contestant == "receive"
+                                         ? c.receiver->receive(text)
+                                         : stream_whole(*c.receiver, text, contestant == "one-push" ? 0 : chunk);
+        accepted += r.accepted() ? 1U : 0U;
     }
     return accepted;
 }
