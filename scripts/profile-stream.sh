@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What checking a complete reply as it streams costs against receive, taken apart into the two
 # things its time is made of: instructions and mispredicted branches, per reply, under
-# Valgrind's cachegrind (a simulated branch predictor: figures that move by a few percent at
-# most between runs, however loaded the machine). The kit's streaming table (scripts/bench.sh)
-# gives the time; a change to the stream that cuts instructions but adds mispredictions can
-# still be slower, and this shows which. Prints figures; never fails on them.
+# Valgrind's cachegrind (a simulated branch predictor: one build gives the same figures run
+# after run, however loaded the machine; a rebuild that moves code can shift the mispredicts
+# by several percent, receive's too). The kit's streaming table (scripts/bench.sh) gives the
+# time; a change to the stream that cuts instructions but adds mispredictions can still be
+# slower, and this shows which. Prints figures; never fails on them.
 #
 #   scripts/profile-stream.sh                        every corpus scripts/bench.sh wrote
 #   scripts/profile-stream.sh NAME=JSONL:SCHEMA...   these corpora (one JSON envelope a line,
