@@ -15,6 +15,10 @@
 #                           scripts/bench.sh --quick once first, which builds it and writes the
 #                           corpus
 #   HANDOFF_PROFILE_CHUNK=N bytes a push for the chunked stream (default: 32, the kit's)
+#   HANDOFF_PROFILE_FUNCTIONS=N  also, under each corpus, the N functions whose mispredicts the
+#                           chunked stream adds most to receive's, with both sides' instructions
+#                           and mispredicts per reply (a function inlined into another counts
+#                           as that one; build with -g for names that say more)
 #
 # A run that fails stops the script.
 set -euo pipefail
@@ -47,10 +51,20 @@ if ((${#specs[@]} == 0)); then
   done
 fi
 
-# Instructions and mispredicted branches (conditional and indirect) of one run, as "IR MISS".
+functions="${HANDOFF_PROFILE_FUNCTIONS:-0}"
+if [[ ! "$functions" =~ ^[0-9]+$ ]]; then
+  echo "profile-stream.sh: HANDOFF_PROFILE_FUNCTIONS must be a count, not '$functions'" >&2
+  exit 2
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Instructions and mispredicted branches (conditional and indirect) of one run, as "IR MISS";
+# its per-function counts kept in $work/CONTESTANT.COUNT when functions are asked for.
 measure() { # contestant spec count
-  local log
-  if ! log="$(valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file=/dev/null \
+  local log out=/dev/null
+  ((functions > 0)) && out="$work/$1.$3"
+  if ! log="$(valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file="$out" \
     "$program" --profile "$1" --corpus "$2" --count "$3" --chunk "$chunk" 2>&1 >/dev/null)"; then
     echo "profile-stream.sh: $1 over $2 failed:" >&2
     grep -v '^==' <<<"$log" >&2 # (the program's own words, without Valgrind's)
@@ -59,6 +73,33 @@ measure() { # contestant spec count
   awk '/I +refs:/ { gsub(",", "", $4); ir = $4 }
        /Mispredicts:/ { gsub(",", "", $3); miss = $3 }
        END { if (ir == "" || miss == "") exit 1; print ir, miss }' <<<"$log"
+}
+
+# Per function, per reply: the instructions and mispredicts of a contestant's `more` run less its
+# `fewer` run (cg_diff), divided by the difference of the counts, as "MISS IR NAME" lines.
+per_function() { # contestant
+  cg_diff "$work/$1.$fewer" "$work/$1.$more" |
+    awk -v n=$((more - fewer)) '
+      /^events:/ { for (i = 2; i <= NF; ++i) col[$i] = i - 1 }
+      /^fn=/ { fn = substr($0, 4) }
+      /^[0-9]/ { ir[fn] += $(col["Ir"] + 1); miss[fn] += $(col["Bcm"] + 1) + $(col["Bim"] + 1) }
+      END { for (f in ir) printf "%.1f %.0f %s\n", miss[f] / n, ir[f] / n, f }'
+}
+
+# The functions the stream adds most mispredicts in, against receive, with both sides' figures
+# (a function only one side runs counts 0 on the other).
+print_functions() {
+  per_function receive >"$work/receive.fn"
+  per_function stream >"$work/stream.fn"
+  printf '  %-70s %9s %9s %8s %8s\n' "function (${chunk}-B stream | receive)" "instr." "instr." "mispr." "mispr."
+  awk -v top="$functions" '
+    { f = substr($0, index($0, $3)) }
+    NR == FNR { rm[f] = $1; ri[f] = $2; seen[f] = 1; next }
+    { sm[f] = $1; si[f] = $2; seen[f] = 1 }
+    END {
+      for (f in seen) printf "%.1f\t%d\t%d\t%.1f\t%.1f\t%s\n", sm[f] - rm[f], si[f], ri[f], sm[f], rm[f], f
+    }' "$work/receive.fn" "$work/stream.fn" | sort -t$'\t' -k1,1gr | head -n "$functions" |
+    awk -F'\t' '{ f = $6; gsub("handoff::detail::", "", f); printf "  %-70s %9d %9d %8.1f %8.1f\n", substr(f, 1, 70), $2, $3, $4, $5 }'
 }
 
 printf '%-16s %-9s %13s %9s %13s %9s\n' corpus contestant "instructions" ratio "mispredicts" ratio
@@ -91,4 +132,5 @@ for spec in "${specs[@]}"; do
     awk -v n="$name" -v c="$label" -v ir="$ir" -v m="$miss" -v bi="$base_ir" -v bm="$base_miss" \
       'BEGIN { printf "%-16s %-9s %13d %8.2fx %13d %8.2fx\n", n, c, ir, ir / bi, m, m / bm }'
   done
+  ((functions > 0)) && print_functions
 done
