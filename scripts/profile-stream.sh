@@ -18,7 +18,7 @@
 #   HANDOFF_PROFILE_FUNCTIONS=N  also, under each corpus, the N functions whose mispredicts the
 #                           chunked stream adds most to receive's, with both sides' instructions
 #                           and mispredicts per reply (a function inlined into another counts
-#                           as that one; build with -g for names that say more)
+#                           as that one)
 #
 # A run that fails stops the script.
 set -euo pipefail
