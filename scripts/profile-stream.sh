@@ -63,7 +63,9 @@ trap 'rm -rf "$work"' EXIT
 # its per-function counts kept in $work/CONTESTANT.COUNT when functions are asked for.
 measure() { # contestant spec count
   local log out=/dev/null
-  ((functions > 0)) && out="$work/$1.$3"
+  if ((functions > 0)); then
+    out="$work/$1.$3"
+  fi
   if ! log="$(valgrind --tool=cachegrind --cache-sim=no --branch-sim=yes --cachegrind-out-file="$out" \
     "$program" --profile "$1" --corpus "$2" --count "$3" --chunk "$chunk" 2>&1 >/dev/null)"; then
     echo "profile-stream.sh: $1 over $2 failed:" >&2
@@ -92,14 +94,18 @@ print_functions() {
   per_function receive >"$work/receive.fn"
   per_function stream >"$work/stream.fn"
   printf '  %-70s %9s %9s %8s %8s\n' "function (${chunk}-B stream | receive)" "instr." "instr." "mispr." "mispr."
-  awk -v top="$functions" '
+  awk '
     { f = substr($0, index($0, $3)) }
     NR == FNR { rm[f] = $1; ri[f] = $2; seen[f] = 1; next }
     { sm[f] = $1; si[f] = $2; seen[f] = 1 }
     END {
       for (f in seen) printf "%.1f\t%d\t%d\t%.1f\t%.1f\t%s\n", sm[f] - rm[f], si[f], ri[f], sm[f], rm[f], f
-    }' "$work/receive.fn" "$work/stream.fn" | sort -t$'\t' -k1,1gr | head -n "$functions" |
-    awk -F'\t' '{ f = $6; gsub("handoff::detail::", "", f); printf "  %-70s %9d %9d %8.1f %8.1f\n", substr(f, 1, 70), $2, $3, $4, $5 }'
+    }' "$work/receive.fn" "$work/stream.fn" | sort -t$'\t' -k1,1gr |
+    # (awk reads to the end where head would stop early: a pipe cut short fails under pipefail)
+    awk -F'\t' -v top="$functions" 'NR <= top {
+      f = $6; gsub("handoff::detail::", "", f)
+      printf "  %-70s %9d %9d %8.1f %8.1f\n", substr(f, 1, 70), $2, $3, $4, $5
+    }'
 }
 
 printf '%-16s %-9s %13s %9s %13s %9s\n' corpus contestant "instructions" ratio "mispredicts" ratio
@@ -132,5 +138,7 @@ for spec in "${specs[@]}"; do
     awk -v n="$name" -v c="$label" -v ir="$ir" -v m="$miss" -v bi="$base_ir" -v bm="$base_miss" \
       'BEGIN { printf "%-16s %-9s %13d %8.2fx %13d %8.2fx\n", n, c, ir, ir / bi, m, m / bm }'
   done
-  ((functions > 0)) && print_functions
+  if ((functions > 0)); then
+    print_functions
+  fi
 done
